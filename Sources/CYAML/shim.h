@@ -1,0 +1,4 @@
+#ifndef FLOWRUN_CYAML_SHIM_H
+#define FLOWRUN_CYAML_SHIM_H
+#include <yaml.h>
+#endif

@@ -1,0 +1,91 @@
+import FlowModel
+
+/// Decodes a node tree into a `Workflow`, gathering every structural problem as it goes.
+struct WorkflowDecoder {
+    let file: String
+    var diagnostics: [Diagnostic] = []
+    /// Declared queue names, known before tasks are decoded.
+    var queueNames: [String] = []
+    /// Every key under `tasks`, decodable or not.
+    var declaredTaskIDs: [TaskID] = []
+
+    init(file: String) { self.file = file }
+
+    static let topLevelKeys: Set<String> = ["version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks"]
+
+    /// The workflow, or nil when the file is too broken to describe one; diagnostics either way.
+    mutating func decode(_ root: Node?, directory: String, defaultName: String) -> Workflow? {
+        guard let root else {
+            diagnostics.append(Diagnostic(.emptyFile, at: SourceLocation(file: file, line: 1, column: 1)))
+            return nil
+        }
+        guard let entries = entries(root, "the top level") else { return nil }
+        rejectUnknownKeys(entries, allowed: Self.topLevelKeys, in: "the top level")
+        requireKeys(["version", "tasks"], in: entries, of: root, context: "the top level")
+        var top: [String: Node] = [:]
+        for entry in entries { top[entry.key] = entry.value }
+
+        if let version = top["version"], int(version, "'version'", minimum: 1) != nil, version.scalar?.text != "1" {
+            report(.unsupportedVersion(version.scalar!.text), at: version)
+        }
+        var workflow = Workflow(file: file, directory: directory, name: defaultName, tasks: [])
+        if let node = top["name"], let name = string(node, "'name'") { workflow.name = name }
+        if let node = top["concurrency"] { workflow.concurrency = int(node, "'concurrency'", minimum: 1) }
+        if let node = top["fail_fast"], let failFast = bool(node, "'fail_fast'") { workflow.failFast = failFast }
+        if let node = top["env"] { workflow.env = environment(node, "'env'") ?? [] }
+        if let node = top["queues"] { workflow.queues = queues(node) }
+        let defaults = top["defaults"].flatMap { defaultFields($0) } ?? TaskFields()
+        if let node = top["tasks"] { workflow.tasks = tasks(node, defaults: defaults) }
+        return workflow
+    }
+
+    private mutating func queues(_ node: Node) -> [QueueSpec] {
+        guard let entries = entries(node, "'queues'") else { return [] }
+        // Every declared name counts, so a queue with a bad limit is not also "undeclared".
+        queueNames = entries.map(\.key)
+        var queues: [QueueSpec] = []
+        for entry in entries {
+            guard entry.key.isValidTaskID else {
+                report(.invalidQueueName(entry.key), at: entry.keyNode)
+                continue
+            }
+            let context = "queue '\(entry.key)'"
+            guard let fields = self.entries(entry.value, context) else { continue }
+            rejectUnknownKeys(fields, allowed: ["concurrency"], in: context)
+            requireKeys(["concurrency"], in: fields, of: entry.value, context: context)
+            if let value = fields.first(where: { $0.key == "concurrency" }),
+                let concurrency = int(value.value, "'concurrency' of \(context)", minimum: 1)
+            {
+                queues.append(QueueSpec(name: entry.key, concurrency: concurrency, location: location(entry.keyNode)))
+            }
+        }
+        return queues
+    }
+
+    private mutating func defaultFields(_ node: Node) -> TaskFields? {
+        guard let entries = entries(node, "'defaults'") else { return nil }
+        var fields = TaskFields()
+        for entry in entries {
+            if entry.key == "needs" || entry.key == "when" || Action.kinds.contains(entry.key) {
+                report(.notInDefaults(entry.key), at: entry.keyNode)
+            } else if !decodeCommonField(entry, into: &fields, context: "'defaults'") {
+                let suggestion = Spelling.suggestion(for: entry.key, among: TaskFields.keys.sorted())
+                report(.unknownKey(entry.key, in: "'defaults'", suggestion: suggestion), at: entry.keyNode)
+            }
+        }
+        return fields
+    }
+
+    private mutating func tasks(_ node: Node, defaults: TaskFields) -> [TaskSpec] {
+        guard let entries = entries(node, "'tasks'") else { return [] }
+        if entries.isEmpty, case .mapping = node.content { report(.noTasks, at: node) }
+        var tasks: [TaskSpec] = []
+        tasks.reserveCapacity(entries.count)
+        declaredTaskIDs = entries.map(\.key)
+        for entry in entries {
+            if !entry.key.isValidTaskID { report(.invalidTaskID(entry.key), at: entry.keyNode) }
+            if let task = task(entry, defaults: defaults) { tasks.append(task) }
+        }
+        return tasks
+    }
+}

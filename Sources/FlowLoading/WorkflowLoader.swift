@@ -1,0 +1,69 @@
+import FlowModel
+import Foundation
+
+/// A workflow file after loading: the workflow if it could be described, and every problem found.
+public struct LoadedWorkflow: Sendable {
+    public var workflow: Workflow?
+    public var diagnostics: [Diagnostic]
+    /// Every key under `tasks`, including tasks too broken to decode (needing one is no extra error).
+    public var declaredTaskIDs: [TaskID] = []
+}
+
+/// Reads a workflow file and decodes it: the entry point of the loading layer.
+public enum WorkflowLoader {
+    /// Loads `path`; `path` is also how diagnostics name the file.
+    public static func load(path: String, limits: YAMLLimits = YAMLLimits()) -> LoadedWorkflow {
+        let url = URL(fileURLWithPath: path)
+        let wholeFile = SourceLocation(file: path, line: 0, column: 0)
+        let bytes: [UInt8]
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            let data = try handle.read(upToCount: limits.maxFileBytes + 1) ?? Data()
+            if data.count > limits.maxFileBytes {
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? data.count
+                return LoadedWorkflow(diagnostics: [Diagnostic(.fileTooLarge(bytes: size, limit: limits.maxFileBytes), at: wholeFile)])
+            }
+            bytes = [UInt8](data)
+        } catch {
+            return LoadedWorkflow(diagnostics: [Diagnostic(.cannotRead(describe(error, path: path)), at: wholeFile)])
+        }
+        let directory = url.deletingLastPathComponent().standardizedFileURL.path
+        let stem = url.deletingPathExtension().lastPathComponent
+        return decode(bytes, file: path, directory: directory, defaultName: stem, limits: limits)
+    }
+
+    /// Decodes YAML text already in memory.
+    public static func decode(
+        _ bytes: [UInt8], file: String, directory: String, defaultName: String, limits: YAMLLimits = YAMLLimits()
+    ) -> LoadedWorkflow {
+        let document: YAMLDocument
+        do {
+            document = try YAMLLoader.load(bytes, file: file, limits: limits)
+        } catch let error as YAMLError {
+            return LoadedWorkflow(diagnostics: [error.diagnostic])
+        } catch {
+            return LoadedWorkflow(diagnostics: [Diagnostic(.cannotRead("\(error)"), at: SourceLocation(file: file, line: 0, column: 0))])
+        }
+        var decoder = WorkflowDecoder(file: file)
+        let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
+        return LoadedWorkflow(workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
+                              declaredTaskIDs: decoder.declaredTaskIDs)
+    }
+
+    /// "No such file or directory", not Foundation's long-winded error text.
+    private static func describe(_ error: any Error, path: String) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain {
+            switch nsError.code {
+            case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "no such file"
+            case NSFileReadNoPermissionError: return "permission denied"
+            default: break
+            }
+        }
+        return nsError.localizedDescription
+    }
+}

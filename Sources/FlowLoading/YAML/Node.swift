@@ -1,0 +1,78 @@
+/// A YAML node that remembers where it was written (1-based line and column).
+///
+/// Aliases share the anchored node, so a document's tree is a DAG; `weight` counts the nodes an
+/// expansion of this one would produce, which bounds the work of walking it.
+public final class Node: Sendable {
+    public enum Content: Sendable {
+        case scalar(Scalar)
+        case sequence([Node])
+        case mapping([Pair])
+    }
+
+    public struct Scalar: Sendable {
+        public var text: String
+        /// Plain scalars are typed (null, bool, int, float); quoted ones and `!!str` are strings.
+        public var isPlain: Bool
+    }
+
+    public struct Pair: Sendable {
+        public var key: Node
+        public var value: Node
+    }
+
+    public let content: Content
+    public let line: Int32
+    public let column: Int32
+    public let weight: Int
+
+    init(_ content: Content, line: Int32, column: Int32, weight: Int) {
+        self.content = content
+        self.line = line
+        self.column = column
+        self.weight = weight
+    }
+
+    /// The scalar's text, if this is a scalar.
+    public var scalar: Scalar? {
+        if case .scalar(let scalar) = content { scalar } else { nil }
+    }
+}
+
+extension Node {
+    /// What kind of value a plain or quoted scalar is, by the YAML 1.2 core schema.
+    public enum ScalarKind: Sendable, Equatable {
+        case null, bool(Bool), int(Int), float, string
+    }
+
+    public var scalarKind: ScalarKind? {
+        guard case .scalar(let scalar) = content else { return nil }
+        guard scalar.isPlain else { return .string }
+        switch scalar.text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        default: break
+        }
+        if let value = Int(scalar.text) { return .int(value) }
+        if Double(scalar.text) != nil || [".inf", "-.inf", ".nan", ".Inf", ".NaN"].contains(scalar.text) {
+            return .float
+        }
+        return .string
+    }
+
+    /// "a mapping", "a string", "null": how a message names what it found.
+    public var kindDescription: String {
+        switch content {
+        case .sequence: return "a list"
+        case .mapping: return "a mapping"
+        case .scalar:
+            switch scalarKind {
+            case .null: return "null"
+            case .bool: return "a boolean"
+            case .int: return "an integer"
+            case .float: return "a number"
+            case .string, nil: return "a string"
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import CYAML
+import FlowModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Builds the node tree from libyaml events with an explicit stack, so depth costs no recursion.
+struct TreeBuilder {
+    let file: String
+    let limits: YAMLLimits
+    private(set) var root: Node?
+    private(set) var diagnostics: [Diagnostic] = []
+    private var stack: [Frame] = []
+    private var anchors: [String: Node] = [:]
+    private var aliasExpansion = 0
+    private var documents = 0
+
+    init(file: String, limits: YAMLLimits) {
+        self.file = file
+        self.limits = limits
+    }
+
+    /// An open sequence or mapping.
+    private struct Frame {
+        var isMapping: Bool
+        var anchor: String?
+        var line: Int32
+        var column: Int32
+        var items: [Node] = []
+        var pairs: [Node.Pair] = []
+        var pendingKey: Node?
+        var dropNextValue = false
+        var mergeSources: [Node] = []
+        var keyIndex: [String: Node]?
+        var weight = 1
+    }
+
+    mutating func handle(_ event: yaml_event_t) throws {
+        let line = Int32(event.start_mark.line) + 1
+        let column = Int32(event.start_mark.column) + 1
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            documents += 1
+            if documents > 1 { throw fail(.secondDocument, line, column) }
+        case YAML_SCALAR_EVENT:
+            let data = event.data.scalar
+            let text = Self.string(data.value, length: data.length)
+            var isPlain = data.style == YAML_PLAIN_SCALAR_STYLE
+            if let tag = data.tag.map({ Self.string($0) }) {
+                isPlain = isPlain && checkTag(tag, line, column)
+            }
+            let node = Node(.scalar(.init(text: text, isPlain: isPlain)), line: line, column: column, weight: 1)
+            try add(node, anchor: data.anchor, line, column)
+        case YAML_ALIAS_EVENT:
+            let name = Self.string(event.data.alias.anchor)
+            guard let node = anchors[name] else { throw fail(.undefinedAlias(name), line, column) }
+            aliasExpansion += node.weight
+            if aliasExpansion > limits.maxAliasExpansion {
+                throw fail(.aliasExpansionTooLarge(limit: limits.maxAliasExpansion), line, column)
+            }
+            try add(node, anchor: nil, line, column)
+        case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            let isMapping = event.type == YAML_MAPPING_START_EVENT
+            let data = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
+            let tag = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
+            if let tag = tag.map({ Self.string($0) }) { _ = checkTag(tag, line, column) }
+            guard stack.count < limits.maxDepth else { throw fail(.nestingTooDeep(limit: limits.maxDepth), line, column) }
+            stack.append(Frame(isMapping: isMapping, anchor: data.map { Self.string($0) }, line: line, column: column))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            let frame = stack.removeLast()
+            let content: Node.Content = frame.isMapping ? .mapping(merged(frame)) : .sequence(frame.items)
+            let node = Node(content, line: frame.line, column: frame.column, weight: frame.weight)
+            try add(node, anchor: nil, line, column)
+            if let anchor = frame.anchor { anchors[anchor] = node }
+        default:
+            break
+        }
+    }
+
+    /// Places a finished node in its parent, or makes it the root.
+    private mutating func add(_ node: Node, anchor: UnsafeMutablePointer<yaml_char_t>?, _ line: Int32, _ column: Int32) throws {
+        if let anchor { anchors[Self.string(anchor)] = node }
+        guard !stack.isEmpty else {
+            root = node
+            return
+        }
+        let top = stack.count - 1
+        stack[top].weight += node.weight
+        guard stack[top].isMapping else {
+            stack[top].items.append(node)
+            return
+        }
+        guard let key = stack[top].pendingKey else {
+            startPair(withKey: node, in: top)
+            return
+        }
+        stack[top].pendingKey = nil
+        if stack[top].dropNextValue {
+            stack[top].dropNextValue = false
+        } else if key.scalar.map({ $0.isPlain && $0.text == "<<" }) == true {
+            stack[top].mergeSources.append(node)
+        } else {
+            stack[top].pairs.append(Node.Pair(key: key, value: node))
+        }
+    }
+
+    /// Records a key, reporting it if the mapping already has it.
+    private mutating func startPair(withKey key: Node, in top: Int) {
+        stack[top].pendingKey = key
+        guard let text = key.scalar?.text, key.scalar?.isPlain == false || text != "<<" else { return }
+        if let first = existingKey(text, in: top) {
+            diagnostics.append(Diagnostic(.duplicateKey(text, firstLine: first.line, firstColumn: first.column),
+                                          at: location(key.line, key.column)))
+            stack[top].dropNextValue = true
+        } else if stack[top].keyIndex != nil {
+            stack[top].keyIndex![text] = key
+        }
+    }
+
+    /// Small mappings are scanned; large ones (the `tasks` map) get an index once they grow.
+    private mutating func existingKey(_ text: String, in top: Int) -> Node? {
+        if let index = stack[top].keyIndex { return index[text] }
+        let pairs = stack[top].pairs
+        if pairs.count < 16 {
+            return pairs.first { $0.key.scalar?.text == text }?.key
+        }
+        var index: [String: Node] = [:]
+        for pair in pairs { if let key = pair.key.scalar?.text { index[key] = pair.key } }
+        stack[top].keyIndex = index
+        return index[text]
+    }
+
+    /// The mapping's own pairs, then pairs from `<<` merges whose keys it does not set itself.
+    private mutating func merged(_ frame: Frame) -> [Node.Pair] {
+        guard !frame.mergeSources.isEmpty else { return frame.pairs }
+        var pairs = frame.pairs
+        var seen = Set(pairs.compactMap { $0.key.scalar?.text })
+        for source in frame.mergeSources {
+            let mappings: [Node]
+            switch source.content {
+            case .mapping: mappings = [source]
+            case .sequence(let items) where items.allSatisfy({ if case .mapping = $0.content { true } else { false } }):
+                mappings = items
+            default:
+                diagnostics.append(Diagnostic(.badMergeValue(found: source.kindDescription), at: location(source.line, source.column)))
+                continue
+            }
+            for case .mapping(let sourcePairs) in mappings.map(\.content) {
+                for pair in sourcePairs where seen.insert(pair.key.scalar?.text ?? "").inserted {
+                    pairs.append(pair)
+                }
+            }
+        }
+        return pairs
+    }
+
+    /// Standard tags are fine (`!!str` makes a string); any other tag is reported.
+    private mutating func checkTag(_ tag: String, _ line: Int32, _ column: Int32) -> Bool {
+        if tag == "tag:yaml.org,2002:str" || tag == "!" { return false }
+        if !tag.hasPrefix("tag:yaml.org,2002:") {
+            diagnostics.append(Diagnostic(.unsupportedTag(tag), at: location(line, column)))
+        }
+        return true
+    }
+
+    private func location(_ line: Int32, _ column: Int32) -> SourceLocation {
+        SourceLocation(file: file, line: Int(line), column: Int(column))
+    }
+
+    private func fail(_ message: Diagnostic.Message, _ line: Int32, _ column: Int32) -> YAMLError {
+        YAMLError(Diagnostic(message, at: location(line, column)))
+    }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>, length: Int? = nil) -> String {
+        let count = length ?? strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+}

@@ -1,0 +1,32 @@
+import FlowModel
+
+/// A problem that stops loading: the file cannot be turned into a node tree.
+public struct YAMLError: Error, Sendable {
+    public var diagnostic: Diagnostic
+    public init(_ diagnostic: Diagnostic) { self.diagnostic = diagnostic }
+}
+
+extension Diagnostic.Message {
+    static func yamlSyntax(problem: String, context: String?) -> Self {
+        Self(context.map { "\($0), \(problem)" } ?? problem)
+    }
+    static func duplicateKey(_ key: String, firstLine: Int32, firstColumn: Int32) -> Self {
+        Self("duplicate key '\(key)' (first at line \(firstLine), column \(firstColumn))")
+    }
+    static func undefinedAlias(_ name: String) -> Self {
+        Self("alias '*\(name)' refers to no anchor defined before it")
+    }
+    static func aliasExpansionTooLarge(limit: Int) -> Self {
+        Self("aliases expand to more than \(limit) nodes; refusing to load (is this a billion-laughs file?)")
+    }
+    static func nestingTooDeep(limit: Int) -> Self {
+        Self("nesting is deeper than \(limit) levels")
+    }
+    static func unsupportedTag(_ tag: String) -> Self {
+        Self("unsupported tag '\(tag)'", hint: "flowrun reads plain YAML; only !!str is understood")
+    }
+    static let secondDocument = Self("a workflow file holds one YAML document; this is a second one")
+    static func badMergeValue(found: String) -> Self {
+        Self("'<<' merges a mapping or a list of mappings, not \(found)")
+    }
+}

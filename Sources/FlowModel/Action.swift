@@ -1,0 +1,109 @@
+/// What a task does: exactly one per task.
+public enum Action: Hashable, Sendable {
+    case shell(ShellAction)
+    case download(DownloadAction)
+    case decompress(DecompressAction)
+    case combine(CombineAction)
+
+    /// The action key in the file, and the `kind` in events.
+    public var kind: String {
+        switch self {
+        case .shell: "shell"
+        case .download: "download"
+        case .decompress: "decompress"
+        case .combine: "combine"
+        }
+    }
+
+    public static let kinds = ["shell", "download", "decompress", "combine"]
+}
+
+/// A string runs under `/bin/sh -e -c`; a list runs as argv, with no shell.
+public enum ShellAction: Hashable, Sendable {
+    case script(String)
+    case argv([String])
+}
+
+public struct DownloadAction: Hashable, Sendable {
+    public var url: Located<String>
+    public var to: Located<String>
+    public var sha256: String?
+    public var headers: [Header]
+
+    public struct Header: Hashable, Sendable {
+        public var name: String
+        public var value: Located<String>
+        public init(name: String, value: Located<String>) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(url: Located<String>, to: Located<String>, sha256: String?, headers: [Header]) {
+        self.url = url
+        self.to = to
+        self.sha256 = sha256
+        self.headers = headers
+    }
+}
+
+public enum ArchiveFormat: String, CaseIterable, Sendable {
+    case tar, tarGz = "tar.gz", tarBz2 = "tar.bz2", tarXz = "tar.xz", tarZst = "tar.zst", zip, gz
+}
+
+public struct DecompressAction: Hashable, Sendable {
+    public var from: Located<String>
+    public var to: Located<String>
+    /// nil: detected from the content.
+    public var format: ArchiveFormat?
+    public var stripComponents: Int
+
+    public init(from: Located<String>, to: Located<String>, format: ArchiveFormat?, stripComponents: Int) {
+        self.from = from
+        self.to = to
+        self.format = format
+        self.stripComponents = stripComponents
+    }
+}
+
+public enum CombineFormat: String, CaseIterable, Sendable {
+    case concat, tar, tarGz = "tar.gz", zip, image
+}
+
+public enum ImageLayout: String, CaseIterable, Sendable {
+    case row, column, grid
+}
+
+public struct CombineAction: Hashable, Sendable {
+    public var inputs: [Located<String>]
+    public var to: Located<String>
+    public var format: CombineFormat
+    public var image: ImageOptions
+
+    /// Options of `format: image`.
+    public struct ImageOptions: Hashable, Sendable {
+        public var layout: ImageLayout = .row
+        public var columns: Int?
+        /// Each cell's size, width by height.
+        public var cellSize: CellSize?
+        /// `#RRGGBB`; nil is transparent.
+        public var background: String?
+        public init() {}
+    }
+
+    public struct CellSize: Hashable, Sendable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public init(inputs: [Located<String>], to: Located<String>, format: CombineFormat, image: ImageOptions) {
+        self.inputs = inputs
+        self.to = to
+        self.format = format
+        self.image = image
+    }
+}

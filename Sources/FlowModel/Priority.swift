@@ -1,0 +1,21 @@
+/// Among ready tasks waiting for a slot, a higher priority starts first.
+public enum Priority: String, CaseIterable, Sendable, Comparable {
+    case veryLow = "very-low"
+    case low
+    case normal
+    case high
+    case veryHigh = "very-high"
+
+    /// Larger is more urgent.
+    public var rank: Int {
+        switch self {
+        case .veryLow: 0
+        case .low: 1
+        case .normal: 2
+        case .high: 3
+        case .veryHigh: 4
+        }
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
+}

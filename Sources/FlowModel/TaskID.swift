@@ -1,0 +1,18 @@
+/// The name of a task: the key under `tasks:`, `[A-Za-z0-9_.-]{1,64}`.
+public typealias TaskID = String
+
+extension TaskID {
+    /// Whether `self` has the syntax of a task id.
+    public var isValidTaskID: Bool {
+        guard (1...64).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
+    }
+}

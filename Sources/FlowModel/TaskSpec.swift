@@ -1,0 +1,51 @@
+/// One task of a workflow, with defaults already applied.
+public struct TaskSpec: Hashable, Sendable {
+    public var id: TaskID
+    /// Where the task's id is written.
+    public var location: SourceLocation
+    public var needs: [Located<TaskID>]
+    public var when: When
+    public var queue: String?
+    public var priority: Priority
+    public var retries: Int
+    public var retryDelay: TimeSpan
+    public var timeout: TimeSpan?
+    public var continueOnError: Bool
+    public var env: [EnvironmentEntry]
+    public var workdir: Located<String>?
+    public var description: String?
+    public var action: Action
+
+    public init(
+        id: TaskID, location: SourceLocation, needs: [Located<TaskID>] = [], when: When = .success,
+        queue: String? = nil, priority: Priority = .normal, retries: Int = 0,
+        retryDelay: TimeSpan = .seconds(1), timeout: TimeSpan? = nil, continueOnError: Bool = false,
+        env: [EnvironmentEntry] = [], workdir: Located<String>? = nil, description: String? = nil,
+        action: Action
+    ) {
+        self.id = id
+        self.location = location
+        self.needs = needs
+        self.when = when
+        self.queue = queue
+        self.priority = priority
+        self.retries = retries
+        self.retryDelay = retryDelay
+        self.timeout = timeout
+        self.continueOnError = continueOnError
+        self.env = env
+        self.workdir = workdir
+        self.description = description
+        self.action = action
+    }
+}
+
+/// One `NAME: value` of an `env` map, kept in file order.
+public struct EnvironmentEntry: Hashable, Sendable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}

@@ -1,0 +1,65 @@
+/// Expands `${NAME}` in the fields the spec lists; `$${` is a literal `${`.
+///
+/// Nothing is ever substituted into a shell script: scripts read their variables from the
+/// environment, which rules out script injection by construction.
+public struct Interpolation: Sendable {
+    public enum Problem: Hashable, Sendable {
+        case undefined(String)
+        case malformed
+    }
+
+    /// Looks a name up: task env, then workflow env (with `--env`), then the process environment.
+    let lookup: @Sendable (String) -> String?
+
+    public init(lookup: @escaping @Sendable (String) -> String?) {
+        self.lookup = lookup
+    }
+
+    public enum Expansion: Hashable, Sendable {
+        case expanded(String)
+        /// Every problem in the text, each undefined name once.
+        case failed([Problem])
+    }
+
+    public func expand(_ text: String) -> Expansion {
+        guard text.utf8.contains(UInt8(ascii: "$")) else { return .expanded(text) }
+        var output = ""
+        var problems: [Problem] = []
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            output += rest[..<dollar]
+            rest = rest[dollar...]
+            if rest.hasPrefix("$${") {
+                output += "${"
+                rest = rest.dropFirst(3)
+            } else if rest.hasPrefix("${") {
+                guard let close = rest.firstIndex(of: "}") else {
+                    problems.append(.malformed)
+                    rest = ""
+                    break
+                }
+                let name = String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close])
+                rest = rest[rest.index(after: close)...]
+                if !Self.isName(name) {
+                    if !problems.contains(.malformed) { problems.append(.malformed) }
+                } else if let value = lookup(name) {
+                    output += value
+                } else if !problems.contains(.undefined(name)) {
+                    problems.append(.undefined(name))
+                }
+            } else {
+                output += "$"
+                rest = rest.dropFirst()
+            }
+        }
+        output += rest
+        return problems.isEmpty ? .expanded(output) : .failed(problems)
+    }
+
+    static func isName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) }
+    }
+}

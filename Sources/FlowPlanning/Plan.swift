@@ -1,0 +1,35 @@
+import FlowModel
+
+/// What a run would do: the selected tasks in topological order, resolved.
+public struct Plan: Sendable {
+    public var workflow: Workflow
+    /// The global limit, after `-j` and the number of CPUs are taken into account.
+    public var concurrency: Int
+    /// Topological order with file order as the tie-break.
+    public var tasks: [PlannedTask]
+    public var waveCount: Int
+
+    /// The tasks of each wave (1-based), in plan order.
+    public var waves: [[PlannedTask]] {
+        var waves = [[PlannedTask]](repeating: [], count: waveCount)
+        for task in tasks { waves[task.wave - 1].append(task) }
+        return waves
+    }
+}
+
+/// One task as it would run: variables expanded, paths absolute.
+public struct PlannedTask: Sendable {
+    public var spec: TaskSpec
+    /// Positions in `Plan.tasks` of the tasks this one needs.
+    public var needs: [Int]
+    /// 1 for tasks that need nothing; otherwise one more than the latest wave among its needs.
+    public var wave: Int
+    public var workdir: String
+    /// Workflow env (with `--env` overrides) merged with the task's env; the process
+    /// environment comes under it at run time.
+    public var environment: [EnvironmentEntry]
+    /// The action with `${...}` expanded and relative paths resolved against `workdir`.
+    public var action: Action
+
+    public var id: TaskID { spec.id }
+}

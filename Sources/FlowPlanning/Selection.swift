@@ -1,0 +1,23 @@
+import FlowModel
+
+/// The `TASK...` selection: the named tasks plus everything they need, transitively.
+public enum Selection {
+    /// A mask over the graph; every task when `targets` is empty.
+    public static func tasks(_ targets: [TaskID], in graph: TaskGraph) throws -> [Bool] {
+        guard !targets.isEmpty else { return [Bool](repeating: true, count: graph.count) }
+        var selected = [Bool](repeating: false, count: graph.count)
+        var pending: [Int] = []
+        for target in targets {
+            guard let task = graph.index[target] else {
+                throw PlanningError.unknownTarget(target, suggestion: Spelling.suggestion(for: target, among: graph.ids))
+            }
+            pending.append(task)
+        }
+        while let task = pending.popLast() {
+            guard !selected[task] else { continue }
+            selected[task] = true
+            pending.append(contentsOf: graph.needs[task])
+        }
+        return selected
+    }
+}

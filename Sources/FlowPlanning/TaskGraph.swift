@@ -1,0 +1,53 @@
+import FlowModel
+
+/// The tasks of a workflow as dense integer ids (file order) and their `needs` edges.
+public struct TaskGraph: Sendable {
+    public let ids: [TaskID]
+    /// For each task, the tasks it needs, in the order written, without repeats.
+    public let needs: [[Int]]
+    public let index: [TaskID: Int]
+
+    public var count: Int { ids.count }
+
+    /// Builds the graph, reporting needs that name no declared task.
+    ///
+    /// `alsoDeclared` names tasks that were declared but could not be decoded: needing them is not
+    /// an error of its own.
+    public static func build(_ workflow: Workflow, alsoDeclared: Set<TaskID> = []) -> (TaskGraph, [Diagnostic]) {
+        var index: [TaskID: Int] = [:]
+        index.reserveCapacity(workflow.tasks.count)
+        for (position, task) in workflow.tasks.enumerated() { index[task.id] = position }
+        var diagnostics: [Diagnostic] = []
+        var needs: [[Int]] = []
+        needs.reserveCapacity(workflow.tasks.count)
+        for task in workflow.tasks {
+            var edges: [Int] = []
+            edges.reserveCapacity(task.needs.count)
+            for need in task.needs {
+                if let target = index[need.value] {
+                    if !edges.contains(target) { edges.append(target) }
+                } else if !alsoDeclared.contains(need.value) {
+                    let suggestion = Spelling.suggestion(for: need.value, among: workflow.tasks.lazy.map(\.id) + alsoDeclared.sorted())
+                    diagnostics.append(Diagnostic(.unknownNeed(need.value, task: task.id, suggestion: suggestion), at: need.location))
+                }
+            }
+            needs.append(edges)
+        }
+        return (TaskGraph(ids: workflow.tasks.map(\.id), needs: needs, index: index), diagnostics)
+    }
+
+    /// For each task, the tasks that need it, in file order.
+    public func dependents() -> [[Int]] {
+        var dependents = [[Int]](repeating: [], count: count)
+        for (task, edges) in needs.enumerated() {
+            for need in edges { dependents[need].append(task) }
+        }
+        return dependents
+    }
+}
+
+extension Diagnostic.Message {
+    static func unknownNeed(_ name: String, task: TaskID, suggestion: String?) -> Self {
+        Self("task '\(task)' needs '\(name)', which is not a task in this file", hint: suggestion.map { "did you mean '\($0)'?" })
+    }
+}

@@ -1,0 +1,137 @@
+import FlowModel
+import Foundation
+
+/// Expands variables and resolves paths of each task, reporting undefined variables and bad URLs.
+struct TaskResolver {
+    let workflow: Workflow
+    /// The workflow's env with `--env` overrides applied.
+    let workflowEnvironment: [EnvironmentEntry]
+    private let workflowValues: [String: String]
+    private let processEnvironment: [String: String]
+    private(set) var diagnostics: [Diagnostic] = []
+
+    static let workflowDirectoryVariable = "FLOWRUN_WORKFLOW_DIR"
+
+    init(workflow: Workflow, options: PlanningOptions) {
+        self.workflow = workflow
+        let overridden = Set(options.environmentOverrides.map(\.name))
+        workflowEnvironment = workflow.env.filter { !overridden.contains($0.name) } + options.environmentOverrides
+        workflowValues = Dictionary(workflowEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        processEnvironment = options.processEnvironment
+    }
+
+    /// Where the task runs, its environment and its action, resolved; nil if something is undefined.
+    mutating func resolve(_ task: TaskSpec) -> (workdir: String, environment: [EnvironmentEntry], action: Action)? {
+        let before = diagnostics.count
+        let interpolation = interpolation(for: task)
+        var workdir = workflow.directory
+        if let written = task.workdir, let expanded = expand(written, "'workdir' of task '\(task.id)'", interpolation, task) {
+            workdir = PathResolution.resolve(expanded.value, against: workflow.directory)
+        }
+        let environment = merged(task.env)
+        let action = resolve(task.action, task: task, interpolation: interpolation, workdir: workdir)
+        guard diagnostics.count == before, let action else { return nil }
+        return (workdir, environment, action)
+    }
+
+    private func merged(_ taskEnvironment: [EnvironmentEntry]) -> [EnvironmentEntry] {
+        if taskEnvironment.isEmpty { return workflowEnvironment }
+        let names = Set(taskEnvironment.map(\.name))
+        return workflowEnvironment.filter { !names.contains($0.name) } + taskEnvironment
+    }
+
+    private func interpolation(for task: TaskSpec) -> Interpolation {
+        let directory = workflow.directory
+        let taskEnvironment = task.env
+        let workflowValues = workflowValues
+        let processEnvironment = processEnvironment
+        return Interpolation { name in
+            if name == Self.workflowDirectoryVariable { return directory }
+            return taskEnvironment.last { $0.name == name }?.value ?? workflowValues[name] ?? processEnvironment[name]
+        }
+    }
+
+    private mutating func resolve(_ action: Action, task: TaskSpec, interpolation: Interpolation, workdir: String) -> Action? {
+        func path(_ value: Located<String>, _ field: String) -> Located<String>? {
+            expand(value, "'\(field)' of task '\(task.id)'", interpolation, task).map {
+                Located(PathResolution.resolve($0.value, against: workdir), at: $0.location)
+            }
+        }
+        switch action {
+        case .shell:
+            return action
+        case .download(var download):
+            let url = expand(download.url, "'url' of task '\(task.id)'", interpolation, task)
+            if let url { checkURL(url, task: task.id) }
+            let to = path(download.to, "to")
+            download.headers = download.headers.compactMap { header in
+                expand(header.value, "header '\(header.name)' of task '\(task.id)'", interpolation, task).map {
+                    .init(name: header.name, value: $0)
+                }
+            }
+            guard let url, let to else { return nil }
+            download.url = url
+            download.to = to
+            return .download(download)
+        case .decompress(var decompress):
+            guard let from = path(decompress.from, "from"), let to = path(decompress.to, "to") else { return nil }
+            decompress.from = from
+            decompress.to = to
+            return .decompress(decompress)
+        case .combine(var combine):
+            let inputs = combine.inputs.compactMap { path($0, "inputs") }
+            guard let to = path(combine.to, "to"), inputs.count == combine.inputs.count else { return nil }
+            combine.inputs = inputs
+            combine.to = to
+            return .combine(combine)
+        }
+    }
+
+    private mutating func expand(_ value: Located<String>, _ field: String, _ interpolation: Interpolation, _ task: TaskSpec) -> Located<String>? {
+        switch interpolation.expand(value.value) {
+        case .expanded(let text):
+            return Located(text, at: value.location)
+        case .failed(let problems):
+            for problem in problems {
+                switch problem {
+                case .malformed:
+                    diagnostics.append(Diagnostic(.malformedVariable(field), at: value.location))
+                case .undefined(let name):
+                    let known = task.env.map(\.name) + workflowEnvironment.map(\.name) + [Self.workflowDirectoryVariable]
+                    diagnostics.append(Diagnostic(.undefinedVariable(name, field, suggestion: Spelling.suggestion(for: name, among: known)),
+                                                  at: value.location))
+                }
+            }
+            return nil
+        }
+    }
+
+    static let urlSchemes = ["http", "https", "file"]
+
+    private mutating func checkURL(_ url: Located<String>, task: TaskID) {
+        guard let components = URLComponents(string: url.value), let scheme = components.scheme?.lowercased() else {
+            diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+            return
+        }
+        if !Self.urlSchemes.contains(scheme) {
+            diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
+        } else if scheme == "file" ? !components.path.hasPrefix("/") : (components.host ?? "").isEmpty {
+            diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+        }
+    }
+}
+
+extension Diagnostic.Message {
+    static func undefinedVariable(_ name: String, _ field: String, suggestion: String?) -> Self {
+        Self("undefined variable '\(name)' in \(field)", hint: suggestion.map { "did you mean '\($0)'?" })
+    }
+    static func malformedVariable(_ field: String) -> Self {
+        Self("malformed variable reference in \(field): write ${NAME}, or $${ for a literal ${")
+    }
+    static func unsupportedScheme(_ scheme: String, task: TaskID) -> Self {
+        Self("unsupported URL scheme '\(scheme)' in 'url' of task '\(task)': use http, https or file")
+    }
+    static func invalidURL(_ url: String, task: TaskID) -> Self {
+        Self("invalid URL '\(url)' in 'url' of task '\(task)': expected http://HOST/..., https://HOST/... or file:///PATH")
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// The exit statuses of the command line contract, in one table. Only this target exits.
+enum ExitStatus {
+    static let success = ExitCode(0)
+    /// A task failed.
+    static let taskFailed = ExitCode(1)
+    /// The workflow file is invalid, or the command line is.
+    static let invalid = ExitCode(2)
+    /// SIGINT cancelled the run (128 + 2).
+    static let interrupted = ExitCode(130)
+    /// SIGTERM cancelled the run (128 + 15).
+    static let terminated = ExitCode(143)
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+
+/// The root command: `flowrun FILE [TASK...]` runs a workflow; subcommands stop before running.
+struct Flowrun: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flowrun",
+        abstract: "Run a declarative workflow of tasks: shell commands, downloads, archives, images.",
+        discussion: """
+            A workflow is a YAML file of tasks and the tasks they need. flowrun checks the whole \
+            file first, then runs each task as soon as its needs allow, within the concurrency \
+            limits, by priority.
+
+            Exit status: 0 every task succeeded (or the file is valid); 1 a task failed; \
+            2 invalid file or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
+            """,
+        version: "0.1.0",
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+
+    /// Parses and runs, with usage errors mapped to the contract's exit status 2 (not sysexits' 64).
+    static func runMain() -> Never {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Foundation.exit(0)
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("flowrun: error: \(failure.message)\n".utf8))
+            Foundation.exit(failure.status.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.invalid.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}

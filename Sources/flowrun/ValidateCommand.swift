@@ -1,0 +1,31 @@
+import ArgumentParser
+import FlowPlanning
+import Foundation
+
+/// `flowrun validate FILE...`
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check workflow files and print every problem, as FILE:LINE:COLUMN: error: MESSAGE.",
+        discussion: "Exit status: 0 when every file is valid, 2 otherwise. Nothing is run, written or fetched."
+    )
+
+    @Argument(help: ArgumentHelp("The workflow files to check.", valueName: "FILE"))
+    var files: [String] = []
+
+    @OptionGroup var workflow: WorkflowOptions
+
+    func run() throws {
+        let files = try self.files.isEmpty ? [WorkflowInput.defaultFile()] : self.files
+        var allValid = true
+        for file in files {
+            switch try WorkflowInput.plan(file, options: workflow.planningOptions()) {
+            case .planned(let plan):
+                print("\(file): ok (\(plan.tasks.count) tasks)")
+            case .invalid:
+                allValid = false
+            }
+        }
+        if !allValid { throw ExitStatus.invalid }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import FlowConsole
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Foundation
+
+/// Loads, checks and plans one workflow file: the path every command shares up to the plan.
+enum WorkflowInput {
+    enum Outcome {
+        case planned(Plan)
+        /// The file has problems; they are already printed.
+        case invalid
+    }
+
+    /// Loads and plans `path`, printing every diagnostic to stderr.
+    static func plan(_ path: String, options: PlanningOptions) throws -> Outcome {
+        let loaded = WorkflowLoader.load(path: path)
+        var diagnostics = loaded.diagnostics
+        var plan: Plan?
+        if let workflow = loaded.workflow {
+            let declared = Set(loaded.declaredTaskIDs)
+            do {
+                let result = try Planner.plan(workflow, options: options, alsoDeclared: declared)
+                diagnostics += result.diagnostics
+                plan = result.plan
+            } catch PlanningError.unknownTarget(let name, let suggestion) where loaded.diagnostics.isEmpty {
+                var message = "no task named '\(name)' in \(path)"
+                if let suggestion { message += "; did you mean '\(suggestion)'?" }
+                throw CommandFailure(message)
+            }
+        }
+        guard diagnostics.isEmpty, let plan else {
+            let printer = DiagnosticPrinter(style: Style(enabled: Terminal.usesColor(2, environment: ProcessInfo.processInfo.environment)))
+            FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
+            return .invalid
+        }
+        return .planned(plan)
+    }
+
+    /// `flowrun.yaml` or `flowrun.yml` in the current folder, as `make` finds its Makefile.
+    static func defaultFile() throws -> String {
+        for name in ["flowrun.yaml", "flowrun.yml"] where FileManager.default.fileExists(atPath: name) {
+            return name
+        }
+        throw CommandFailure("no workflow file given, and no flowrun.yaml or flowrun.yml in the current folder")
+    }
+}

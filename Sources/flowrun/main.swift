@@ -1,0 +1,1 @@
+Flowrun.runMain()

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Generate benchmark graphs as flowrun workflows and as go-task Taskfiles.
+
+Shapes (task ids t0..t{n-1}):
+  chain  t_i needs t_{i-1}
+  wide   n independent tasks
+  dag    task i > 0 needs k = randint(0, 3) (at most i) distinct earlier tasks,
+         drawn uniformly from t0..t_{i-1}; random.Random(42), so always the same graph
+
+Each (shape, n) gives OUT/<shape>-<n>.flow.yaml and OUT/<shape>-<n>.Taskfile.yml.
+The Taskfile has the same tasks plus `default`, which needs every sink (a task nothing
+needs), so `task --dry default` plans the whole graph; `run: once` makes go-task plan
+each task once however many tasks need it, as flowrun does.
+
+Usage: gen_workflows.py [--sizes 1000,10000,100000] [--shapes chain,wide,dag] [--out DIR]
+"""
+import argparse
+import random
+from pathlib import Path
+
+SHAPES = ("chain", "wide", "dag")
+DEFAULT_SIZES = (1000, 10_000, 100_000)
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def graph(shape, n):
+    """Return needs[i]: the list of indices task i needs."""
+    if shape == "chain":
+        return [[]] + [[i - 1] for i in range(1, n)]
+    if shape == "wide":
+        return [[] for _ in range(n)]
+    if shape == "dag":
+        rng = random.Random(42)
+        needs = [[]]
+        for i in range(1, n):
+            k = min(rng.randint(0, 3), i)
+            needs.append(sorted(rng.sample(range(i), k)))
+        return needs
+    raise ValueError(f"unknown shape {shape!r} (expected one of {', '.join(SHAPES)})")
+
+
+def ids(indices):
+    return "[" + ", ".join(f"t{j}" for j in indices) + "]"
+
+
+def flowrun_yaml(shape, n, needs):
+    lines = ["version: 1", f"name: bench-{shape}-{n}", "tasks:"]
+    for i, deps in enumerate(needs):
+        pre = f"needs: {ids(deps)}, " if deps else ""
+        lines.append(f'  t{i}: {{{pre}shell: ["true"]}}')
+    return "\n".join(lines) + "\n"
+
+
+def taskfile_yaml(needs):
+    lines = ["version: '3'", "run: once", "tasks:"]
+    for i, deps in enumerate(needs):
+        pre = f"deps: {ids(deps)}, " if deps else ""
+        lines.append(f'  t{i}: {{{pre}cmds: ["true"]}}')
+    needed = {j for deps in needs for j in deps}
+    sinks = [i for i in range(len(needs)) if i not in needed]
+    lines.append(f"  default: {{deps: {ids(sinks)}}}")
+    return "\n".join(lines) + "\n"
+
+
+def generate(shape, n, out=OUT):
+    """Write both files for (shape, n); return (flowrun_path, taskfile_path)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    needs = graph(shape, n)
+    flow = out / f"{shape}-{n}.flow.yaml"
+    tf = out / f"{shape}-{n}.Taskfile.yml"
+    flow.write_text(flowrun_yaml(shape, n, needs))
+    tf.write_text(taskfile_yaml(needs))
+    return flow, tf
+
+
+def csv_list(conv):
+    return lambda s: [conv(x) for x in s.split(",") if x]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=csv_list(int), default=list(DEFAULT_SIZES))
+    ap.add_argument("--shapes", type=csv_list(str), default=list(SHAPES))
+    ap.add_argument("--out", type=Path, default=OUT)
+    a = ap.parse_args()
+    for shape in a.shapes:
+        for n in a.sizes:
+            for p in generate(shape, n, a.out):
+                print(p)
+
+
+if __name__ == "__main__":
+    main()
