@@ -1,44 +1,96 @@
 import FlowModel
 
-/// Finds dependency cycles in linear time with an iterative depth-first search (no recursion, so
-/// a 100,000-task chain cannot overflow the stack).
+/// Finds dependency cycles, each distinct cycle once, in time linear in an acyclic graph.
 ///
-/// Each back edge closes one cycle made of tree edges and itself, so no cycle is reported twice;
-/// every strongly connected part of the graph yields at least one.
+/// Strongly connected components come first (Tarjan's algorithm, iterative so that a
+/// 100,000-task chain cannot overflow the stack). Inside each component with a cycle, every
+/// `needs` edge u -> v closes the shortest cycle through it: u, then the shortest path from v
+/// back to u. Two cycles that share a task or an edge are both reported; the same cycle found
+/// from several of its edges is reported once. A component reports at most
+/// `maxCyclesPerComponent` cycles and examines at most `maxEdgesPerComponent` edges, so a
+/// hostile graph cannot make validation slow or its output endless.
 public enum CycleFinder {
+    static let maxCyclesPerComponent = 10
+    static let maxEdgesPerComponent = 200
+
     /// The cycles, each as task indices in `needs` order, starting at its earliest task in the file.
     public static func cycles(in graph: TaskGraph) -> [[Int]] {
-        enum Mark: UInt8 { case unvisited, onPath, done }
-        var marks = [Mark](repeating: .unvisited, count: graph.count)
-        var pathPosition = [Int](repeating: -1, count: graph.count)
-        var path: [(task: Int, nextEdge: Int)] = []
         var cycles: [[Int]] = []
-        for start in 0..<graph.count where marks[start] == .unvisited {
-            marks[start] = .onPath
-            pathPosition[start] = 0
-            path.append((start, 0))
-            while let top = path.last {
-                let edges = graph.needs[top.task]
-                guard top.nextEdge < edges.count else {
-                    marks[top.task] = .done
-                    path.removeLast()
-                    continue
-                }
-                path[path.count - 1].nextEdge += 1
-                let next = edges[top.nextEdge]
-                switch marks[next] {
-                case .unvisited:
-                    marks[next] = .onPath
-                    pathPosition[next] = path.count
-                    path.append((next, 0))
-                case .onPath:
-                    cycles.append(rotated(path[pathPosition[next]...].map(\.task)))
-                case .done:
-                    break
+        for component in components(of: graph) {
+            let members = Set(component)
+            guard component.count > 1 || graph.needs[component[0]].contains(component[0]) else { continue }
+            var found: Set<[Int]> = []
+            var examined = 0
+            edges: for task in component.sorted() {
+                for need in graph.needs[task] where members.contains(need) {
+                    guard examined < maxEdgesPerComponent, found.count < maxCyclesPerComponent else { break edges }
+                    examined += 1
+                    let cycle = rotated([task] + shortestPath(from: need, to: task, within: members, in: graph).dropLast())
+                    if found.insert(cycle).inserted { cycles.append(cycle) }
                 }
             }
         }
         return cycles
+    }
+
+    /// Breadth-first along `needs` edges inside one component: `from` ... `to`, both included.
+    static func shortestPath(from start: Int, to goal: Int, within members: Set<Int>, in graph: TaskGraph) -> [Int] {
+        var previous: [Int: Int] = [start: start]
+        var frontier = [start]
+        var next = 0
+        while next < frontier.count, previous[goal] == nil {
+            let task = frontier[next]
+            next += 1
+            for need in graph.needs[task] where members.contains(need) && previous[need] == nil {
+                previous[need] = task
+                frontier.append(need)
+            }
+        }
+        var path = [goal]
+        while path.last != start { path.append(previous[path.last!]!) }
+        return path.reversed()
+    }
+
+    /// Strongly connected components (Tarjan), without recursion.
+    static func components(of graph: TaskGraph) -> [[Int]] {
+        var index = [Int](repeating: -1, count: graph.count)
+        var lowLink = [Int](repeating: 0, count: graph.count)
+        var onStack = [Bool](repeating: false, count: graph.count)
+        var stack: [Int] = []
+        var components: [[Int]] = []
+        var counter = 0
+        for root in 0..<graph.count where index[root] == -1 {
+            var path: [(task: Int, nextEdge: Int)] = [(root, 0)]
+            index[root] = counter; lowLink[root] = counter; counter += 1
+            stack.append(root); onStack[root] = true
+            while let (task, edge) = path.last {
+                let needs = graph.needs[task]
+                if edge < needs.count {
+                    path[path.count - 1].nextEdge += 1
+                    let need = needs[edge]
+                    if index[need] == -1 {
+                        index[need] = counter; lowLink[need] = counter; counter += 1
+                        stack.append(need); onStack[need] = true
+                        path.append((need, 0))
+                    } else if onStack[need] {
+                        lowLink[task] = min(lowLink[task], index[need])
+                    }
+                    continue
+                }
+                path.removeLast()
+                if let parent = path.last { lowLink[parent.task] = min(lowLink[parent.task], lowLink[task]) }
+                guard lowLink[task] == index[task] else { continue }
+                var component: [Int] = []
+                while true {
+                    let member = stack.removeLast()
+                    onStack[member] = false
+                    component.append(member)
+                    if member == task { break }
+                }
+                components.append(component)
+            }
+        }
+        return components.sorted { $0.min()! < $1.min()! }
     }
 
     /// The same cycle, starting at its smallest index.

@@ -74,13 +74,17 @@ struct TaskResolver {
             download.to = to
             return .download(download)
         case .decompress(var decompress):
-            guard let from = path(decompress.from, "from"), let to = path(decompress.to, "to") else { return nil }
+            // Both, before giving up, so that every problem is reported.
+            let from = path(decompress.from, "from")
+            let to = path(decompress.to, "to")
+            guard let from, let to else { return nil }
             decompress.from = from
             decompress.to = to
             return .decompress(decompress)
         case .combine(var combine):
             let inputs = combine.inputs.compactMap { path($0, "inputs") }
-            guard let to = path(combine.to, "to"), inputs.count == combine.inputs.count else { return nil }
+            let to = path(combine.to, "to")
+            guard let to, inputs.count == combine.inputs.count else { return nil }
             combine.inputs = inputs
             combine.to = to
             return .combine(combine)

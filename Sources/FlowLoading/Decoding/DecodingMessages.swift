@@ -16,8 +16,12 @@ extension Diagnostic.Message {
     }
     static func notOneOf(_ field: String, value: String, choices: [String]) -> Self {
         Self("invalid value '\(value)' for \(field): expected one of \(choices.joined(separator: ", "))",
-             hint: Spelling.suggestion(for: value, among: choices).map { "did you mean '\($0)'?" })
+             hint: (shortNames[value].flatMap { choices.contains($0) ? $0 : nil } ?? Spelling.suggestion(for: value, among: choices))
+                .map { "did you mean '\($0)'?" })
     }
+    /// File-name abbreviations of archive formats, which edit distance would miss ('tgz' is
+    /// closer to 'gz' than to 'tar.gz').
+    private static let shortNames = ["tgz": "tar.gz", "tbz": "tar.bz2", "tbz2": "tar.bz2", "txz": "tar.xz", "tzst": "tar.zst"]
     static func unsupportedVersion(_ found: String) -> Self {
         Self("unsupported version \(found): this flowrun reads version 1")
     }

@@ -6,8 +6,11 @@ extension WorkflowDecoder {
         SourceLocation(file: file, line: Int(node.line), column: Int(node.column))
     }
 
+    /// Records a problem once: a node reached through several aliases is decoded once per alias,
+    /// but its problem is written in one place.
     mutating func report(_ message: Diagnostic.Message, at node: Node) {
-        diagnostics.append(Diagnostic(message, at: location(node)))
+        let diagnostic = Diagnostic(message, at: location(node))
+        if reported.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
     }
 
     /// The entries of a mapping with string keys; nil (reported) if `node` is not a mapping.

@@ -4,6 +4,7 @@ import FlowModel
 struct WorkflowDecoder {
     let file: String
     var diagnostics: [Diagnostic] = []
+    var reported: Set<Diagnostic> = []
     /// Declared queue names, known before tasks are decoded.
     var queueNames: [String] = []
     /// Every key under `tasks`, decodable or not.
@@ -78,7 +79,8 @@ struct WorkflowDecoder {
 
     private mutating func tasks(_ node: Node, defaults: TaskFields) -> [TaskSpec] {
         guard let entries = entries(node, "'tasks'") else { return [] }
-        if entries.isEmpty, case .mapping = node.content { report(.noTasks, at: node) }
+        // A mapping whose keys are all unusable was reported key by key already.
+        if case .mapping(let pairs) = node.content, pairs.isEmpty { report(.noTasks, at: node) }
         var tasks: [TaskSpec] = []
         tasks.reserveCapacity(entries.count)
         declaredTaskIDs = entries.map(\.key)

@@ -33,7 +33,8 @@ struct TreeBuilder {
         var pairs: [Node.Pair] = []
         var pendingKey: Node?
         var dropNextValue = false
-        var mergeSources: [Node] = []
+        /// Each `<<` value, with where it was written (an alias's own site, not its anchor's).
+        var mergeSources: [(node: Node, line: Int32, column: Int32)] = []
         var keyIndex: [String: Node]?
         var weight = 1
     }
@@ -53,7 +54,7 @@ struct TreeBuilder {
                 isPlain = isPlain && checkTag(tag, line, column)
             }
             let node = Node(.scalar(.init(text: text, isPlain: isPlain)), line: line, column: column, weight: 1)
-            try add(node, anchor: data.anchor, line, column)
+            try add(node, anchor: data.anchor)
         case YAML_ALIAS_EVENT:
             let name = Self.string(event.data.alias.anchor)
             guard let node = anchors[name] else { throw fail(.undefinedAlias(name), line, column) }
@@ -61,7 +62,7 @@ struct TreeBuilder {
             if aliasExpansion > limits.maxAliasExpansion {
                 throw fail(.aliasExpansionTooLarge(limit: limits.maxAliasExpansion), line, column)
             }
-            try add(node, anchor: nil, line, column)
+            try add(node, anchor: nil, writtenAt: (line, column))
         case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
             let isMapping = event.type == YAML_MAPPING_START_EVENT
             let data = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
@@ -73,15 +74,18 @@ struct TreeBuilder {
             let frame = stack.removeLast()
             let content: Node.Content = frame.isMapping ? .mapping(merged(frame)) : .sequence(frame.items)
             let node = Node(content, line: frame.line, column: frame.column, weight: frame.weight)
-            try add(node, anchor: nil, line, column)
+            try add(node, anchor: nil)
             if let anchor = frame.anchor { anchors[anchor] = node }
         default:
             break
         }
     }
 
-    /// Places a finished node in its parent, or makes it the root.
-    private mutating func add(_ node: Node, anchor: UnsafeMutablePointer<yaml_char_t>?, _ line: Int32, _ column: Int32) throws {
+    /// Places a finished node in its parent, or makes it the root. `writtenAt` is an alias's own
+    /// position; other nodes are written where they start.
+    private mutating func add(
+        _ node: Node, anchor: UnsafeMutablePointer<yaml_char_t>?, writtenAt: (Int32, Int32)? = nil
+    ) throws {
         if let anchor { anchors[Self.string(anchor)] = node }
         guard !stack.isEmpty else {
             root = node
@@ -101,7 +105,8 @@ struct TreeBuilder {
         if stack[top].dropNextValue {
             stack[top].dropNextValue = false
         } else if key.scalar.map({ $0.isPlain && $0.text == "<<" }) == true {
-            stack[top].mergeSources.append(node)
+            let (line, column) = writtenAt ?? (node.line, node.column)
+            stack[top].mergeSources.append((node, line, column))
         } else {
             stack[top].pairs.append(Node.Pair(key: key, value: node))
         }
@@ -138,14 +143,14 @@ struct TreeBuilder {
         guard !frame.mergeSources.isEmpty else { return frame.pairs }
         var pairs = frame.pairs
         var seen = Set(pairs.compactMap { $0.key.scalar?.text })
-        for source in frame.mergeSources {
+        for (source, line, column) in frame.mergeSources {
             let mappings: [Node]
             switch source.content {
             case .mapping: mappings = [source]
             case .sequence(let items) where items.allSatisfy({ if case .mapping = $0.content { true } else { false } }):
                 mappings = items
             default:
-                diagnostics.append(Diagnostic(.badMergeValue(found: source.kindDescription), at: location(source.line, source.column)))
+                diagnostics.append(Diagnostic(.badMergeValue(found: source.kindDescription), at: location(line, column)))
                 continue
             }
             for case .mapping(let sourcePairs) in mappings.map(\.content) {

@@ -25,6 +25,7 @@ extension Diagnostic.Message {
     static func unsupportedTag(_ tag: String) -> Self {
         Self("unsupported tag '\(tag)'", hint: "flowrun reads plain YAML; only !!str is understood")
     }
+    static let tabIndentation = Self("a tab character cannot indent YAML; indent with spaces")
     static let secondDocument = Self("a workflow file holds one YAML document; this is a second one")
     static func badMergeValue(found: String) -> Self {
         Self("'<<' merges a mapping or a list of mappings, not \(found)")

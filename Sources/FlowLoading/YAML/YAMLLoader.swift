@@ -37,22 +37,41 @@ public enum YAMLLoader {
     }
 
     /// libyaml's own problem text at its (1-based) position; reader errors only carry an offset.
+    ///
+    /// An unclosed bracket, brace or quote is found far from where it was opened, often at the
+    /// end of the file: the error then points at the opening, where the fix goes, and a note
+    /// tells where libyaml gave up. Other problems are reported where libyaml found them.
     static func syntaxDiagnostic(_ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>, file: String) -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
         let context = parser.context.map { String(cString: $0) }
-        let location: SourceLocation
         if parser.error == YAML_READER_ERROR {
-            location = position(ofOffset: parser.problem_offset, in: bytes, file: file)
-        } else {
-            location = SourceLocation(file: file, line: Int(parser.problem_mark.line) + 1,
-                                      column: Int(parser.problem_mark.column) + 1)
+            var message = Diagnostic.Message.yamlSyntax(problem: problem, context: context)
+            if parser.problem_value >= 0 {
+                let hex = String(parser.problem_value, radix: 16, uppercase: true)
+                message.text += " (byte 0x\(hex.count < 2 ? "0" + hex : hex))"
+            }
+            return Diagnostic(message, at: position(ofOffset: parser.problem_offset, in: bytes, file: file))
+        }
+        let problemMark = parser.problem_mark
+        let problemAt = SourceLocation(file: file, line: Int(problemMark.line) + 1, column: Int(problemMark.column) + 1)
+        if isIndentingTab(at: problemMark.index, in: bytes) {
+            return Diagnostic(.tabIndentation, at: problemAt)
         }
         var message = Diagnostic.Message.yamlSyntax(problem: problem, context: context)
-        if parser.error == YAML_READER_ERROR, parser.problem_value >= 0 {
-            let hex = String(parser.problem_value, radix: 16, uppercase: true)
-            message.text += " (byte 0x\(hex.count < 2 ? "0" + hex : hex))"
-        }
-        return Diagnostic(message, at: location)
+        let contextMark = parser.context_mark
+        let opensSomething = context.map { $0.contains("flow") || $0.contains("quoted") } ?? false
+        guard opensSomething, contextMark.line < problemMark.line else { return Diagnostic(message, at: problemAt) }
+        message.hint = "it starts here; the problem was found at line \(problemAt.line), column \(problemAt.column)"
+        return Diagnostic(message, at: SourceLocation(file: file, line: Int(contextMark.line) + 1, column: Int(contextMark.column) + 1))
+    }
+
+    /// A tab with only blanks before it on its line: libyaml's "cannot start any token" there
+    /// means the line is indented with a tab.
+    static func isIndentingTab(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\t") else { return false }
+        var start = index
+        while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+        return bytes[start..<index].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
     /// Line and column of a byte offset, counting columns in characters as libyaml does.

@@ -1,0 +1,66 @@
+import FlowLoading
+import FlowModel
+import Testing
+
+@Suite struct YAMLLoaderTests {
+    func rendered(_ diagnostic: Diagnostic) -> String {
+        "\(diagnostic.location.file):\(diagnostic.location.line):\(diagnostic.location.column): error: \(diagnostic.message.text)"
+    }
+
+    func load(_ text: String) throws -> YAMLDocument {
+        try YAMLLoader.load(Array(text.utf8), file: "f.yaml")
+    }
+
+    @Test func everyNodeKeepsItsOneBasedPosition() throws {
+        let document = try load("a: 1\nb:\n  - x\n  - {c: d}\n")
+        guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
+        #expect((pairs[0].key.line, pairs[0].key.column) == (1, 1))
+        #expect((pairs[0].value.line, pairs[0].value.column) == (1, 4))
+        #expect((pairs[1].value.line, pairs[1].value.column) == (3, 3))
+        guard case .sequence(let items) = pairs[1].value.content else { Issue.record("not a list"); return }
+        #expect((items[1].line, items[1].column) == (4, 5))
+    }
+
+    @Test func duplicateKeysAreReportedWithBothPositions() throws {
+        let document = try load("a: 1\nb: 2\na: 3\n")
+        #expect(document.diagnostics.map(rendered) == ["f.yaml:3:1: error: duplicate key 'a' (first at line 1, column 1)"])
+    }
+
+    @Test func aliasesShareTheAnchoredNode() throws {
+        let document = try load("x: &v {k: 1}\ny: *v\n")
+        guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
+        #expect(pairs[0].value === pairs[1].value)
+        #expect(document.diagnostics.isEmpty)
+    }
+
+    @Test func aBillionLaughsFileIsRefused() {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...9 {
+            text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        #expect {
+            _ = try load(text)
+        } throws: { error in
+            (error as? YAMLError)?.diagnostic.message.text.contains("aliases expand to more than") == true
+        }
+    }
+
+    @Test func deepNestingIsRefusedAtItsPosition() {
+        let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect {
+            _ = try load(text)
+        } throws: { error in
+            guard let diagnostic = (error as? YAMLError)?.diagnostic else { return false }
+            return diagnostic.message.text.hasPrefix("nesting is deeper than") && diagnostic.location.line == 1
+        }
+    }
+
+    @Test func syntaxErrorsCarryLibyamlsProblemAndPosition() {
+        #expect {
+            _ = try load("a: [1, 2\nb: 3\n")
+        } throws: { error in
+            let text = (error as? YAMLError).map { rendered($0.diagnostic) } ?? ""
+            return text.hasPrefix("f.yaml:") && text.contains("error: ") && text.contains("expected ','")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Testing
+
+@Suite struct PlannerTests {
+    /// Plans `text` as if it were `/work/w.yaml`, or records its diagnostics.
+    func plan(_ text: String, targets: [TaskID] = [], environment: [String: String] = [:]) throws -> PlanResult {
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
+        var options = PlanningOptions()
+        options.targets = targets
+        options.processEnvironment = environment
+        options.processorCount = 4
+        return try Planner.plan(try #require(loaded.workflow), options: options)
+    }
+
+    func messages(_ result: PlanResult) -> [String] {
+        result.diagnostics.map { "\($0.location.line):\($0.location.column): \($0.message.text)" }
+    }
+
+    @Test func orderIsTopologicalWithFileOrderAsTheTieBreak() throws {
+        let result = try plan("""
+            version: 1
+            tasks:
+              d: {needs: [c], shell: "true"}
+              a: {shell: "true"}
+              c: {needs: [b], shell: "true"}
+              b: {shell: "true"}
+              e: {shell: "true"}
+            """)
+        let plan = try #require(result.plan)
+        #expect(plan.tasks.map(\.id) == ["a", "b", "c", "d", "e"])
+        #expect(plan.tasks.map(\.wave) == [1, 1, 2, 3, 1])
+        #expect(plan.waves.map { $0.map(\.id) } == [["a", "b", "e"], ["c"], ["d"]])
+        #expect(plan.concurrency == 4)
+    }
+
+    @Test func selectionTakesTheTargetsAndEverythingTheyNeed() throws {
+        let text = """
+            version: 1
+            tasks:
+              fetch: {shell: "true"}
+              unpack: {needs: fetch, shell: "true"}
+              docs: {shell: "true"}
+              install: {needs: [unpack], shell: "true"}
+            """
+        #expect(try plan(text, targets: ["install"]).plan?.tasks.map(\.id) == ["fetch", "unpack", "install"])
+        #expect(try plan(text, targets: ["docs", "unpack"]).plan?.tasks.map(\.id) == ["fetch", "unpack", "docs"])
+        #expect(throws: PlanningError.unknownTarget("instal", suggestion: "install")) { try plan(text, targets: ["instal"]) }
+    }
+
+    @Test func eachDistinctCycleIsReportedOnceWithItsPath() throws {
+        let result = try plan("""
+            version: 1
+            tasks:
+              a: {needs: [c], shell: "true"}
+              b: {needs: [a], shell: "true"}
+              c: {needs: [b], shell: "true"}
+              x: {needs: [x], shell: "true"}
+            """)
+        #expect(result.plan == nil)
+        #expect(messages(result) == ["3:15: dependency cycle: a -> c -> b -> a", "6:15: dependency cycle: x -> x"])
+    }
+
+    @Test func aLongChainNeedsNoDeepRecursion() throws {
+        var text = "version: 1\ntasks:\n  t0: {shell: \"true\"}\n"
+        for index in 1..<50_000 { text += "  t\(index): {needs: t\(index - 1), shell: \"true\"}\n" }
+        text += "  t0x: {needs: t49999, shell: \"true\"}\n"
+        let plan = try #require(try plan(text).plan)
+        #expect(plan.tasks.count == 50_001)
+        #expect(plan.waveCount == 50_001)
+    }
+
+    @Test func variablesResolveFromTaskThenWorkflowThenProcess() throws {
+        let result = try plan("""
+            version: 1
+            env: {DIR: out, HOST: example.org}
+            tasks:
+              get:
+                env: {DIR: mine}
+                download: {url: "https://${HOST}/${FILE}", to: "${DIR}/$${literal}"}
+            """, environment: ["FILE": "a.tgz"])
+        let task = try #require(result.plan?.tasks.first)
+        guard case .download(let download) = task.action else { Issue.record("not a download"); return }
+        #expect(download.url.value == "https://example.org/a.tgz")
+        #expect(download.to.value == "/work/mine/${literal}")
+    }
+}
