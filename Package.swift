@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "flowrun", targets: ["flowrun"]),
-        .library(name: "FlowKit", targets: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowConsole"]),
+        .library(name: "FlowKit", targets: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -20,22 +20,28 @@ let package = Package(
         .target(name: "FlowModel"),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
+        .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(name: "CSpawn"),
+        .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn"]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowModel", "FlowLoading", "FlowPlanning", "FlowConsole",
+                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
-        .testTarget(name: "FlowrunTests", dependencies: ["flowrun"]),
+        .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole"], exclude: ["validate_events.py"]),
+        .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning"]),
+        .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning"]),
+        .testTarget(name: "FlowrunTests", dependencies: ["flowrun"], exclude: ["Fixtures", "schema_agreement.py"]),
     ]
 )
 
 // One strict setting for every target, as swift-log does.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CSpawn" {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
     ]

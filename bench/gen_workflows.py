@@ -3,11 +3,13 @@
 
 Shapes (task ids t0..t{n-1}):
   chain  t_i needs t_{i-1}
-  wide   n independent tasks
+  wide   n independent tasks (also accepted as `independent`, the name run_bench.py uses)
   dag    task i > 0 needs k = randint(0, 3) (at most i) distinct earlier tasks,
          drawn uniformly from t0..t_{i-1}; random.Random(42), so always the same graph
 
-Each (shape, n) gives OUT/<shape>-<n>.flow.yaml and OUT/<shape>-<n>.Taskfile.yml.
+Each (shape, n) gives OUT/<shape>-<n>.flow.yaml and OUT/<shape>-<n>.Taskfile.yml
+(generate); generate_peers adds OUT/<shape>-<n>.mk and OUT/<shape>-<n>.ninja, the same
+graph for make and ninja, whose every task runs `true` (for run_bench.py).
 The Taskfile has the same tasks plus `default`, which needs every sink (a task nothing
 needs), so `task --dry default` plans the whole graph; `run: once` makes go-task plan
 each task once however many tasks need it, as flowrun does.
@@ -27,7 +29,7 @@ def graph(shape, n):
     """Return needs[i]: the list of indices task i needs."""
     if shape == "chain":
         return [[]] + [[i - 1] for i in range(1, n)]
-    if shape == "wide":
+    if shape in ("wide", "independent"):
         return [[] for _ in range(n)]
     if shape == "dag":
         rng = random.Random(42)
@@ -36,11 +38,17 @@ def graph(shape, n):
             k = min(rng.randint(0, 3), i)
             needs.append(sorted(rng.sample(range(i), k)))
         return needs
-    raise ValueError(f"unknown shape {shape!r} (expected one of {', '.join(SHAPES)})")
+    raise ValueError(f"unknown shape {shape!r} (expected one of {', '.join(SHAPES)}, or independent)")
 
 
 def ids(indices):
     return "[" + ", ".join(f"t{j}" for j in indices) + "]"
+
+
+def sinks(needs):
+    """Indices of the tasks nothing needs."""
+    needed = {j for deps in needs for j in deps}
+    return [i for i in range(len(needs)) if i not in needed]
 
 
 def flowrun_yaml(shape, n, needs):
@@ -56,10 +64,39 @@ def taskfile_yaml(needs):
     for i, deps in enumerate(needs):
         pre = f"deps: {ids(deps)}, " if deps else ""
         lines.append(f'  t{i}: {{{pre}cmds: ["true"]}}')
-    needed = {j for deps in needs for j in deps}
-    sinks = [i for i in range(len(needs)) if i not in needed]
-    lines.append(f"  default: {{deps: {ids(sinks)}}}")
+    lines.append(f"  default: {{deps: {ids(sinks(needs))}}}")
     return "\n".join(lines) + "\n"
+
+
+def makefile_text(needs):
+    """Every task a .PHONY target running `@true`; `all` needs every sink."""
+    names = " ".join(f"t{i}" for i in range(len(needs)))
+    lines = [f".PHONY: all {names}", f"all: {' '.join(f't{i}' for i in sinks(needs))}"]
+    for i, deps in enumerate(needs):
+        lines.append(f"t{i}:" + "".join(f" t{j}" for j in deps))
+        lines.append("\t@true")
+    return "\n".join(lines) + "\n"
+
+
+def ninja_text(needs):
+    """One edge per task running `true`, its output never created (so every edge runs on
+    every build), with the outputs of its needs as implicit inputs. No `default`: ninja
+    builds every output nothing uses, so the whole graph."""
+    lines = ["rule t", "  command = true"]
+    for i, deps in enumerate(needs):
+        lines.append(f"build t{i}: t" + (" |" + "".join(f" t{j}" for j in deps) if deps else ""))
+    return "\n".join(lines) + "\n"
+
+
+def generate_peers(shape, n, out=OUT):
+    """Write the Makefile and build.ninja for (shape, n); return (makefile, ninja_file)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    needs = graph(shape, n)
+    mk, nj = out / f"{shape}-{n}.mk", out / f"{shape}-{n}.ninja"
+    mk.write_text(makefile_text(needs))
+    nj.write_text(ninja_text(needs))
+    return mk, nj
 
 
 def generate(shape, n, out=OUT):

@@ -20,6 +20,8 @@ public struct Plan: Sendable {
 /// One task as it would run: variables expanded, paths absolute.
 public struct PlannedTask: Sendable {
     public var spec: TaskSpec
+    /// Position in the file: the tie-break after priority.
+    public var fileIndex: Int
     /// Positions in `Plan.tasks` of the tasks this one needs.
     public var needs: [Int]
     /// 1 for tasks that need nothing; otherwise one more than the latest wave among its needs.

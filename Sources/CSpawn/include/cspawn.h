@@ -1,0 +1,13 @@
+#ifndef FLOWRUN_CSPAWN_H
+#define FLOWRUN_CSPAWN_H
+
+#include <spawn.h>
+
+/// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically, so a child spawned by another
+/// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).
+int flowrun_pipe_cloexec(int fds[2]);
+
+/// posix_spawn_file_actions_addchdir_np, a GNU extension Swift's Glibc module does not show.
+int flowrun_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+
+#endif

@@ -1,0 +1,67 @@
+/// Formats event times as RFC 3339 UTC with milliseconds, such as `2026-11-23T09:30:01.123Z`.
+///
+/// Written by hand with integer arithmetic (Howard Hinnant's `civil_from_days`) because the
+/// event stream formats one time per event, and a `DateFormatter` or `ISO8601DateFormatter`
+/// costs microseconds and allocations per call; this costs a few dozen integer operations.
+enum EventTime {
+    /// The times this formatter represents: years 0000 to 9999. Others are clamped.
+    static let range: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
+    static func string(milliseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(milliseconds: milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 24 bytes of the time, without quotes.
+    static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+        let clamped = min(max(milliseconds, range.lowerBound), range.upperBound)
+        // Floor division, so that times before 1970 fall on the right day.
+        let millisecondsPerDay: Int64 = 86_400_000
+        var days = clamped / millisecondsPerDay
+        var ofDay = clamped % millisecondsPerDay
+        if ofDay < 0 {
+            days -= 1
+            ofDay += millisecondsPerDay
+        }
+        let date = civilDate(daysSince1970: days)
+        appendDigits(date.year, count: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(date.month, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(date.day, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(ofDay / 3_600_000, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(ofDay / 60_000 % 60, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(ofDay / 1000 % 60, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(ofDay % 1000, count: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// The proleptic Gregorian date of a day number (0 is 1970-01-01).
+    /// See https://howardhinnant.github.io/date_algorithms.html#civil_from_days
+    static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = daysSince1970 + 719_468  // days since 0000-03-01
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097  // 0...146096
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365  // 0...399
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // 0...365, from March 1
+        let shiftedMonth = (5 * dayOfYear + 2) / 153  // 0...11, March is 0
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func appendDigits(_ value: Int64, count: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<count { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
+    }
+}

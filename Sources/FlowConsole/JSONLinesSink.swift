@@ -1,0 +1,115 @@
+import FlowModel
+import Foundation
+
+/// Writes every event as one JSON object on one line: `--events jsonl` and `--events-file PATH`.
+///
+/// Each line is `{"seq":N,"time":"2026-11-23T09:30:01.123Z","event":NAME,...}` with the fields
+/// of the spec's table in its order; `schemas/events.schema.json` describes every event. Keys
+/// are always present: `total` (task.progress) and `exit_code` (task.failed) are `null` when
+/// unknown rather than omitted, so that a consumer reads one shape per event.
+///
+/// Each line goes out with one `write(2)`, so lines never interleave with other writers; no
+/// buffering beyond the line, so a reader tailing the stream sees each event as it happens.
+public final class JSONLinesSink: EventSink {
+    private let writer: DescriptorWriter
+    /// The line being encoded, kept between events for its capacity.
+    private let line = LockedState<[UInt8]>([])
+
+    public init(writer: DescriptorWriter) {
+        self.writer = writer
+    }
+
+    /// Writes to `descriptor` (such as `STDOUT_FILENO`), which the caller keeps open.
+    public convenience init(descriptor: Int32) {
+        self.init(writer: DescriptorWriter(descriptor: descriptor))
+    }
+
+    public convenience init(fileHandle: FileHandle) {
+        self.init(writer: DescriptorWriter(fileHandle: fileHandle))
+    }
+
+    /// Writes to a file created (or truncated) at `path`, closed by `finish()`: `--events-file`.
+    public convenience init(creatingFileAt path: String) throws(DescriptorWriter.OpenError) {
+        self.init(writer: try DescriptorWriter(creatingFileAt: path))
+    }
+
+    public func receive(_ event: RunEvent) {
+        line.withLock { line in
+            Self.encode(event, into: &line)
+            writer.write(line)
+        }
+    }
+
+    public func finish() {
+        writer.close()
+    }
+
+    /// The line of `event`, without its newline.
+    public static func line(for event: RunEvent) -> String {
+        var bytes: [UInt8] = []
+        encode(event, into: &bytes)
+        bytes.removeLast()
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
+    static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
+        var object = JSONObjectWriter(reusing: &buffer)
+        object.field("seq", event.seq)
+        object.timeField("time", milliseconds: event.timeMilliseconds)
+        object.field("event", event.name)
+        switch event.kind {
+        case .workflowStarted(let workflow, let file, let tasks, let concurrency):
+            object.field("workflow", workflow)
+            object.field("file", file)
+            object.field("tasks", tasks)
+            object.field("concurrency", concurrency)
+        case .taskReady(let task):
+            object.field("task", task)
+        case .taskStarted(let task, let attempt, let kind):
+            object.field("task", task)
+            object.field("attempt", attempt)
+            object.field("kind", kind)
+        case .taskOutput(let task, let stream, let line):
+            object.field("task", task)
+            object.field("stream", stream.rawValue)
+            object.field("line", line)
+        case .taskProgress(let task, let done, let total, let unit):
+            object.field("task", task)
+            object.field("done", done)
+            object.field("total", total)
+            object.field("unit", unit.rawValue)
+        case .taskRetrying(let task, let attempt, let delay, let reason):
+            object.field("task", task)
+            object.field("attempt", attempt)
+            object.field("delay_ms", delay)
+            object.field("reason", reason)
+        case .taskSucceeded(let task, let attempts, let duration):
+            object.field("task", task)
+            object.field("attempts", attempts)
+            object.field("duration_ms", duration)
+        case .taskFailed(let task, let attempts, let duration, let reason, let exitCode):
+            object.field("task", task)
+            object.field("attempts", attempts)
+            object.field("duration_ms", duration)
+            object.field("reason", reason)
+            object.field("exit_code", exitCode.map(Int64.init))
+        case .taskCancelled(let task, let reason), .taskSkipped(let task, let reason):
+            object.field("task", task)
+            object.field("reason", reason)
+        case .queueSuspended, .queueResumed:
+            break
+        case .workflowFinished(let workflow, let status, let duration, let counts):
+            object.field("workflow", workflow)
+            object.field("status", status.rawValue)
+            object.field("duration_ms", duration)
+            object.beginObject("counts")
+            object.field("succeeded", counts.succeeded)
+            object.field("failed", counts.failed)
+            object.field("cancelled", counts.cancelled)
+            object.field("skipped", counts.skipped)
+            object.end()
+        }
+        object.endLine(into: &buffer)
+    }
+}

@@ -1,0 +1,171 @@
+import Dispatch
+import FlowModel
+import FlowPlanning
+import Foundation
+
+/// Runs a plan: one `OperationQueue` per named queue plus a default one, fed by the scheduler.
+///
+/// corelibs' `OperationQueue` is quadratic in operations that are not ready (ARCHITECTURE.md,
+/// trap 1), so an operation is created and added only when the scheduler starts its task: its
+/// needs are done and a slot is free. The queues then only execute.
+///
+/// - Warning: all mutable state is confined to `control`, a serial queue.
+public final class Engine: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// The global limit.
+        public var concurrency: Int
+        /// false for `fail_fast: false` or `--keep-going`.
+        public var failFast: Bool
+        /// Seconds between SIGTERM and SIGKILL when a run is cancelled or an attempt times out.
+        public var grace: Double
+
+        public init(concurrency: Int, failFast: Bool, grace: Double = 10) {
+            self.concurrency = concurrency
+            self.failFast = failFast
+            self.grace = grace
+        }
+    }
+
+    private let plan: Plan
+    private let runner: any TaskRunner
+    private let bus: EventBus
+    private let options: Options
+    private let control = DispatchQueue(label: "flowrun.engine")
+    private let queues: [OperationQueue]
+    private let queueOfTask: [Int]
+    private var scheduler: Scheduler
+    private var operations: [TaskOperation?]
+    private var counts = FinalCounts()
+    private var cancelReason: String?
+    private var status: RunStatus?
+    private let finished = DispatchSemaphore(value: 0)
+    private var startedAt: Int64 = 0
+
+    public init(plan: Plan, runner: any TaskRunner, bus: EventBus, options: Options) {
+        self.plan = plan
+        self.runner = runner
+        self.bus = bus
+        self.options = options
+        scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
+        var queueIndex: [String: Int] = [:]
+        var queues = [Self.makeQueue("default", limit: options.concurrency)]
+        for queue in plan.workflow.queues {
+            queueIndex[queue.name] = queues.count
+            queues.append(Self.makeQueue(queue.name, limit: queue.concurrency))
+        }
+        self.queues = queues
+        queueOfTask = plan.tasks.map { task in task.spec.queue.flatMap { queueIndex[$0] } ?? 0 }
+        operations = [TaskOperation?](repeating: nil, count: plan.tasks.count)
+    }
+
+    private static func makeQueue(_ name: String, limit: Int) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = "flowrun.queue.\(name)"
+        queue.maxConcurrentOperationCount = limit
+        return queue
+    }
+
+    /// Runs every task of the plan and blocks until each has its final event.
+    public func run() -> RunStatus {
+        control.async { [self] in
+            startedAt = EventBus.monotonicMilliseconds()
+            let workflow = plan.workflow
+            bus.emit(.workflowStarted(workflow: workflow.name, file: workflow.file, tasks: plan.tasks.count,
+                                      concurrency: options.concurrency))
+            perform(scheduler.begin())
+        }
+        finished.wait()
+        bus.finish()
+        return control.sync { status ?? .cancelled }
+    }
+
+    /// Cancels the run: nothing new starts; running tasks get SIGTERM, then SIGKILL after the grace period.
+    public func cancel(reason: String) {
+        control.async { [self] in
+            guard cancelReason == nil else { return }
+            cancelReason = reason
+            perform(scheduler.cancel(reason: reason))
+            for operation in operations.compactMap({ $0 }) {
+                operation.cancelRun(reason: reason, grace: options.grace)
+            }
+        }
+    }
+
+    /// Kills running tasks at once (a second Ctrl-C).
+    public func kill() {
+        control.async { [self] in
+            for operation in operations.compactMap({ $0 }) { operation.killRun() }
+        }
+    }
+
+    /// Running tasks go on; none starts until `resume()`.
+    public func suspend() {
+        control.async { [self] in
+            guard scheduler.suspend() else { return }
+            for queue in queues { queue.isSuspended = true }
+            bus.emit(.queueSuspended)
+        }
+    }
+
+    public func resume() {
+        control.async { [self] in
+            guard scheduler.isSuspended else { return }
+            for queue in queues { queue.isSuspended = false }
+            bus.emit(.queueResumed)
+            perform(scheduler.resume())
+        }
+    }
+
+    // MARK: Performing the scheduler's actions (on `control`)
+
+    private func perform(_ actions: [Scheduler.Action]) {
+        for action in actions {
+            switch action {
+            case .ready(let task):
+                bus.emit(.taskReady(task: plan.tasks[task].id))
+            case .start(let task):
+                start(task)
+            case .skip(let task, let reason):
+                counts.skipped += 1
+                bus.emit(.taskSkipped(task: plan.tasks[task].id, reason: reason))
+            case .finish(let status):
+                self.status = status
+                bus.emit(.workflowFinished(workflow: plan.workflow.name, status: status,
+                                           durationMilliseconds: EventBus.monotonicMilliseconds() - startedAt, counts: counts))
+                finished.signal()
+            }
+        }
+    }
+
+    private func start(_ task: Int) {
+        let planned = plan.tasks[task]
+        // Emitted here, in the scheduler's order, so priority order shows in the stream.
+        bus.emit(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
+        let operation = TaskOperation(task: planned, runner: runner, bus: bus) { [self] end in
+            control.async { self.taskEnded(task, end) }
+        }
+        operations[task] = operation
+        queues[queueOfTask[task]].addOperation(operation)
+    }
+
+    private func taskEnded(_ task: Int, _ end: TaskEnd) {
+        operations[task] = nil
+        let id = plan.tasks[task].id
+        let outcome: Scheduler.Outcome
+        switch end {
+        case .succeeded(let attempts, let duration):
+            counts.succeeded += 1
+            outcome = .succeeded
+            bus.emit(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
+        case .failed(let attempts, let duration, let reason, let exitCode):
+            counts.failed += 1
+            outcome = .failed
+            bus.emit(.taskFailed(task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode))
+        case .cancelled(let reason):
+            counts.cancelled += 1
+            outcome = .cancelled
+            bus.emit(.taskCancelled(task: id, reason: reason))
+        }
+        perform(scheduler.taskFinished(task, outcome))
+    }
+}

@@ -1,0 +1,239 @@
+import FlowModel
+import FlowPlanning
+
+/// The scheduling decisions of a run as a pure state machine: which tasks are ready, which start
+/// next within the global and per-queue limits, which are skipped. It never touches a thread, a
+/// process or a clock; the engine feeds it what happened and performs the actions it returns.
+public struct Scheduler: Sendable {
+    public enum Action: Equatable, Sendable {
+        /// The task's `when` is met; it waits for a slot.
+        case ready(Int)
+        /// Start the task now: a slot in its queue and the global limit is reserved for it.
+        case start(Int)
+        /// The task will never run.
+        case skip(Int, reason: String)
+        /// Every task has its final state.
+        case finish(RunStatus)
+    }
+
+    /// How an attempted task ended, as far as its dependents care.
+    public enum Outcome: Sendable {
+        case succeeded
+        case failed
+        case cancelled
+    }
+
+    private let tasks: [TaskInfo]
+    private let dependents: [[Int]]
+    private let queueLimits: [Int]
+    private let globalLimit: Int
+    private let failFast: Bool
+
+    private var remainingNeeds: [Int]
+    /// A need failed, or was skipped because something before it failed (for `when: failure`).
+    private var upstreamFailed: [Bool]
+    /// The first need that did not succeed, for the skip reason.
+    private var blockingNeed: [Int?]
+    private var done: [Bool]
+    private var ready: [PriorityQueue]
+    private var runningInQueue: [Int]
+    private var running = 0
+    private var finishedCount = 0
+    private var sawFailure = false
+    private var cancelReason: String?
+    public private(set) var isSuspended = false
+
+    /// What the scheduler needs to know of one task.
+    public struct TaskInfo: Sendable {
+        public var needs: [Int]
+        public var when: When
+        /// Index into the queue limits; 0 is the default queue.
+        public var queue: Int
+        public var priority: Priority
+        public var fileIndex: Int
+        public var continueOnError: Bool
+        public var id: TaskID
+    }
+
+    /// - Parameter failFast: false for `fail_fast: false` or `--keep-going`.
+    public init(tasks: [TaskInfo], queueLimits: [Int], globalLimit: Int, failFast: Bool) {
+        self.tasks = tasks
+        self.queueLimits = queueLimits
+        self.globalLimit = globalLimit
+        self.failFast = failFast
+        var dependents = [[Int]](repeating: [], count: tasks.count)
+        for (task, info) in tasks.enumerated() {
+            for need in info.needs { dependents[need].append(task) }
+        }
+        self.dependents = dependents
+        remainingNeeds = tasks.map(\.needs.count)
+        upstreamFailed = [Bool](repeating: false, count: tasks.count)
+        blockingNeed = [Int?](repeating: nil, count: tasks.count)
+        done = [Bool](repeating: false, count: tasks.count)
+        ready = queueLimits.map { _ in PriorityQueue() }
+        runningInQueue = [Int](repeating: 0, count: queueLimits.count)
+    }
+
+    /// The plan's tasks as the scheduler sees them; queue 0 is the default queue (limited only
+    /// by the global limit), named queues follow in declaration order.
+    public init(plan: Plan, globalLimit: Int, failFast: Bool) {
+        let queues = plan.workflow.queues
+        var queueIndex: [String: Int] = [:]
+        for (index, queue) in queues.enumerated() { queueIndex[queue.name] = index + 1 }
+        let tasks = plan.tasks.map { task in
+            TaskInfo(needs: task.needs, when: task.spec.when, queue: task.spec.queue.flatMap { queueIndex[$0] } ?? 0,
+                     priority: task.spec.priority, fileIndex: task.fileIndex, continueOnError: task.spec.continueOnError,
+                     id: task.id)
+        }
+        self.init(tasks: tasks, queueLimits: [globalLimit] + queues.map(\.concurrency), globalLimit: globalLimit, failFast: failFast)
+    }
+
+    // MARK: Inputs
+
+    /// Tasks that need nothing become ready; the first of them start.
+    public mutating func begin() -> [Action] {
+        var actions: [Action] = []
+        for task in tasks.indices where tasks[task].needs.isEmpty { settle(task, into: &actions) }
+        fillSlots(into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    /// A started task ended; its dependents may become ready, and its slot is free again.
+    public mutating func taskFinished(_ task: Int, _ outcome: Outcome) -> [Action] {
+        precondition(!done[task], "task \(tasks[task].id) finished twice")
+        var actions: [Action] = []
+        running -= 1
+        runningInQueue[tasks[task].queue] -= 1
+        let tolerated = tasks[task].continueOnError && outcome == .failed
+        let failure = outcome == .failed && !tolerated
+        if failure {
+            sawFailure = true
+            if failFast { skipWaitingSuccessTasks(into: &actions) }
+        }
+        complete(task, succeeded: outcome == .succeeded || tolerated, failure: failure, into: &actions)
+        fillSlots(into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    /// Nothing new starts and waiting tasks are skipped; stopping running tasks is the engine's job.
+    public mutating func cancel(reason: String) -> [Action] {
+        guard cancelReason == nil else { return [] }
+        cancelReason = reason
+        var actions: [Action] = []
+        var waiting: [Int] = []
+        for queue in ready.indices {
+            while let task = ready[queue].pop() { waiting.append(task) }
+        }
+        for task in waiting.sorted() {
+            actions.append(.skip(task, reason: reason))
+            complete(task, succeeded: false, failure: false, into: &actions)
+        }
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    /// Running tasks go on; none starts until `resume()`. False if already suspended.
+    public mutating func suspend() -> Bool {
+        defer { isSuspended = true }
+        return !isSuspended
+    }
+
+    /// Starts what the suspension held back; empty if the scheduler was not suspended.
+    public mutating func resume() -> [Action] {
+        guard isSuspended else { return [] }
+        isSuspended = false
+        var actions: [Action] = []
+        fillSlots(into: &actions)
+        return actions
+    }
+
+    public var runningCount: Int { running }
+
+    // MARK: Transitions
+
+    /// Marks a task done and settles every dependent whose needs are now all done. A worklist,
+    /// not recursion: a skip can run down a 100,000-task chain.
+    private mutating func complete(_ task: Int, succeeded: Bool, failure: Bool, into actions: inout [Action]) {
+        var worklist = [(task: task, succeeded: succeeded, failure: failure)]
+        while let (task, succeeded, failure) = worklist.popLast() {
+            done[task] = true
+            finishedCount += 1
+            for dependent in dependents[task] {
+                if !succeeded, blockingNeed[dependent] == nil { blockingNeed[dependent] = task }
+                if failure { upstreamFailed[dependent] = true }
+                remainingNeeds[dependent] -= 1
+                guard remainingNeeds[dependent] == 0 else { continue }
+                if let reason = skipReason(dependent) {
+                    actions.append(.skip(dependent, reason: reason))
+                    worklist.append((dependent, false, upstreamFailed[dependent] && cancelReason == nil))
+                } else {
+                    makeReady(dependent, into: &actions)
+                }
+            }
+        }
+    }
+
+    /// Decides a task whose needs are all done: ready, or skipped.
+    private mutating func settle(_ task: Int, into actions: inout [Action]) {
+        if let reason = skipReason(task) {
+            actions.append(.skip(task, reason: reason))
+            complete(task, succeeded: false, failure: false, into: &actions)
+        } else {
+            makeReady(task, into: &actions)
+        }
+    }
+
+    /// Why a task whose needs are all done will not run, or nil if its `when` is met.
+    private func skipReason(_ task: Int) -> String? {
+        if let cancelReason { return cancelReason }
+        switch tasks[task].when {
+        case .success:
+            if let need = blockingNeed[task] { return "needs '\(tasks[need].id)', which did not succeed" }
+            if failFast && sawFailure { return "an earlier task failed (fail_fast)" }
+            return nil
+        case .failure:
+            return upstreamFailed[task] ? nil : "no need failed (when: failure)"
+        case .always:
+            return nil
+        }
+    }
+
+    private mutating func makeReady(_ task: Int, into actions: inout [Action]) {
+        actions.append(.ready(task))
+        ready[tasks[task].queue].push(task, priority: tasks[task].priority.rank, order: tasks[task].fileIndex)
+    }
+
+    /// Under fail_fast, ready tasks that need success will not start: they end skipped.
+    private mutating func skipWaitingSuccessTasks(into actions: inout [Action]) {
+        for queue in ready.indices {
+            for task in ready[queue].removeAll(where: { tasks[$0].when == .success }).sorted() {
+                actions.append(.skip(task, reason: "an earlier task failed (fail_fast)"))
+                complete(task, succeeded: false, failure: false, into: &actions)
+            }
+        }
+    }
+
+    /// Starts the most urgent ready tasks while the global limit and their queues' limits allow.
+    private mutating func fillSlots(into actions: inout [Action]) {
+        guard !isSuspended, cancelReason == nil else { return }
+        while running < globalLimit {
+            var best: (queue: Int, key: PriorityQueue.Key)?
+            for queue in ready.indices where runningInQueue[queue] < queueLimits[queue] {
+                if let key = ready[queue].peek(), best.map({ key < $0.key }) ?? true { best = (queue, key) }
+            }
+            guard let best, let task = ready[best.queue].pop() else { return }
+            running += 1
+            runningInQueue[best.queue] += 1
+            actions.append(.start(task))
+        }
+    }
+
+    private mutating func finishIfDone(into actions: inout [Action]) {
+        guard finishedCount == tasks.count, running == 0 else { return }
+        finishedCount += 1  // report once
+        let status: RunStatus = cancelReason != nil ? .cancelled : sawFailure ? .failed : .succeeded
+        actions.append(.finish(status))
+    }
+}

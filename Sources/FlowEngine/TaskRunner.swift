@@ -1,0 +1,60 @@
+import FlowModel
+import FlowPlanning
+
+/// Runs one attempt of a task: the only way the engine reaches processes, files or the network.
+///
+/// Implementation requirements: call `events.output` and `events.progress` only between the
+/// start and `completion`, and `completion` exactly once, after the last of them.
+public protocol TaskRunner: Sendable {
+    func startAttempt(
+        of task: PlannedTask, attempt: Int, events: AttemptEvents,
+        completion: @escaping @Sendable (AttemptResult) -> Void
+    ) -> any RunningAttempt
+}
+
+/// What an attempt reports while it runs.
+public struct AttemptEvents: Sendable {
+    public var output: @Sendable (OutputStream, String) -> Void
+    public var progress: @Sendable (_ done: Int64, _ total: Int64?, ProgressUnit) -> Void
+
+    public init(
+        output: @escaping @Sendable (OutputStream, String) -> Void,
+        progress: @escaping @Sendable (Int64, Int64?, ProgressUnit) -> Void
+    ) {
+        self.output = output
+        self.progress = progress
+    }
+}
+
+/// How one attempt ended.
+public enum AttemptResult: Sendable, Equatable {
+    case succeeded
+    /// `exitCode` is the shell's exit status when it exited on its own.
+    case failed(reason: String, exitCode: Int?)
+}
+
+/// A running attempt the engine can stop.
+public protocol RunningAttempt: Sendable {
+    /// Asks the attempt to stop (SIGTERM to a process group), then forces it after `grace` seconds.
+    func terminate(grace: Double)
+    /// Stops the attempt at once (SIGKILL).
+    func kill()
+}
+
+/// Completes every attempt at once without doing anything: measures the engine alone.
+public struct NoopRunner: TaskRunner {
+    public init() {}
+
+    public func startAttempt(
+        of task: PlannedTask, attempt: Int, events: AttemptEvents,
+        completion: @escaping @Sendable (AttemptResult) -> Void
+    ) -> any RunningAttempt {
+        completion(.succeeded)
+        return Finished()
+    }
+
+    struct Finished: RunningAttempt {
+        func terminate(grace: Double) {}
+        func kill() {}
+    }
+}

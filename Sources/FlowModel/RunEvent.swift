@@ -1,0 +1,99 @@
+/// One lifecycle change of a run, as the event stream carries it.
+///
+/// The engine emits kinds; the event bus stamps `seq` (from 1, no gaps) and `time`, and hands
+/// each event to every sink, one at a time.
+public struct RunEvent: Sendable {
+    public var seq: Int
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public var timeMilliseconds: Int64
+    public var kind: Kind
+
+    public init(seq: Int, timeMilliseconds: Int64, kind: Kind) {
+        self.seq = seq
+        self.timeMilliseconds = timeMilliseconds
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable, Equatable {
+        case workflowStarted(workflow: String, file: String, tasks: Int, concurrency: Int)
+        case taskReady(task: TaskID)
+        case taskStarted(task: TaskID, attempt: Int, kind: String)
+        case taskOutput(task: TaskID, stream: OutputStream, line: String)
+        case taskProgress(task: TaskID, done: Int64, total: Int64?, unit: ProgressUnit)
+        case taskRetrying(task: TaskID, attempt: Int, delayMilliseconds: Int64, reason: String)
+        case taskSucceeded(task: TaskID, attempts: Int, durationMilliseconds: Int64)
+        case taskFailed(task: TaskID, attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?)
+        case taskCancelled(task: TaskID, reason: String)
+        case taskSkipped(task: TaskID, reason: String)
+        case queueSuspended
+        case queueResumed
+        case workflowFinished(workflow: String, status: RunStatus, durationMilliseconds: Int64, counts: FinalCounts)
+    }
+
+    /// The event's name in the stream, such as `task.started`.
+    public var name: String {
+        switch kind {
+        case .workflowStarted: "workflow.started"
+        case .taskReady: "task.ready"
+        case .taskStarted: "task.started"
+        case .taskOutput: "task.output"
+        case .taskProgress: "task.progress"
+        case .taskRetrying: "task.retrying"
+        case .taskSucceeded: "task.succeeded"
+        case .taskFailed: "task.failed"
+        case .taskCancelled: "task.cancelled"
+        case .taskSkipped: "task.skipped"
+        case .queueSuspended: "queue.suspended"
+        case .queueResumed: "queue.resumed"
+        case .workflowFinished: "workflow.finished"
+        }
+    }
+
+    /// The task the event is about, if any.
+    public var task: TaskID? {
+        switch kind {
+        case .taskReady(let task), .taskStarted(let task, _, _), .taskOutput(let task, _, _),
+            .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _), .taskSucceeded(let task, _, _),
+            .taskFailed(let task, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+            task
+        case .workflowStarted, .queueSuspended, .queueResumed, .workflowFinished:
+            nil
+        }
+    }
+}
+
+public enum OutputStream: String, Sendable {
+    case stdout, stderr
+}
+
+public enum ProgressUnit: String, Sendable {
+    case bytes, entries
+}
+
+/// How a run ended.
+public enum RunStatus: String, Sendable {
+    case succeeded, failed, cancelled
+}
+
+/// The number of tasks in each final state.
+public struct FinalCounts: Sendable, Equatable {
+    public var succeeded = 0
+    public var failed = 0
+    public var cancelled = 0
+    public var skipped = 0
+    public init() {}
+}
+
+/// Receives every event of a run, in `seq` order, one call at a time.
+///
+/// Implementation requirements: `receive` is called from one serial queue; a sink needs no lock
+/// for its own state, and must not block for long (it holds up every other sink).
+public protocol EventSink: AnyObject, Sendable {
+    func receive(_ event: RunEvent)
+    /// Called once after `workflow.finished`: write summaries, flush files.
+    func finish()
+}
+
+extension EventSink {
+    public func finish() {}
+}

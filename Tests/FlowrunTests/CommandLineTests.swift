@@ -1,0 +1,17 @@
+import Foundation
+import Testing
+
+@Suite struct CommandLineTests {
+    @Test func validFileIsReportedOK() throws {
+        let result = try FlowrunBinary.run(["validate", "workflows/upgrade.yaml"], in: FlowrunBinary.repositoryRoot)
+        #expect(result.stderr == "")
+        #expect(result.stdout.hasPrefix("workflows/upgrade.yaml: ok ("))
+        #expect(result.status == 0)
+    }
+
+    @Test func unknownOptionIsAUsageErrorWithStatus2() throws {
+        let result = try FlowrunBinary.run(["validate", "--bogus"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("Unknown option '--bogus'"))
+    }
+}
