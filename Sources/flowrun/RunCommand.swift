@@ -1,5 +1,8 @@
 import ArgumentParser
+import FlowActions
 import FlowConsole
+import FlowEngine
+import FlowModel
 import FlowPlanning
 import Foundation
 
@@ -8,7 +11,16 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a workflow: every task, or the named tasks and everything they need.",
-        discussion: "With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder."
+        discussion: """
+            With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder.
+
+            While it runs: Ctrl-C (SIGINT) or SIGTERM cancels (running tasks get SIGTERM, then \
+            SIGKILL after --grace seconds; a second Ctrl-C kills at once); SIGUSR1 pauses the \
+            queues (running tasks go on, none starts) and SIGUSR2 resumes them.
+
+            Exit status: 0 every task succeeded; 1 a task failed; 2 invalid file or usage; \
+            130 interrupted (SIGINT); 143 terminated (SIGTERM).
+            """
     )
 
     @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"))
@@ -25,22 +37,105 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var workflow: WorkflowOptions
 
+    @Flag(help: "After a failure, keep starting tasks that do not depend on it (as fail_fast: false).")
+    var keepGoing = false
+
+    @Option(help: ArgumentHelp("Seconds a cancelled task has between SIGTERM and SIGKILL.", valueName: "SECONDS"))
+    var grace: Double = 10
+
+    @Option(help: ArgumentHelp("How to show the run: human (live view; default on a terminal), plain (one line per event; default otherwise) or jsonl.", valueName: "MODE"))
+    var events: EventsMode?
+
+    @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"))
+    var eventsFile: String?
+
+    @Option(help: ArgumentHelp("Write a JUnit XML report (one testcase per task) to this file.", valueName: "PATH"))
+    var junit: String?
+
     @Flag(help: "Do not use colour (also: the NO_COLOR variable).")
     var noColor = false
 
+    /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
+    @Flag(help: .private)
+    var engineOnly = false
+
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("-j/--concurrency must be at least 1") }
+        if grace < 0 { throw ValidationError("--grace must be 0 or more seconds") }
     }
 
     func run() throws {
         let file = try file ?? WorkflowInput.defaultFile()
         let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
-        guard dryRun else {
-            throw ValidationError("running workflows is not built yet (the engine comes next); use --dry-run to see the plan")
-        }
         let environment = ProcessInfo.processInfo.environment
-        let style = Style(enabled: Terminal.usesColor(1, environment: environment, noColorFlag: noColor))
-        FileHandle.standardOutput.write(Data(PlanPrinter(style: style).render(plan).utf8))
+        guard !dryRun else {
+            let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
+            FileHandle.standardOutput.write(Data(PlanPrinter(style: style).render(plan).utf8))
+            return
+        }
+        if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
+        let (sinks, junitReport) = try sinks(environment: environment)
+        let bus = EventBus(sinks: sinks)
+        let runner: any TaskRunner = engineOnly ? NoopRunner() : ShellRunner(processEnvironment: environment)
+        let engine = Engine(plan: plan, runner: runner, bus: bus, options: Engine.Options(
+            concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
+        let signals = RunSignals(engine: engine)
+        let status = engine.run()
+        if let failure = junitReport?.failure {
+            FileHandle.standardError.write(Data("flowrun: error: cannot write the JUnit report: \(failure)\n".utf8))
+        }
+        switch (status, signals.cancellingSignal) {
+        case (.succeeded, _): return
+        case (.failed, _): throw ExitStatus.taskFailed
+        case (.cancelled, SIGTERM): throw ExitStatus.terminated
+        case (.cancelled, _): throw ExitStatus.interrupted
+        }
+    }
+
+    /// The console on stdout, plus the files asked for; the JUnit report is also returned so
+    /// that a failure to write it can be told after the run.
+    private func sinks(environment: [String: String]) throws -> (sinks: [any EventSink], junit: JUnitReport?) {
+        let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
+        let color = Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor)
+        var sinks: [any EventSink] = []
+        switch events ?? (interactive ? .human : .plain) {
+        case .jsonl:
+            sinks.append(JSONLinesSink(descriptor: STDOUT_FILENO))
+        case .plain:
+            sinks.append(PlainLog(descriptor: STDOUT_FILENO, githubActions: PlainLog.isGitHubActions(environment)))
+        case .human:
+            sinks.append(LiveConsole(descriptor: STDOUT_FILENO, style: Style(enabled: color)))
+        }
+        if let eventsFile {
+            do {
+                sinks.append(try JSONLinesSink(creatingFileAt: eventsFile))
+            } catch {
+                throw CommandFailure("cannot write the events file: \(error)")
+            }
+        }
+        var report: JUnitReport?
+        if let junit {
+            do {
+                report = try JUnitReport(path: junit)
+            } catch {
+                throw CommandFailure("cannot write the JUnit report: \(error)")
+            }
+            sinks.append(report!)
+        }
+        return (sinks, report)
+    }
+
+    /// Only shell tasks run in this version; a plan with another action is refused before
+    /// anything starts, rather than failing half-way.
+    static func refuseUnsupportedActions(in plan: Plan) throws {
+        let unsupported = plan.tasks.filter { $0.spec.action.kind != "shell" }
+        guard let first = unsupported.first else { return }
+        let list = unsupported.prefix(5).map { "'\($0.id)' (\($0.spec.action.kind), \($0.spec.location))" }.joined(separator: ", ")
+        throw CommandFailure("""
+            this flowrun runs shell tasks only; download, decompress and combine come in a later version. \
+            Not runnable: \(list)\(unsupported.count > 5 ? " and \(unsupported.count - 5) more" : ""). \
+            Use --dry-run to see the plan\(first.spec.action.kind == "shell" ? "" : ", or name only shell tasks to run")
+            """)
     }
 }

@@ -1,0 +1,185 @@
+import FlowModel
+import Foundation
+
+/// Writes a JUnit XML report when the run is over: `--junit PATH`, for CI systems that show tests.
+///
+/// One `<testsuite>` named after the workflow, with one `<testcase>` per task, in the order
+/// the tasks first appeared in the stream:
+///
+/// ```xml
+/// <?xml version="1.0" encoding="UTF-8"?>
+/// <testsuites name="upgrade" tests="3" failures="1" errors="0" skipped="1" time="4.600">
+///   <testsuite name="upgrade" tests="3" failures="1" errors="0" skipped="1" time="4.600">
+///     <testcase classname="upgrade" name="fetch" time="1.300"/>
+///     <testcase classname="upgrade" name="build" time="3.100">
+///       <failure message="exited with status 2">last lines of output</failure>
+///     </testcase>
+///     <testcase classname="upgrade" name="test" time="0.000">
+///       <skipped message="needs 'build', which did not succeed"/>
+///     </testcase>
+///   </testsuite>
+/// </testsuites>
+/// ```
+///
+/// A failure's body holds the last `outputLines` lines of the task's output, stdout and stderr
+/// interleaved as they came (with a marker where a new attempt began); cancelled tasks are
+/// reported as skipped, with the reason. Text is escaped for XML, and characters XML 1.0 cannot
+/// hold (most C0 controls, U+FFFE, U+FFFF) are dropped, with terminal escape sequences.
+///
+/// The temporary file is created by the initialiser, beside the report, so that a report that
+/// cannot be written is refused before the run starts; `finish()` writes it and renames it over
+/// the path, so that a reader never sees half a report.
+///
+/// - Warning: the state is behind a `LockedState`; the bus calls `receive` from one queue anyway.
+public final class JUnitReport: EventSink {
+    /// How many of a task's last output lines a failure shows.
+    public static let outputLines = 50
+    /// Output lines longer than this are cut, so that 50 lines stay a readable size.
+    static let maximumLineLength = 2000
+
+    public let path: String
+    private let temporaryPath: String
+    private let writer: DescriptorWriter
+    private let state = LockedState(State())
+    private let failureMessage = LockedState<String?>(nil)
+
+    private struct State {
+        var workflow = ""
+        var durationMilliseconds: Int64?
+        var order: [TaskID] = []
+        var cases: [TaskID: TestCase] = [:]
+
+        /// Gives `task` a test case, in first-seen order.
+        mutating func touch(_ task: TaskID) {
+            guard cases[task] == nil else { return }
+            cases[task] = TestCase()
+            order.append(task)
+        }
+    }
+
+    private struct TestCase {
+        var startedAt: Int64?
+        var result: Result?
+        /// The last lines of output, oldest first once `output.count` reaches the limit at `next`.
+        var output: [String] = []
+        var next = 0
+
+        enum Result {
+            case succeeded(durationMilliseconds: Int64)
+            case failed(durationMilliseconds: Int64, reason: String)
+            case skipped(durationMilliseconds: Int64, reason: String)
+        }
+
+        mutating func append(_ line: String) {
+            let line = line.count > JUnitReport.maximumLineLength ? String(line.prefix(JUnitReport.maximumLineLength)) + "…" : line
+            if output.count < JUnitReport.outputLines {
+                output.append(line)
+            } else {
+                output[next] = line
+                next = (next + 1) % JUnitReport.outputLines
+            }
+        }
+
+        var lastLines: [String] { Array(output[next...] + output[..<next]) }
+    }
+
+    /// Creates the temporary file beside `path`, or throws if the folder does not let it.
+    public init(path: String) throws(DescriptorWriter.OpenError) {
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        temporaryPath = "\(folder)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        writer = try DescriptorWriter(creatingFileAt: temporaryPath)
+    }
+
+    /// Why the report could not be written, once `finish()` has tried; nil if it was written.
+    public var failure: String? { failureMessage.withLock { $0 } }
+
+    public func receive(_ event: RunEvent) {
+        state.withLock { state in
+            switch event.kind {
+            case .workflowStarted(let workflow, _, _, _):
+                state.workflow = workflow
+            case .taskReady(let task):
+                state.touch(task)
+            case .taskStarted(let task, let attempt, _):
+                state.touch(task)
+                if state.cases[task]?.startedAt == nil { state.cases[task]?.startedAt = event.timeMilliseconds }
+                if attempt > 1 { state.cases[task]?.append("--- attempt \(attempt) ---") }
+            case .taskOutput(let task, _, let line):
+                state.touch(task)
+                state.cases[task]?.append(line)
+            case .taskSucceeded(let task, _, let duration):
+                state.touch(task)
+                state.cases[task]?.result = .succeeded(durationMilliseconds: duration)
+                state.cases[task]?.output = []  // only failures show output
+            case .taskFailed(let task, _, let duration, let reason, _):
+                state.touch(task)
+                state.cases[task]?.result = .failed(durationMilliseconds: duration, reason: reason)
+            case .taskCancelled(let task, let reason), .taskSkipped(let task, let reason):
+                state.touch(task)
+                let duration = state.cases[task]?.startedAt.map { event.timeMilliseconds - $0 } ?? 0
+                state.cases[task]?.result = .skipped(durationMilliseconds: duration, reason: reason)
+                state.cases[task]?.output = []
+            case .workflowFinished(let workflow, _, let duration, _):
+                state.workflow = workflow
+                state.durationMilliseconds = duration
+            case .taskProgress, .taskRetrying, .queueSuspended, .queueResumed:
+                break
+            }
+        }
+    }
+
+    /// Writes the report to the temporary file and renames it over `path`.
+    public func finish() {
+        let document = state.withLock { Self.document($0) }
+        writer.write(document)
+        writer.close()
+        guard rename(temporaryPath, path) == 0 else {
+            let message = "cannot write the JUnit report to \(path): \(String(cString: strerror(errno)))"
+            unlink(temporaryPath)
+            failureMessage.withLock { $0 = message }
+            return
+        }
+    }
+
+    private static func document(_ state: State) -> String {
+        var tests = 0, failures = 0, skipped = 0
+        var body = ""
+        let suite = XMLText.escaped(state.workflow)
+        for task in state.order {
+            guard let testCase = state.cases[task] else { continue }
+            tests += 1
+            let opening = "    <testcase classname=\"\(suite)\" name=\"\(XMLText.escaped(task))\""
+            switch testCase.result {
+            case .succeeded(let duration):
+                body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\"/>\n"
+            case .failed(let duration, let reason):
+                failures += 1
+                let output = testCase.lastLines.map { XMLText.escaped($0, isAttribute: false) + "\n" }.joined()
+                body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\">\n"
+                body += "      <failure message=\"\(XMLText.escaped(reason))\">\(output)</failure>\n"
+                body += "    </testcase>\n"
+            case .skipped(let duration, let reason):
+                skipped += 1
+                body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\">\n"
+                body += "      <skipped message=\"\(XMLText.escaped(reason))\"/>\n"
+                body += "    </testcase>\n"
+            case nil:
+                // Never reached a final state: the run broke off. Counted as skipped, honestly labelled.
+                skipped += 1
+                body += "\(opening) time=\"0.000\">\n      <skipped message=\"did not finish\"/>\n    </testcase>\n"
+            }
+        }
+        let time = DurationText.seconds(milliseconds: state.durationMilliseconds ?? 0)
+        let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\""
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="\(suite)" \(counts)>
+              <testsuite name="\(suite)" \(counts)>
+            \(body)  </testsuite>
+            </testsuites>
+
+            """
+    }
+}

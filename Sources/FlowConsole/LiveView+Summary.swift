@@ -1,0 +1,76 @@
+import FlowModel
+
+extension LiveView {
+    /// The table printed when the run is over, then the reasons of the failures, then the final line:
+    ///
+    /// ```
+    ///
+    /// task   result     duration  attempts
+    /// fetch  succeeded      1.3s         2
+    /// build  failed         3.1s         1
+    /// test   skipped           -         -
+    ///
+    /// build failed: exited with status 2
+    ///
+    /// workflow upgrade failed in 4.6s: 1 succeeded, 1 failed, 1 skipped
+    /// ```
+    ///
+    /// Rows come in the order the tasks ended. Cancelled tasks' reasons are listed with the
+    /// failures; a skipped task's reason names the task it needed, which is already in the table.
+    func summary(now: Int64) -> String {
+        let header = ["task", "result", "duration", "attempts"]
+        let rows = results.map { result in
+            [result.task, result.outcome.rawValue,
+             result.durationMilliseconds.map { DurationText.string(milliseconds: $0) } ?? "-",
+             result.attempts.map { String($0) } ?? "-"]
+        }
+        var widths = header.map(\.count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        var text = ""
+        if !rows.isEmpty {
+            text += "\n" + style.bold(line(header, widths: widths)) + "\n"
+            for (row, result) in zip(rows, results) {
+                text += line(row, widths: widths, outcome: result.outcome) + "\n"
+            }
+        }
+        let explained = results.filter { $0.outcome == .failed || $0.outcome == .cancelled }
+        if !explained.isEmpty {
+            text += "\n"
+            for result in explained {
+                let label = "\(result.task) \(result.outcome.rawValue)"
+                text += "\(result.outcome == .failed ? style.red(label) : style.yellow(label)): \(ConsoleText.sanitized(result.reason ?? ""))\n"
+            }
+        }
+        if !text.isEmpty { text += "\n" }
+        text += finalLine(now: now) + "\n"
+        return text
+    }
+
+    /// The columns padded to `widths`: names to the left, numbers to the right; the result coloured.
+    private func line(_ cells: [String], widths: [Int], outcome: TaskResult.Outcome? = nil) -> String {
+        let result = Self.rightPadded(cells[1], widths[1])
+        let coloured = switch outcome {
+        case .succeeded: style.green(result)
+        case .failed: style.red(result)
+        case .cancelled: style.yellow(result)
+        case .skipped: style.dim(result)
+        case nil: result
+        }
+        return "\(Self.rightPadded(cells[0], widths[0]))  \(coloured)  \(Self.leftPadded(cells[2], widths[2]))  \(Self.leftPadded(cells[3], widths[3]))"
+    }
+
+    /// The workflow's last line, from `workflow.finished`; from the results so far if the run broke off.
+    private func finalLine(now: Int64) -> String {
+        let status = finish?.status ?? (counts.failed > 0 ? .failed : .cancelled)
+        let text = SummaryText.finished(workflow: workflow, status: status,
+                                        durationMilliseconds: finish?.durationMilliseconds ?? now - (startedAt ?? now),
+                                        counts: counts)
+        switch status {
+        case .succeeded: return style.green(text)
+        case .failed: return style.red(text)
+        case .cancelled: return style.yellow(text)
+        }
+    }
+}

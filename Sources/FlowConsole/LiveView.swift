@@ -1,0 +1,245 @@
+import FlowModel
+
+/// What the live view shows, as a value: the events recorded so far, turned into lines on demand.
+///
+/// The pure half of `LiveConsole`, which owns the terminal, the timer and the lock: recording
+/// an event only updates a few fields and appends to a list (the bus must not wait on the
+/// terminal), and the text is made when a frame is drawn. Tested without a terminal or a clock.
+struct LiveView {
+    /// The most output lines held between two frames; beyond them lines are counted, not kept,
+    /// so that a task printing faster than the terminal can scroll cannot grow memory without bound.
+    static let outputLinesPerFrame = 10_000
+    /// The most executing tasks listed; the others are counted on one line.
+    static let maximumTaskLines = 20
+    /// The width of a progress bar, in columns.
+    static let barWidth = 20
+
+    let style: Style
+    private(set) var workflow = ""
+    private(set) var total = 0
+    private(set) var startedAt: Int64?
+    private var running: [TaskID: Running] = [:]
+    private var nextOrder = 0
+    private(set) var counts = FinalCounts()
+    private var suspended = false
+    /// Lines to print above the live area at the next frame, not yet rendered.
+    private var notes: [Note] = []
+    private var outputNotes = 0
+    private var droppedOutput = 0
+    /// Every task that reached its final state, in the order they did.
+    private(set) var results: [TaskResult] = []
+    private(set) var finish: (status: RunStatus, durationMilliseconds: Int64)?
+    /// How many events were recorded.
+    private(set) var recorded = 0
+
+    init(style: Style) {
+        self.style = style
+    }
+
+    /// A task between its `task.started` and its final event.
+    private struct Running {
+        var order: Int
+        var startedAt: Int64
+        var attempt: Int
+        var progress: (done: Int64, total: Int64?, unit: ProgressUnit)?
+        /// When the next attempt starts, while the task waits to retry.
+        var retryAt: Int64?
+    }
+
+    /// A line to print above the live area.
+    enum Note {
+        case workflowStarted(workflow: String, tasks: Int, concurrency: Int)
+        case output(TaskID, OutputStream, String)
+        case retrying(TaskID, attempt: Int, delayMilliseconds: Int64, reason: String)
+        case result(TaskResult)
+        case queue(suspended: Bool)
+        case droppedOutput(Int)
+    }
+
+    /// How one task ended, for its line as it happens and its row in the summary.
+    struct TaskResult {
+        enum Outcome: String { case succeeded, failed, cancelled, skipped }
+        var task: TaskID
+        var outcome: Outcome
+        /// Nil for a task that never started.
+        var durationMilliseconds: Int64?
+        var attempts: Int?
+        var reason: String?
+    }
+
+    mutating func record(_ event: RunEvent) {
+        recorded += 1
+        switch event.kind {
+        case .workflowStarted(let workflow, _, let tasks, let concurrency):
+            self.workflow = workflow
+            total = tasks
+            startedAt = event.timeMilliseconds
+            notes.append(.workflowStarted(workflow: workflow, tasks: tasks, concurrency: concurrency))
+        case .taskReady:
+            break
+        case .taskStarted(let task, let attempt, _):
+            if var current = running[task] {
+                current.attempt = attempt
+                current.retryAt = nil
+                current.progress = nil
+                running[task] = current
+            } else {
+                running[task] = Running(order: nextOrder, startedAt: event.timeMilliseconds, attempt: attempt)
+                nextOrder += 1
+            }
+        case .taskOutput(let task, let stream, let line):
+            guard outputNotes < Self.outputLinesPerFrame else {
+                droppedOutput += 1
+                return
+            }
+            outputNotes += 1
+            notes.append(.output(task, stream, line))
+        case .taskProgress(let task, let done, let total, let unit):
+            running[task]?.progress = (done, total, unit)
+        case .taskRetrying(let task, let attempt, let delay, let reason):
+            running[task]?.retryAt = event.timeMilliseconds + delay
+            notes.append(.retrying(task, attempt: attempt, delayMilliseconds: delay, reason: reason))
+        case .taskSucceeded(let task, let attempts, let duration):
+            counts.succeeded += 1
+            ended(TaskResult(task: task, outcome: .succeeded, durationMilliseconds: duration, attempts: attempts))
+        case .taskFailed(let task, let attempts, let duration, let reason, _):
+            counts.failed += 1
+            ended(TaskResult(task: task, outcome: .failed, durationMilliseconds: duration, attempts: attempts, reason: reason))
+        case .taskCancelled(let task, let reason):
+            counts.cancelled += 1
+            // No duration in the event: the time since it started, if it did.
+            let current = running[task]
+            ended(TaskResult(task: task, outcome: .cancelled,
+                             durationMilliseconds: current.map { event.timeMilliseconds - $0.startedAt },
+                             attempts: current?.attempt, reason: reason))
+        case .taskSkipped(let task, let reason):
+            counts.skipped += 1
+            ended(TaskResult(task: task, outcome: .skipped, reason: reason))
+        case .queueSuspended, .queueResumed:
+            suspended = event.kind == .queueSuspended
+            notes.append(.queue(suspended: suspended))
+        case .workflowFinished(_, let status, let duration, _):
+            finish = (status, duration)
+        }
+    }
+
+    private mutating func ended(_ result: TaskResult) {
+        running[result.task] = nil
+        results.append(result)
+        notes.append(.result(result))
+    }
+
+    /// The notes since the last call, to render and print above the live area.
+    mutating func takeNotes() -> [Note] {
+        var taken: [Note] = []
+        swap(&taken, &notes)
+        if droppedOutput > 0 { taken.append(.droppedOutput(droppedOutput)) }
+        outputNotes = 0
+        droppedOutput = 0
+        return taken
+    }
+
+    // MARK: Rendering
+
+    /// The live area at `now`: a line per executing task (the longest-running first), then the
+    /// counter; each at most `columns - 1` wide, so that no terminal wraps it; empty before the run.
+    func liveLines(now: Int64, columns: Int, rows: Int) -> [String] {
+        guard let startedAt else { return [] }
+        let width = max(columns - 1, 10)
+        let shown = running.sorted { $0.value.order < $1.value.order }.prefix(min(Self.maximumTaskLines, max(rows - 3, 1)))
+        let idWidth = min(shown.map(\.key.count).max() ?? 0, 32)
+        var lines: [String] = []
+        for (task, current) in shown {
+            var line = LiveLine(width: width, style: style)
+            line.append("  ")
+            line.append(Self.rightPadded(task, idWidth), .bold)
+            line.append("  ")
+            if let retryAt = current.retryAt {
+                line.append("retry in \(DurationText.string(milliseconds: retryAt - now)) (attempt \(current.attempt) failed)", .yellow)
+            } else {
+                line.append(Self.leftPadded(DurationText.string(milliseconds: now - current.startedAt), 6))
+                if current.attempt > 1 { line.append("  attempt \(current.attempt)", .dim) }
+                if let progress = current.progress { appendProgress(progress, to: &line) }
+            }
+            lines.append(line.text)
+        }
+        if running.count > shown.count {
+            var line = LiveLine(width: width, style: style)
+            line.append("  … and \(running.count - shown.count) more", .dim)
+            lines.append(line.text)
+        }
+        let done = counts.succeeded + counts.failed + counts.cancelled + counts.skipped
+        var counter = LiveLine(width: width, style: style)
+        counter.append("\(done)/\(total) done", .bold)
+        counter.append(", \(running.count) running")
+        if counts.failed > 0 { counter.append(", \(counts.failed) failed", .red) }
+        counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
+        if suspended { counter.append(" · queue suspended (SIGUSR2 resumes)", .yellow) }
+        lines.append(counter.text)
+        return lines
+    }
+
+    private func appendProgress(_ progress: (done: Int64, total: Int64?, unit: ProgressUnit), to line: inout LiveLine) {
+        line.append("  ")
+        guard let total = progress.total, total > 0 else {
+            line.append(ProgressText.amount(progress.done, unit: progress.unit))
+            return
+        }
+        let percent = ProgressText.percent(done: progress.done, total: total)
+        let filled = Int(percent) * Self.barWidth / 100
+        line.append(String(repeating: "█", count: filled), .cyan)
+        line.append(String(repeating: "░", count: Self.barWidth - filled), .dim)
+        line.append("  \(ProgressText.string(done: progress.done, total: total, unit: progress.unit))")
+    }
+
+    /// The lines of `notes`, each ending in a newline. Task text passes through `ConsoleText`:
+    /// an escape sequence from a task would otherwise move the cursor the live area counts on.
+    static func render(_ notes: [Note], style: Style) -> String {
+        var text = ""
+        for note in notes {
+            switch note {
+            case .workflowStarted(let workflow, let tasks, let concurrency):
+                text += style.dim(SummaryText.started(workflow: workflow, tasks: tasks, concurrency: concurrency))
+            case .output(let task, let stream, let line):
+                let sanitized = ConsoleText.sanitized(line)
+                text += stream == .stdout ? style.dim("\(task) |") : style.yellow("\(task) !")
+                if !sanitized.isEmpty { text += " \(sanitized)" }
+            case .retrying(let task, let attempt, let delay, let reason):
+                text += style.yellow("↻ \(task) retrying in \(DurationText.string(milliseconds: delay))")
+                text += ": \(ConsoleText.sanitized(reason)) (attempt \(attempt) failed)"
+            case .result(let result):
+                text += resultLine(result, style: style)
+            case .queue(let suspended):
+                text += style.yellow(suspended ? "queue suspended: no task starts until SIGUSR2" : "queue resumed")
+            case .droppedOutput(let count):
+                text += style.yellow("… \(count) lines of output not shown: more than the terminal could keep up with (--events plain shows every line)")
+            }
+            text += "\n"
+        }
+        return text
+    }
+
+    /// `✓ build 1.2s`, `✗ build failed: exited with status 2`, and so on.
+    private static func resultLine(_ result: TaskResult, style: Style) -> String {
+        let reason = ConsoleText.sanitized(result.reason ?? "")
+        switch result.outcome {
+        case .succeeded:
+            let attempts = (result.attempts ?? 1) > 1 ? " (\(result.attempts ?? 1) attempts)" : ""
+            return "\(style.green("✓")) \(result.task) \(style.dim(DurationText.string(milliseconds: result.durationMilliseconds ?? 0) + attempts))"
+        case .failed:
+            return "\(style.red("✗ \(result.task) failed")): \(reason)"
+        case .cancelled:
+            return "\(style.yellow("⊘ \(result.task) cancelled")): \(reason)"
+        case .skipped:
+            return style.dim("- \(result.task) skipped: \(reason)")
+        }
+    }
+
+    static func rightPadded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func leftPadded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+}

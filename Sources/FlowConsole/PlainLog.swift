@@ -1,0 +1,188 @@
+import FlowModel
+import Foundation
+
+/// Writes one line per event, without ANSI codes: `--events plain`, for CI and pipes.
+///
+/// ```
+/// workflow upgrade: 3 tasks, concurrency 2
+/// [fetch] started (shell)
+/// [fetch] | downloading index
+/// [fetch] ! warning: slow mirror
+/// [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
+/// [fetch] succeeded in 1.3s after 2 attempts
+/// [build] failed in 3.1s: exited with status 2
+/// [test] skipped: needs 'build', which did not succeed
+/// workflow upgrade failed in 4.6s: 1 succeeded, 1 failed, 1 skipped
+/// ```
+///
+/// Every line that belongs to a task starts with `[TASK]`, so that the lines of concurrent
+/// tasks stay readable when they interleave (and `grep '^\[fetch\]'` untangles them); output
+/// lines are marked `|` (stdout) or `!` (stderr). `task.ready` is not shown, and `task.progress`
+/// at most once every 5 seconds per task, measured on the events' own times. Text from tasks
+/// passes through `ConsoleText`, so that no escape sequence of theirs reaches the log either.
+///
+/// Under GitHub Actions (`githubActions: true`), each task that starts gets a `::group::` fold
+/// of its own. Groups cannot nest or interleave, so a task's lines are held until it ends and
+/// then written as one block: the group (started line, output, progress and retries), then,
+/// outside the fold so that it shows when folded, its final line, and for a failure an
+/// `::error` annotation. A task that writes more than `groupFlushBytes` has its group written
+/// in parts (the later ones titled `TASK (continued)`), so memory stays bounded.
+///
+/// - Warning: the state is behind a `LockedState`; the bus calls `receive` from one queue anyway.
+public final class PlainLog: EventSink {
+    /// The shortest time between two progress lines of one task.
+    public static let progressInterval: Int64 = 5000
+    /// How much of one task's lines is held, under GitHub Actions, before a part is written.
+    public static let groupFlushBytes = 1 << 20
+
+    private let writer: DescriptorWriter
+    private let githubActions: Bool
+    private let state = LockedState(State())
+
+    private struct State {
+        /// The time of the last progress line written, per task.
+        var lastProgress: [TaskID: Int64] = [:]
+        /// The lines held for each task's fold, under GitHub Actions.
+        var groups: [TaskID: Group] = [:]
+    }
+
+    private struct Group {
+        var title: String
+        var lines = ""
+    }
+
+    public init(writer: DescriptorWriter, githubActions: Bool = false) {
+        self.writer = writer
+        self.githubActions = githubActions
+    }
+
+    /// Writes to `descriptor` (such as `STDOUT_FILENO`), which the caller keeps open.
+    public convenience init(descriptor: Int32, githubActions: Bool = false) {
+        self.init(writer: DescriptorWriter(descriptor: descriptor), githubActions: githubActions)
+    }
+
+    /// Whether the environment is a GitHub Actions runner (`GITHUB_ACTIONS=true`).
+    public static func isGitHubActions(_ environment: [String: String]) -> Bool {
+        environment["GITHUB_ACTIONS"] == "true"
+    }
+
+    public func receive(_ event: RunEvent) {
+        // Written under the lock, so that lines keep the order of the events even if a caller
+        // broke the one-queue contract; the lock is never contended otherwise.
+        state.withLock { state in
+            if case .taskProgress(let task, _, _, _) = event.kind {
+                if let last = state.lastProgress[task], event.timeMilliseconds - last < Self.progressInterval { return }
+                state.lastProgress[task] = event.timeMilliseconds
+            }
+            if Self.isFinal(event.kind), let task = event.task { state.lastProgress[task] = nil }
+            guard let line = Self.line(for: event) else { return }
+            guard githubActions, let task = event.task else {
+                writer.write(line + "\n")
+                return
+            }
+            if let text = Self.github(event, task: task, line: line, groups: &state.groups) { writer.write(text) }
+        }
+    }
+
+    /// Writes any fold still held: every task has a final event, so this is for a run that broke off.
+    public func finish() {
+        state.withLock { state in
+            let held = state.groups.values.sorted { $0.title < $1.title }.map(Self.fold).joined()
+            state.groups.removeAll()
+            if !held.isEmpty { writer.write(held) }
+        }
+    }
+
+    /// The line of `event` without its newline, or nil for an event the log does not show.
+    public static func line(for event: RunEvent) -> String? {
+        switch event.kind {
+        case .workflowStarted(let workflow, _, let tasks, let concurrency):
+            return SummaryText.started(workflow: workflow, tasks: tasks, concurrency: concurrency)
+        case .taskReady:
+            return nil
+        case .taskStarted(let task, let attempt, let kind):
+            return "[\(task)] started (\(kind)\(attempt > 1 ? ", attempt \(attempt)" : ""))"
+        case .taskOutput(let task, let stream, let line):
+            let text = ConsoleText.sanitized(line)
+            let marker = stream == .stdout ? "|" : "!"
+            return text.isEmpty ? "[\(task)] \(marker)" : "[\(task)] \(marker) \(text)"
+        case .taskProgress(let task, let done, let total, let unit):
+            return "[\(task)] \(ProgressText.string(done: done, total: total, unit: unit))"
+        case .taskRetrying(let task, let attempt, let delay, let reason):
+            let delayText = DurationText.string(milliseconds: delay)
+            return "[\(task)] retrying in \(delayText): \(ConsoleText.sanitized(reason)) (attempt \(attempt) failed)"
+        case .taskSucceeded(let task, let attempts, let duration):
+            let after = attempts > 1 ? " after \(attempts) attempts" : ""
+            return "[\(task)] succeeded in \(DurationText.string(milliseconds: duration))\(after)"
+        case .taskFailed(let task, let attempts, let duration, let reason, _):
+            let after = attempts > 1 ? " after \(attempts) attempts" : ""
+            return "[\(task)] failed\(after) in \(DurationText.string(milliseconds: duration)): \(ConsoleText.sanitized(reason))"
+        case .taskCancelled(let task, let reason):
+            return "[\(task)] cancelled: \(ConsoleText.sanitized(reason))"
+        case .taskSkipped(let task, let reason):
+            return "[\(task)] skipped: \(ConsoleText.sanitized(reason))"
+        case .queueSuspended:
+            return "queue suspended"
+        case .queueResumed:
+            return "queue resumed"
+        case .workflowFinished(let workflow, let status, let duration, let counts):
+            return SummaryText.finished(workflow: workflow, status: status, durationMilliseconds: duration, counts: counts)
+        }
+    }
+
+    private static func isFinal(_ kind: RunEvent.Kind) -> Bool {
+        switch kind {
+        case .taskSucceeded, .taskFailed, .taskCancelled, .taskSkipped: true
+        default: false
+        }
+    }
+
+    /// Under GitHub Actions: holds the line in the task's fold, or writes the fold if the task ended.
+    private static func github(_ event: RunEvent, task: TaskID, line: String, groups: inout [TaskID: Group]) -> String? {
+        switch event.kind {
+        case .taskStarted, .taskOutput, .taskProgress, .taskRetrying:
+            var group = groups[task] ?? Group(title: task)
+            group.lines += line
+            group.lines += "\n"
+            guard group.lines.utf8.count >= groupFlushBytes else {
+                groups[task] = group
+                return nil
+            }
+            groups[task] = Group(title: "\(task) (continued)")
+            return fold(group)
+        case .taskSucceeded, .taskFailed, .taskCancelled, .taskSkipped:
+            var text = groups.removeValue(forKey: task).map(fold) ?? ""
+            text += line
+            text += "\n"
+            if case .taskFailed(_, _, _, let reason, _) = event.kind {
+                text += "::error title=\(escapeProperty("\(task) failed"))::\(escapeData(reason))\n"
+            }
+            return text
+        default:
+            return line + "\n"
+        }
+    }
+
+    private static func fold(_ group: Group) -> String {
+        "::group::\(group.title)\n\(group.lines)::endgroup::\n"
+    }
+
+    /// A workflow command's message: `%`, `\r` and `\n` percent-encoded, as the runner decodes them.
+    static func escapeData(_ text: String) -> String {
+        var escaped = ""
+        for scalar in ConsoleText.sanitized(text.replacingOccurrences(of: "\r\n", with: "\n"), newlines: .keep).unicodeScalars {
+            switch scalar {
+            case "%": escaped += "%25"
+            case "\r": escaped += "%0D"
+            case "\n": escaped += "%0A"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// A workflow command's property value: as data, and `:` and `,` too.
+    static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}

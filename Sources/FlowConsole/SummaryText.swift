@@ -1,0 +1,28 @@
+import FlowModel
+
+/// The last line of a run, shared by the plain log and the live view:
+/// `workflow upgrade failed in 3.4s: 3 succeeded, 1 failed, 1 skipped`.
+enum SummaryText {
+    static func finished(workflow: String, status: RunStatus, durationMilliseconds: Int64, counts: FinalCounts) -> String {
+        "workflow \(ConsoleText.sanitized(workflow)) \(status.rawValue) in \(DurationText.string(milliseconds: durationMilliseconds)): \(self.counts(counts))"
+    }
+
+    /// The non-zero counts, in the order succeeded, failed, cancelled, skipped; `no tasks` if none.
+    static func counts(_ counts: FinalCounts) -> String {
+        let parts = [
+            (counts.succeeded, "succeeded"), (counts.failed, "failed"),
+            (counts.cancelled, "cancelled"), (counts.skipped, "skipped"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
+    }
+
+    /// The first line: `workflow upgrade: 5 tasks, concurrency 2`.
+    static func started(workflow: String, tasks: Int, concurrency: Int) -> String {
+        "workflow \(ConsoleText.sanitized(workflow)): \(self.tasks(tasks)), concurrency \(concurrency)"
+    }
+
+    /// `1 task`, `5 tasks`.
+    static func tasks(_ count: Int) -> String {
+        count == 1 ? "1 task" : "\(count) tasks"
+    }
+}

@@ -1,0 +1,115 @@
+import FlowConsole
+import FlowModel
+import Foundation
+import Testing
+
+@Suite struct PlainLogTests {
+    private func output(of script: EventScript, githubActions: Bool = false) throws -> String {
+        let file = try OutputFile()
+        defer { file.remove() }
+        script.play(into: PlainLog(writer: try file.writer(), githubActions: githubActions))
+        return try file.text()
+    }
+
+    @Test func writesOneLinePerEventWithTaskPrefixes() throws {
+        #expect(try output(of: sampleRun()) == """
+            workflow upgrade: 4 tasks, concurrency 2
+            [fetch] started (shell)
+            [build] started (shell)
+            [fetch] | downloading index
+            [build] ! warning: slow
+            [build] |
+            [fetch] 1.5 MB of 6.0 MB (25%)
+            [fetch] 4.5 MB of 6.0 MB (75%)
+            [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
+            [fetch] started (shell, attempt 2)
+            [fetch] succeeded in 7.4s after 2 attempts
+            [build] failed in 8.0s: exited with status 2
+            [test] skipped: needs 'build', which did not succeed
+            queue suspended
+            queue resumed
+            [deploy] cancelled: the run failed (fail_fast)
+            workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
+
+            """)
+    }
+
+    @Test func foldsEachTaskUnderGitHubActionsAndAnnotatesFailures() throws {
+        #expect(try output(of: sampleRun(), githubActions: true) == """
+            workflow upgrade: 4 tasks, concurrency 2
+            ::group::fetch
+            [fetch] started (shell)
+            [fetch] | downloading index
+            [fetch] 1.5 MB of 6.0 MB (25%)
+            [fetch] 4.5 MB of 6.0 MB (75%)
+            [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
+            [fetch] started (shell, attempt 2)
+            ::endgroup::
+            [fetch] succeeded in 7.4s after 2 attempts
+            ::group::build
+            [build] started (shell)
+            [build] ! warning: slow
+            [build] |
+            ::endgroup::
+            [build] failed in 8.0s: exited with status 2
+            ::error title=build failed::exited with status 2
+            [test] skipped: needs 'build', which did not succeed
+            queue suspended
+            queue resumed
+            [deploy] cancelled: the run failed (fail_fast)
+            workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
+
+            """)
+    }
+
+    @Test func neverWritesAnEscapeCharacter() throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "t", attempt: 1, kind: "shell"))
+        script.at(1, .taskOutput(task: "t", stream: .stdout, line: "\u{1B}]0;title\u{07}\u{1B}[2J\u{9B}1Aplain\u{1B}c"))
+        script.at(2, .taskFailed(task: "t", attempts: 1, durationMilliseconds: 2, reason: "bad\u{1B}[0m news\nsecond line", exitCode: 1))
+        let text = try output(of: script)
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x07 })
+        #expect(text == "[t] started (shell)\n[t] | plain\n[t] failed in 0.0s: bad news second line\n")
+    }
+
+    @Test func showsProgressAtMostEveryFiveSecondsPerTask() throws {
+        var script = EventScript()
+        for (time, task, done) in [(0, "a", 1), (100, "b", 1), (4999, "a", 2), (5000, "a", 3), (5099, "b", 2), (5100, "b", 3)] as [(Int64, TaskID, Int64)] {
+            script.at(time, .taskProgress(task: task, done: done, total: nil, unit: .entries))
+        }
+        #expect(try output(of: script) == """
+            [a] 1 entry
+            [b] 1 entry
+            [a] 3 entries
+            [b] 3 entries
+
+            """)
+    }
+
+    @Test(arguments: [
+        ("100% done", "100%25 done"),
+        ("line one\nline two", "line one%0Aline two"),
+        ("dos\r\nline", "dos%0Aline"),
+        ("a::b, c", "a::b, c"),
+    ])
+    func escapesGitHubAnnotationMessages(reason: String, expected: String) throws {
+        var script = EventScript()
+        script.at(0, .taskFailed(task: "t", attempts: 1, durationMilliseconds: 0, reason: reason, exitCode: nil))
+        let lines = try output(of: script, githubActions: true).split(separator: "\n")
+        #expect(lines.last == "::error title=t failed::\(expected)")
+    }
+
+    @Test func writesALongGroupInParts() throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "t", attempt: 1, kind: "shell"))
+        let line = String(repeating: "x", count: 1000)
+        let count = PlainLog.groupFlushBytes / 1000 + 10
+        for index in 0..<count { script.at(Int64(index), .taskOutput(task: "t", stream: .stdout, line: line)) }
+        script.at(Int64(count), .taskSucceeded(task: "t", attempts: 1, durationMilliseconds: 5))
+        let lines = try output(of: script, githubActions: true).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("::group::") } == ["::group::t", "::group::t (continued)"])
+        #expect(lines.filter { $0 == "::endgroup::" }.count == 2)
+        #expect(lines.filter { $0.hasPrefix("[t] | ") }.count == count)
+        #expect(lines.last == "[t] succeeded in 0.0s")
+    }
+}

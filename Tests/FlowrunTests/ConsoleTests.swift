@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// What a person sees: the plain log in a pipe, GitHub Actions folding, the JUnit report, and
+/// the live view on a real pseudo-terminal.
+@Suite struct ConsoleTests {
+    static let workflow = """
+        version: 1
+        concurrency: 2
+        tasks:
+          build: {shell: "echo compiling; echo careful >&2"}
+          test: {needs: build, shell: "echo 'expected <1> & got 2'; exit 4"}
+          docs: {shell: "echo docs; sleep 0.5"}
+          deploy: {needs: test, shell: "true"}
+        """
+
+    func folder() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        try Data(Self.workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        return folder
+    }
+
+    @Test func plainModeIsTheDefaultInAPipeWithTaskPrefixedLinesAndNoANSI() throws {
+        let folder = try folder()
+        let result = try FlowrunBinary.run(["flow.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": ""])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "workflow flow: 4 tasks, concurrency 2")
+        #expect(lines.contains("[build] | compiling"))
+        #expect(lines.contains("[build] ! careful"))
+        #expect(lines.contains { $0.hasPrefix("[test] failed in ") && $0.hasSuffix(": exited with status 4") })
+        #expect(lines.contains("[deploy] skipped: needs 'test', which did not succeed"))
+        #expect(lines.last?.hasPrefix("workflow flow failed in ") == true)
+        #expect(!result.stdout.contains("\u{1B}"))
+    }
+
+    @Test func underGitHubActionsEachTaskIsFoldedAndFailuresAreAnnotated() throws {
+        let folder = try folder()
+        let result = try FlowrunBinary.run(["flow.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": "true"])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("::group::") }.sorted() == ["::group::build", "::group::docs", "::group::test"])
+        #expect(lines.filter { $0 == "::endgroup::" }.count == 3)
+        let group = try #require(lines.firstIndex(of: "::group::test"))
+        #expect(lines[group + 1] == "[test] started (shell)")
+        #expect(lines[group + 2] == "[test] | expected <1> & got 2")
+        #expect(lines[group + 3] == "::endgroup::")
+        #expect(lines.contains("::error title=test failed::exited with status 4"))
+    }
+
+    @Test func theJUnitReportHasOneTestcasePerTaskWithTheFailureOutput() throws {
+        let folder = try folder()
+        let result = try FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("cannot write the JUnit report"))
+
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("report"), withIntermediateDirectories: true)
+        #expect(try FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url).status == 1)
+        // A standard parser reads it: python's ElementTree.
+        let check = try RunTests.python(["-c", """
+            import sys, xml.etree.ElementTree as ET
+            root = ET.parse(sys.argv[1]).getroot()
+            suite = root.find('testsuite')
+            print(suite.get('tests'), suite.get('failures'), suite.get('skipped'))
+            for case in suite.iter('testcase'):
+                failure, skipped = case.find('failure'), case.find('skipped')
+                state = 'failed:' + failure.get('message') + ':' + failure.text.strip() if failure is not None else 'skipped' if skipped is not None else 'ok'
+                print(case.get('name'), state)
+            """, folder.url.appendingPathComponent("report/junit.xml").path])
+        #expect(check.status == 0)
+        #expect(check.output.split(separator: "\n").sorted() == [
+            "4 1 1", "build ok", "deploy skipped", "docs ok", "test failed:exited with status 4:expected <1> & got 2",
+        ])
+    }
+
+    @Test func theLiveViewOnATerminalShowsProgressThenASummaryTable() throws {
+        let folder = try folder()
+        // python3's pty module gives the binary a real terminal and collects what it draws.
+        let result = try RunTests.python(["-c", """
+            import os, pty, sys
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.chdir(sys.argv[2])
+                os.execve(sys.argv[1], [sys.argv[1], 'flow.yaml'], {'TERM': 'xterm', 'PATH': os.environ['PATH']})
+            out = b''
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out += data
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(out.decode('utf-8', 'replace'))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """, FlowrunBinary.url.path, folder.url.path])
+        #expect(result.status == 1)
+        let screen = result.output
+        #expect(screen.contains("\u{1B}[?25l"))  // cursor hidden while live
+        #expect(screen.hasSuffix("\u{1B}[?25h") || screen.hasSuffix("\u{1B}[?25h\r\n"))  // and shown again at the end
+        #expect(screen.contains("\u{1B}[32m"))  // colour on a terminal without NO_COLOR
+        let plain = screen.replacingOccurrences(of: #"\x{1B}\[[0-9;?]*[A-Za-z]"#, with: "", options: .regularExpression)
+        #expect(plain.contains("task    result     duration  attempts"))
+        for row in ["build   succeeded", "docs    succeeded", "test    failed", "deploy  skipped"] {
+            #expect(plain.contains(row), "\(row)")
+        }
+        #expect(plain.contains("workflow flow failed in "))
+    }
+
+    @Test func withNoFileItRunsFlowrunYamlFromTheCurrentFolder() throws {
+        let folder = try TemporaryFolder()
+        let missing = try FlowrunBinary.run([], in: folder.url)
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "flowrun: error: no workflow file given, and no flowrun.yaml or flowrun.yml in the current folder\n")
+        try Data("version: 1\ntasks:\n  hi: {shell: echo hi}\n".utf8).write(to: folder.url.appendingPathComponent("flowrun.yml"))
+        let found = try FlowrunBinary.run(["--events", "jsonl"], in: folder.url)
+        #expect(found.status == 0)
+        #expect(try EventStream(found.stdout).lines(of: "hi") == ["hi"])
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `flowrun` run in the background: the test reads its stdout as it comes, sends it signals
+/// and waits for its end.
+final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
+    let process = Process()
+    private let lock = NSLock()
+    private var output = Data()
+    private var errors = Data()
+    private let done = DispatchGroup()
+
+    init(_ arguments: [String], in directory: URL) throws {
+        process.executableURL = FlowrunBinary.url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        for (pipe, isOutput) in [(out, true), (err, false)] {
+            done.enter()
+            Thread.detachNewThread { [self] in
+                while case let data = pipe.fileHandleForReading.availableData, !data.isEmpty {
+                    lock.withLock { if isOutput { output += data } else { errors += data } }
+                }
+                done.leave()
+            }
+        }
+    }
+
+    var stdout: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+    var stderr: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+
+    /// Waits until stdout contains `text`, for at most `seconds`.
+    func waitFor(_ text: String, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if stdout.contains(text) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the exit (at most `seconds`, then kills it) and returns its status.
+    func wait(seconds: Double = 30) -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        done.wait()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+
+/// Runs real workflows with real processes and asserts what the event stream shows.
+@Suite struct RunTests {
+    /// Writes `text` as `flow.yaml` in a new folder and runs `flowrun run --events jsonl flow.yaml arguments...`.
+    func run(_ text: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws
+        -> (result: FlowrunBinary.Result, events: EventStream, folder: TemporaryFolder)
+    {
+        let folder = try TemporaryFolder()
+        try Data(text.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"] + arguments, in: folder.url, environment: environment)
+        return (result, try EventStream(result.stdout), folder)
+    }
+
+    @Test func globalAndQueueLimitsHoldAtEveryInstant() throws {
+        var text = "version: 1\nconcurrency: 3\nqueues: {serial: {concurrency: 1}}\ntasks:\n"
+        for index in 0..<6 { text += "  free\(index): {shell: sleep 0.15}\n" }
+        for index in 0..<3 { text += "  one\(index): {queue: serial, shell: sleep 0.15}\n" }
+        let (result, events, _) = try run(text)
+        #expect(result.status == 0)
+        #expect(events.peakExecuting() == 3)
+        #expect(events.peakExecuting(among: ["one0", "one1", "one2"]) == 1)
+        #expect(events.named("task.succeeded").count == 9)
+    }
+
+    @Test func jOverridesTheFile() throws {
+        var text = "version: 1\nconcurrency: 4\ntasks:\n"
+        for index in 0..<4 { text += "  t\(index): {shell: sleep 0.1}\n" }
+        let (result, events, _) = try run(text, ["-j", "1"])
+        #expect(result.status == 0)
+        #expect(events.peakExecuting() == 1)
+        #expect(events.named("workflow.started").first?["concurrency"] as? Int == 1)
+    }
+
+    @Test func higherPriorityStartsFirstThenFileOrder() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            concurrency: 1
+            tasks:
+              a: {priority: low, shell: "true"}
+              b: {shell: "true"}
+              c: {priority: very-high, shell: "true"}
+              d: {priority: high, shell: "true"}
+              e: {priority: high, shell: "true"}
+              f: {priority: very-low, shell: "true"}
+            """)
+        #expect(result.status == 0)
+        #expect(events.startOrder == ["c", "d", "e", "b", "a", "f"])
+    }
+
+    @Test func aDependentNeverStartsBeforeItsNeedsFinishEvenAcrossQueues() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            queues: {net: {concurrency: 2}, cpu: {concurrency: 1}}
+            tasks:
+              fetch: {queue: net, shell: sleep 0.2}
+              other: {queue: net, shell: sleep 0.05}
+              build: {queue: cpu, needs: [fetch, other], shell: "true"}
+              test: {needs: build, shell: "true"}
+            """)
+        #expect(result.status == 0)
+        let buildStart = try #require(events.index(of: "task.started", task: "build"))
+        #expect(try #require(events.index(of: "task.succeeded", task: "fetch")) < buildStart)
+        #expect(try #require(events.index(of: "task.succeeded", task: "other")) < buildStart)
+        #expect(try #require(events.index(of: "task.succeeded", task: "build")) < (events.index(of: "task.started", task: "test") ?? -1))
+    }
+
+    @Test func failFastSkipsWhatIsLeftButRunsFailureAndAlwaysTasks() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            concurrency: 1
+            tasks:
+              broken: {shell: "echo about to fail; exit 3"}
+              later: {shell: "true"}
+              dependent: {needs: broken, shell: "true"}
+              on-failure: {needs: broken, when: failure, shell: echo cleaning}
+              report: {needs: [dependent], when: always, shell: echo report}
+            """)
+        #expect(result.status == 1)
+        #expect(events.finals == ["broken": "task.failed", "later": "task.skipped", "dependent": "task.skipped",
+                                  "on-failure": "task.succeeded", "report": "task.succeeded"])
+        let failed = try #require(events.named("task.failed").first)
+        #expect(failed["exit_code"] as? Int == 3)
+        #expect(failed["reason"] as? String == "exited with status 3")
+        #expect(events.lines(of: "broken") == ["about to fail"])
+        #expect(events.named("workflow.finished").first?["status"] as? String == "failed")
+    }
+
+    @Test(arguments: [["--keep-going"], []])
+    func keepGoingStartsIndependentTasks(_ arguments: [String]) throws {
+        let failFast = arguments.isEmpty ? "false" : "true"
+        let (result, events, _) = try run("""
+            version: 1
+            concurrency: 1
+            fail_fast: \(failFast)
+            tasks:
+              broken: {shell: exit 1}
+              independent: {shell: "true"}
+              dependent: {needs: broken, shell: "true"}
+            """, arguments)
+        #expect(result.status == 1)
+        #expect(events.finals == ["broken": "task.failed", "independent": "task.succeeded", "dependent": "task.skipped"])
+    }
+
+    @Test func continueOnErrorCountsAsSuccess() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            tasks:
+              lint: {continue_on_error: true, shell: exit 1}
+              build: {needs: lint, shell: "true"}
+            """)
+        #expect(result.status == 0)
+        #expect(events.finals == ["lint": "task.failed", "build": "task.succeeded"])
+        #expect(events.named("workflow.finished").first?["status"] as? String == "succeeded")
+    }
+
+    @Test func retriesBackOffAndReportTheDelay() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            tasks:
+              flaky:
+                retries: 3
+                retry_delay: 100ms
+                shell: |
+                  n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count
+                  echo "attempt $n"
+                  [ $n -ge 3 ]
+            """)
+        #expect(result.status == 0)
+        let retrying = events.named("task.retrying")
+        #expect(retrying.map { $0["attempt"] as? Int } == [1, 2])
+        let delays = retrying.compactMap { $0["delay_ms"] as? Int }
+        #expect(delays.count == 2 && (75...125).contains(delays[0]) && (150...250).contains(delays[1]))
+        #expect(events.named("task.succeeded").first?["attempts"] as? Int == 3)
+        #expect(events.lines(of: "flaky") == ["attempt 1", "attempt 2", "attempt 3"])
+    }
+
+    @Test func aTimeoutFailsTheAttemptAndLeavesNoProcessBehind() throws {
+        let marker = "10\(Int.random(in: 10_000...99_999))"
+        let (result, events, _) = try run("""
+            version: 1
+            tasks:
+              slow: {timeout: 300ms, shell: "sleep \(marker) & sleep \(marker)"}
+            """)
+        #expect(result.status == 1)
+        let failed = try #require(events.named("task.failed").first)
+        #expect(failed["reason"] as? String == "timed out after 300ms")
+        #expect((failed["duration_ms"] as? Int ?? 0) < 5_000)
+        #expect(try processesMatching("sleep \(marker)").isEmpty)
+    }
+
+    @Test func outputStreamsLineByLineWithoutLosingTheLastLineOrBreakingOnBinary() throws {
+        let (result, events, _) = try run(#"""
+            version: 1
+            tasks:
+              talk:
+                shell: |
+                  echo one; echo two >&2
+                  head -c 200000 /dev/zero | tr '\0' x; echo
+                  printf '\377\376 binary\n'
+                  printf 'no newline at the end'
+            """#)
+        #expect(result.status == 0)
+        let stdout = events.lines(of: "talk")
+        #expect(stdout.first == "one")
+        #expect(stdout.last == "no newline at the end")
+        #expect(events.lines(of: "talk", "stderr") == ["two"])
+        #expect(stdout.dropFirst().dropLast(2).joined().count == 200_000)
+        #expect(stdout[stdout.count - 2].hasSuffix(" binary"))
+        let started = try #require(events.index(of: "task.started", task: "talk"))
+        #expect(events.events.indices.filter { events.events[$0].name == "task.output" }.allSatisfy { $0 > started })
+    }
+
+    @Test func environmentLayersAndArgvFormNeedsNoShell() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            env: {A: workflow, B: workflow, C: workflow}
+            tasks:
+              show:
+                env: {B: task}
+                shell: 'echo "$A $B $C $FROM_PROCESS"'
+              argv: {shell: [printf, "%s|", "$A", "two words"]}
+            """, ["--env", "C=command-line"], environment: ["FROM_PROCESS": "process"])
+        #expect(result.status == 0)
+        #expect(events.lines(of: "show") == ["workflow task command-line process"])
+        #expect(events.lines(of: "argv") == ["$A|two words|"])
+    }
+
+    @Test func aSignalledTaskReportsTheSignal() throws {
+        let (result, events, _) = try run("version: 1\ntasks:\n  die: {shell: 'kill -SEGV $$'}\n")
+        #expect(result.status == 1)
+        let failed = try #require(events.named("task.failed").first)
+        #expect(failed["reason"] as? String == "killed by signal SIGSEGV (11)")
+        #expect(failed["exit_code"] is NSNull)
+    }
+
+    @Test func aMissingProgramFailsTheTaskWithAClearReason() throws {
+        let (result, events, _) = try run("version: 1\ntasks:\n  x: {shell: [no-such-program-flowrun]}\n")
+        #expect(result.status == 1)
+        #expect(events.named("task.failed").first?["reason"] as? String == "cannot run 'no-such-program-flowrun': No such file or directory")
+    }
+
+    @Test func selectedTasksRunWithWhatTheyNeedOnly() throws {
+        let (result, events, _) = try run("""
+            version: 1
+            tasks:
+              a: {shell: "true"}
+              b: {needs: a, shell: "true"}
+              c: {shell: "true"}
+            """, ["b"])
+        #expect(result.status == 0)
+        #expect(Set(events.finals.keys) == ["a", "b"])
+    }
+
+    /// Both streams, stdout and `--events-file`, pass the published schema and the stream's
+    /// rules (seq without gaps, one final event per task, output inside a task's life).
+    @Test func theEventStreamMatchesSchemasEventsSchemaJSON() throws {
+        let (result, _, folder) = try run("""
+            version: 1
+            concurrency: 2
+            tasks:
+              flaky: {retries: 1, retry_delay: 10ms, shell: "echo try; [ -e seen ] || { touch seen; exit 1; }"}
+              broken: {needs: flaky, shell: "echo out; echo err >&2; exit 2"}
+              skipped: {needs: broken, shell: "true"}
+              always: {needs: broken, when: always, shell: "true"}
+            """, ["--events-file", "events.jsonl"])
+        #expect(result.status == 1)
+        let stdoutFile = folder.url.appendingPathComponent("stdout.jsonl")
+        try Data(result.stdout.utf8).write(to: stdoutFile)
+        for file in [stdoutFile.path, folder.url.appendingPathComponent("events.jsonl").path] {
+            let check = try Self.python(["Tests/FlowConsoleTests/validate_events.py", "schemas/events.schema.json", file, "--tasks", "4"])
+            #expect(check.status == 0, "\(check.output)")
+            #expect(check.output.hasPrefix("ok: "))
+        }
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("events.jsonl"), encoding: .utf8) == result.stdout)
+    }
+
+    /// Runs `python3 arguments...` in the repository's root.
+    static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.currentDirectoryURL = FlowrunBinary.repositoryRoot
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Command lines of live processes that contain `text` (from /proc, as `pgrep -f` reads it).
+    func processesMatching(_ text: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry in
+            guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let line = String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+            return line.contains(text) ? line : nil
+        }
+    }
+}
