@@ -9,7 +9,8 @@ Shapes (task ids t0..t{n-1}):
 
 Each (shape, n) gives OUT/<shape>-<n>.flow.yaml and OUT/<shape>-<n>.Taskfile.yml
 (generate); generate_peers adds OUT/<shape>-<n>.mk and OUT/<shape>-<n>.ninja, the same
-graph for make and ninja, whose every task runs `true` (for run_bench.py).
+graph for make and ninja, whose every task runs `true`, and OUT/<shape>-<n>.run.Taskfile.yml,
+whose every task runs `/bin/true` (for run_bench.py).
 The Taskfile has the same tasks plus `default`, which needs every sink (a task nothing
 needs), so `task --dry default` plans the whole graph; `run: once` makes go-task plan
 each task once however many tasks need it, as flowrun does.
@@ -59,11 +60,11 @@ def flowrun_yaml(shape, n, needs):
     return "\n".join(lines) + "\n"
 
 
-def taskfile_yaml(needs):
+def taskfile_yaml(needs, command="true"):
     lines = ["version: '3'", "run: once", "tasks:"]
     for i, deps in enumerate(needs):
         pre = f"deps: {ids(deps)}, " if deps else ""
-        lines.append(f'  t{i}: {{{pre}cmds: ["true"]}}')
+        lines.append(f'  t{i}: {{{pre}cmds: ["{command}"]}}')
     lines.append(f"  default: {{deps: {ids(sinks(needs))}}}")
     return "\n".join(lines) + "\n"
 
@@ -89,14 +90,18 @@ def ninja_text(needs):
 
 
 def generate_peers(shape, n, out=OUT):
-    """Write the Makefile and build.ninja for (shape, n); return (makefile, ninja_file)."""
+    """Write the Makefile, the ninja file and the run Taskfile for (shape, n); return
+    (makefile, ninja_file, run_taskfile). The run Taskfile's tasks run `/bin/true`, not `true`:
+    go-task runs commands in its own shell interpreter, where `true` is a builtin, so it would
+    start no process at all."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     needs = graph(shape, n)
-    mk, nj = out / f"{shape}-{n}.mk", out / f"{shape}-{n}.ninja"
+    mk, nj, tf = out / f"{shape}-{n}.mk", out / f"{shape}-{n}.ninja", out / f"{shape}-{n}.run.Taskfile.yml"
     mk.write_text(makefile_text(needs))
     nj.write_text(ninja_text(needs))
-    return mk, nj
+    tf.write_text(taskfile_yaml(needs, "/bin/true"))
+    return mk, nj, tf
 
 
 def generate(shape, n, out=OUT):

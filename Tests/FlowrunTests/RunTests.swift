@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func environmentLayersAndArgvFormNeedsNoShell() throws {
-        let (result, events, _) = try run("""
+        let (result, events, folder) = try run("""
             version: 1
             env: {A: workflow, B: workflow, C: workflow}
             tasks:
@@ -181,10 +181,12 @@ import Testing
                 env: {B: task}
                 shell: 'echo "$A $B $C $FROM_PROCESS"'
               argv: {shell: [printf, "%s|", "$A", "two words"]}
+              where: {workdir: /tmp, shell: 'echo "$FLOWRUN_TASK $(basename "$PWD") $(basename "$FLOWRUN_WORKFLOW_DIR")"'}
             """, ["--env", "C=command-line"], environment: ["FROM_PROCESS": "process"])
         #expect(result.status == 0)
         #expect(events.lines(of: "show") == ["workflow task command-line process"])
         #expect(events.lines(of: "argv") == ["$A|two words|"])
+        #expect(events.lines(of: "where") == ["where tmp \(folder.url.lastPathComponent)"])
     }
 
     @Test func aSignalledTaskReportsTheSignal() throws {

@@ -41,7 +41,7 @@ public struct ShellRunner: TaskRunner {
     func environment(for task: PlannedTask) -> [String] {
         var environment = baseEnvironment
         for entry in task.environment { environment[entry.name] = entry.value }
-        environment["FLOWRUN_WORKFLOW_DIR"] = task.spec.workdir == nil ? task.workdir : nil
+        environment["FLOWRUN_WORKFLOW_DIR"] = task.workflowDirectory
         environment["FLOWRUN_TASK"] = task.id
         return environment.map { "\($0.key)=\($0.value)" }
     }
