@@ -65,6 +65,8 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        // First, while the process has one thread (RunSignals explains why).
+        if !dryRun { RunSignals.blockSignals() }
         let file = try file ?? WorkflowInput.defaultFile()
         let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }

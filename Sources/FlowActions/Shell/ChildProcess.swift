@@ -12,97 +12,77 @@ import Darwin
 /// A running child process: streams its output line by line, waits for its exit, and cleans up
 /// its whole process group when it ends, so a `sleep 1000 &` left behind by a script dies too.
 ///
-/// - Warning: mutable state is confined to `queue`, one serial queue for all children's output.
+/// - Warning: `openStreams`, `exitStatus` and `reaped` are guarded by `lock`; each stream's line
+///   splitter is only touched on the output loop's thread.
 final class ChildProcess: RunningAttempt, @unchecked Sendable {
-    /// One serial event loop for every pipe of every child.
-    static let outputQueue = DispatchQueue(label: "flowrun.output")
     /// Longest line passed on whole; longer ones arrive in pieces of this size.
     static let maxLineBytes = 64 * 1024
 
     private let pid: pid_t
-    private let events: AttemptEvents
     private let completion: @Sendable (AttemptResult) -> Void
-    private var sources: [any DispatchSourceRead] = []
+    private let lock = NSLock()
     private var openStreams = 2
     private var exitStatus: Int32?
     private var reaped = false
 
     init(_ launched: ProcessLauncher.Launched, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void) {
         pid = launched.pid
-        self.events = events
         self.completion = completion
-        Self.outputQueue.async { [self] in
-            read(launched.stdout, as: .stdout)
-            read(launched.stderr, as: .stderr)
+        for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
+            var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
+            OutputLoop.shared.watch(descriptor) { [self] bytes in
+                if let bytes {
+                    splitter.append(bytes) { events.output(stream, $0) }
+                } else {
+                    splitter.flush { events.output(stream, $0) }
+                    streamClosed()
+                }
+            }
         }
         let pid = pid
         DispatchQueue.global().async { [self] in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            let exitStatus = status
-            Self.outputQueue.async { self.exited(exitStatus) }
+            exited(status)
         }
     }
 
     func terminate(grace: Double) {
-        Self.outputQueue.async { [self] in
-            guard !reaped else { return }
-            Glibc.kill(-pid, SIGTERM)
-            Self.outputQueue.asyncAfter(deadline: .now() + grace) { [self] in
-                if !reaped { Glibc.kill(-pid, SIGKILL) }
-            }
-        }
+        guard signalGroup(SIGTERM) else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in _ = signalGroup(SIGKILL) }
     }
 
     func kill() {
-        Self.outputQueue.async { [self] in
-            if !reaped { Glibc.kill(-pid, SIGKILL) }
+        _ = signalGroup(SIGKILL)
+    }
+
+    /// Signals the child's process group unless the child is reaped (its pid may be reused).
+    private func signalGroup(_ signal: Int32) -> Bool {
+        lock.withLock {
+            guard !reaped else { return false }
+            Glibc.kill(-pid, signal)
+            return true
         }
     }
 
-    // MARK: On the output queue
-
-    private func read(_ descriptor: Int32, as stream: FlowModel.OutputStream) {
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: Self.outputQueue)
-        var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
-        let events = events
-        source.setEventHandler { [self] in
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    splitter.append(buffer[0..<count]) { events.output(stream, $0) }
-                } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
-                    splitter.flush { events.output(stream, $0) }
-                    source.cancel()
-                    return
-                } else if errno == EAGAIN {
-                    return
-                }
-            }
-        }
-        source.setCancelHandler { [self] in
-            close(descriptor)
+    private func streamClosed() {
+        let status: Int32? = lock.withLock {
             openStreams -= 1
-            finishIfDone()
+            return openStreams == 0 ? exitStatus : nil
         }
-        sources.append(source)
-        source.resume()
+        if let status { completion(Self.result(of: status)) }
     }
 
     private func exited(_ status: Int32) {
-        exitStatus = status
-        reaped = true
-        // Whatever the script left running in its group goes with it; that also closes the pipes.
-        Glibc.kill(-pid, SIGKILL)
-        finishIfDone()
-    }
-
-    private func finishIfDone() {
-        guard openStreams == 0, let status = exitStatus else { return }
-        sources.removeAll()
-        completion(Self.result(of: status))
+        let done: Bool = lock.withLock {
+            exitStatus = status
+            // Whatever the script left running in its group goes with it; that also closes the
+            // pipes. The group keeps its id while any member lives, so this cannot hit another.
+            Glibc.kill(-pid, SIGKILL)
+            reaped = true
+            return openStreams == 0
+        }
+        if done { completion(Self.result(of: status)) }
     }
 
     /// Decodes a wait status: an exit code, or the signal that ended the process.
