@@ -15,13 +15,15 @@ public struct PlanPrinter: Sendable {
         if !workflow.queues.isEmpty {
             output += "queues: " + workflow.queues.map { "\($0.name) (concurrency \($0.concurrency))" }.joined(separator: ", ") + "\n"
         }
-        var wave = 0
-        for (position, task) in plan.tasks.enumerated() {
-            if task.wave != wave {
-                wave = task.wave
-                output += "\n" + style.cyan("wave \(wave)") + "\n"
+        // Wave by wave: no task needs another of its own wave, so this listing is itself an
+        // order in which the tasks can run, and its headings never go backwards.
+        var number = 0
+        for (index, wave) in plan.waves.enumerated() {
+            output += "\n" + style.cyan("wave \(index + 1)") + "\n"
+            for task in wave {
+                number += 1
+                output += describe(task, number: number, in: plan)
             }
-            output += describe(task, number: position + 1, in: plan)
         }
         return output
     }
