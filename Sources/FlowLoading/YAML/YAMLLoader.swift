@@ -58,6 +58,10 @@ public enum YAMLLoader {
             return Diagnostic(.tabIndentation, at: problemAt)
         }
         var message = Diagnostic.Message.yamlSyntax(problem: problem, context: context)
+        if problem == "mapping values are not allowed in this context" {
+            // The usual cause: `shell: echo "lint: 3 problems"`, a plain value with ': ' inside.
+            message.hint = "a ': ' inside an unquoted value starts a mapping; quote the whole value, or write it as a block with |"
+        }
         let contextMark = parser.context_mark
         let opensSomething = context.map { $0.contains("flow") || $0.contains("quoted") } ?? false
         guard opensSomething, contextMark.line < problemMark.line else { return Diagnostic(message, at: problemAt) }
