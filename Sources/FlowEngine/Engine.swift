@@ -37,7 +37,6 @@ public final class Engine: @unchecked Sendable {
     private let options: Options
     private let lock = NSLock()
     private let queues: [OperationQueue]
-    private let queueOfTask: [Int]
     private var scheduler: Scheduler
     private var operations: [TaskOperation?]
     private var counts = FinalCounts()
@@ -52,14 +51,9 @@ public final class Engine: @unchecked Sendable {
         self.bus = bus
         self.options = options
         scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
-        var queueIndex: [String: Int] = [:]
-        var queues = [Self.makeQueue("default", limit: options.concurrency)]
-        for queue in plan.workflow.queues {
-            queueIndex[queue.name] = queues.count
-            queues.append(Self.makeQueue(queue.name, limit: queue.concurrency))
-        }
-        self.queues = queues
-        queueOfTask = plan.tasks.map { task in task.spec.queue.flatMap { queueIndex[$0] } ?? 0 }
+        // Index 0 is the default queue, then the named ones in file order, as the scheduler counts them.
+        queues = [Self.makeQueue("default", limit: options.concurrency)]
+            + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency) }
         operations = [TaskOperation?](repeating: nil, count: plan.tasks.count)
     }
 
@@ -147,7 +141,7 @@ public final class Engine: @unchecked Sendable {
             lock.withLock { taskEnded(task, end) }
         }
         operations[task] = operation
-        queues[queueOfTask[task]].addOperation(operation)
+        queues[scheduler.queue(of: task)].addOperation(operation)
     }
 
     private func taskEnded(_ task: Int, _ end: TaskEnd) {

@@ -151,6 +151,9 @@ public struct Scheduler: Sendable {
 
     public var runningCount: Int { running }
 
+    /// The queue a task runs in: 0 is the default queue, named queues follow in file order.
+    public func queue(of task: Int) -> Int { tasks[task].queue }
+
     // MARK: Transitions
 
     /// Marks a task done and settles every dependent whose needs are now all done. A worklist,

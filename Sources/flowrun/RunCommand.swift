@@ -132,12 +132,12 @@ struct RunCommand: ParsableCommand {
     /// anything starts, rather than failing half-way.
     static func refuseUnsupportedActions(in plan: Plan) throws {
         let unsupported = plan.tasks.filter { $0.spec.action.kind != "shell" }
-        guard let first = unsupported.first else { return }
+        guard !unsupported.isEmpty else { return }
         let list = unsupported.prefix(5).map { "'\($0.id)' (\($0.spec.action.kind), \($0.spec.location))" }.joined(separator: ", ")
         throw CommandFailure("""
             this flowrun runs shell tasks only; download, decompress and combine come in a later version. \
             Not runnable: \(list)\(unsupported.count > 5 ? " and \(unsupported.count - 5) more" : ""). \
-            Use --dry-run to see the plan\(first.spec.action.kind == "shell" ? "" : ", or name only shell tasks to run")
+            Use --dry-run to see the plan, or name only shell tasks to run
             """)
     }
 }
