@@ -24,32 +24,11 @@ struct FlowrunBinary {
     /// The fixtures folder of these tests.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    /// Runs `flowrun arguments...` in `directory`, with `environment` added to a clean one.
-    static func run(
-        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], stdin: Data? = nil
-    ) throws -> Result {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        var base = ProcessInfo.processInfo.environment
-        base["NO_COLOR"] = "1"
-        process.environment = base.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes at once so a large output on one cannot block the other.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+    /// Runs `flowrun arguments...` in `directory` to its end, with `environment` added to this
+    /// process's (and NO_COLOR set), and returns what it printed.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+        let run = try LiveRun(arguments, in: directory, environment: environment)
+        let status = run.wait(seconds: nil)
+        return Result(status: status, stdout: run.stdout, stderr: run.stderr)
     }
 }

@@ -13,11 +13,13 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     private var errors = Data()
     private let done = DispatchGroup()
 
-    init(_ arguments: [String], in directory: URL) throws {
+    /// Starts `flowrun arguments...` in `directory`, with `environment` added to this process's
+    /// and NO_COLOR set; stdin is /dev/null, and both pipes are read as the output comes.
+    init(_ arguments: [String], in directory: URL?, environment: [String: String] = [:]) throws {
         process.executableURL = FlowrunBinary.url
         process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+        if let directory { process.currentDirectoryURL = directory }
+        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"].merging(environment) { $1 }) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -50,11 +52,13 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
 
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the exit (at most `seconds`, then kills it) and returns its status.
-    func wait(seconds: Double = 30) -> Int32 {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
+    /// Waits for the exit (at most `seconds` when given, then kills it) and returns its status.
+    func wait(seconds: Double? = 30) -> Int32 {
+        if let seconds {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { process.terminate() }
+        }
         process.waitUntilExit()
         done.wait()
         return process.terminationStatus
