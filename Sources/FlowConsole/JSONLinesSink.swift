@@ -8,8 +8,9 @@ import Foundation
 /// are always present: `total` (task.progress) and `exit_code` (task.failed) are `null` when
 /// unknown rather than omitted, so that a consumer reads one shape per event.
 ///
-/// Each line goes out with one `write(2)`, so lines never interleave with other writers; no
-/// buffering beyond the line, so a reader tailing the stream sees each event as it happens.
+/// Whole lines go out with one `write(2)` (all the events the bus hands over at once), so lines
+/// never interleave with other writers; nothing is held back, so a reader tailing the stream
+/// sees each event as it happens.
 public final class JSONLinesSink: EventSink {
     private let writer: DescriptorWriter
     /// The line being encoded, kept between events for its capacity.
@@ -34,9 +35,18 @@ public final class JSONLinesSink: EventSink {
     }
 
     public func receive(_ event: RunEvent) {
-        line.withLock { line in
-            Self.encode(event, into: &line)
-            writer.write(line)
+        receive([event])
+    }
+
+    /// Writes the lines of `events` with one `write(2)`.
+    public func receive(_ events: [RunEvent]) {
+        line.withLock { buffer in
+            var lines: [UInt8] = []
+            for event in events {
+                Self.encode(event, into: &buffer)
+                lines += buffer
+            }
+            if !lines.isEmpty { writer.write(lines) }
         }
     }
 

@@ -67,21 +67,33 @@ public final class PlainLog: EventSink {
     }
 
     public func receive(_ event: RunEvent) {
+        receive([event])
+    }
+
+    /// Writes the lines of `events` with one `write(2)`.
+    public func receive(_ events: [RunEvent]) {
         // Written under the lock, so that lines keep the order of the events even if a caller
         // broke the one-queue contract; the lock is never contended otherwise.
         state.withLock { state in
-            if case .taskProgress(let task, _, _, _) = event.kind {
-                if let last = state.lastProgress[task], event.timeMilliseconds - last < Self.progressInterval { return }
-                state.lastProgress[task] = event.timeMilliseconds
-            }
-            if Self.isFinal(event.kind), let task = event.task { state.lastProgress[task] = nil }
-            guard let line = Self.line(for: event) else { return }
-            guard githubActions, let task = event.task else {
-                writer.write(line + "\n")
-                return
-            }
-            if let text = Self.github(event, task: task, line: line, groups: &state.groups) { writer.write(text) }
+            var text = ""
+            for event in events { append(event, to: &text, state: &state) }
+            if !text.isEmpty { writer.write(text) }
         }
+    }
+
+    private func append(_ event: RunEvent, to text: inout String, state: inout State) {
+        if case .taskProgress(let task, _, _, _) = event.kind {
+            if let last = state.lastProgress[task], event.timeMilliseconds - last < Self.progressInterval { return }
+            state.lastProgress[task] = event.timeMilliseconds
+        }
+        if Self.isFinal(event.kind), let task = event.task { state.lastProgress[task] = nil }
+        guard let line = Self.line(for: event) else { return }
+        guard githubActions, let task = event.task else {
+            text += line
+            text += "\n"
+            return
+        }
+        if let folded = Self.github(event, task: task, line: line, groups: &state.groups) { text += folded }
     }
 
     /// Writes any fold still held: every task has a final event, so this is for a run that broke off.

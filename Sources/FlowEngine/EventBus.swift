@@ -1,5 +1,6 @@
 import Dispatch
 import FlowModel
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -7,28 +8,49 @@ import Glibc
 import Darwin
 #endif
 
-/// The one serial event sink of a run: stamps `seq` and `time` and hands each event to every sink.
+/// The one serial event sink of a run: stamps `seq` and `time` and hands events to every sink.
 ///
-/// - Warning: `seq` is touched only on `queue`; that is what makes the class safe to share.
+/// Events wait in `pending` until the bus's queue takes them all at once: one hop to the queue
+/// for however many events came meanwhile, and a sink can write them with one `write(2)`.
+/// Nothing waits longer than that hop, so a reader tailing the stream still sees each event as
+/// it happens. (One `async` and one `write` per event was a tenth of the engine's time on a
+/// 100,000-task graph.)
+///
+/// - Warning: `pending`, `drainQueued` and `seq` are guarded by `lock`.
 public final class EventBus: @unchecked Sendable {
     private let queue = DispatchQueue(label: "flowrun.events")
     private let sinks: [any EventSink]
+    private let lock = NSLock()
+    private var pending: [RunEvent] = []
+    private var drainQueued = false
     private var seq = 0
 
     public init(sinks: [any EventSink]) {
         self.sinks = sinks
     }
 
-    /// Queues an event; events from one thread keep their order.
+    /// Stamps an event and queues it; events from one thread keep their order.
     public func emit(_ kind: RunEvent.Kind) {
-        queue.async { [self] in
+        let queueDrain: Bool = lock.withLock {
             seq += 1
-            let event = RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind)
-            for sink in sinks { sink.receive(event) }
+            pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
+            defer { drainQueued = true }
+            return !drainQueued
         }
+        if queueDrain { queue.async { [self] in drain() } }
     }
 
-    /// Waits for every queued event, then lets each sink write its summary.
+    private func drain() {
+        var events: [RunEvent] = []
+        lock.withLock {
+            swap(&events, &pending)
+            drainQueued = false
+        }
+        for sink in sinks { sink.receive(events) }
+    }
+
+    /// Waits for every queued event (each has a drain queued ahead of this), then lets each
+    /// sink write its summary.
     public func finish() {
         queue.sync {
             for sink in sinks { sink.finish() }

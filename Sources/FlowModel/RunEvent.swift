@@ -84,16 +84,23 @@ public struct FinalCounts: Sendable, Equatable {
     public init() {}
 }
 
-/// Receives every event of a run, in `seq` order, one call at a time.
+/// Receives every event of a run, in `seq` order.
 ///
 /// Implementation requirements: `receive` is called from one serial queue; a sink needs no lock
 /// for its own state, and must not block for long (it holds up every other sink).
 public protocol EventSink: AnyObject, Sendable {
     func receive(_ event: RunEvent)
+    /// Events that were waiting together, in `seq` order: a sink that writes may write them
+    /// with one `write(2)`. By default each is received in turn.
+    func receive(_ events: [RunEvent])
     /// Called once after `workflow.finished`: write summaries, flush files.
     func finish()
 }
 
 extension EventSink {
+    public func receive(_ events: [RunEvent]) {
+        for event in events { receive(event) }
+    }
+
     public func finish() {}
 }

@@ -9,7 +9,7 @@ enum TopologicalOrder {
             waiting[task] = graph.needs[task].count
             for need in graph.needs[task] { dependents[need].append(task) }
         }
-        var ready = MinHeap<Int>()
+        var ready = MinHeap()
         for task in 0..<graph.count where selected[task] && waiting[task] == 0 { ready.push(task) }
         var order: [Int] = []
         while let task = ready.pop() {

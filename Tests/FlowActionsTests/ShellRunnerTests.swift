@@ -1,1 +1,148 @@
+import FlowActions
+import FlowEngine
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ShellRunner` on its own: real processes, one attempt at a time, without the engine.
+@Suite struct ShellRunnerTests {
+    /// What one attempt reported: its output lines, in order per stream, and its result.
+    struct Attempt {
+        var stdout: [String] = []
+        var stderr: [String] = []
+        var result: AttemptResult?
+    }
+
+    /// A temporary folder, removed by the caller.
+    static func makeFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "flowrun-shell-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The tasks of `yaml`, planned as a workflow in `folder`.
+    static func tasks(_ yaml: String, in folder: String) throws -> [PlannedTask] {
+        let loaded = WorkflowLoader.decode(Array(yaml.utf8), file: "w.yaml", directory: folder, defaultName: "w")
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
+        var options = PlanningOptions()
+        options.processEnvironment = ProcessInfo.processInfo.environment
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: options).plan)
+        return plan.tasks
+    }
+
+    /// Runs one attempt of `task` and waits for its completion.
+    static func run(_ task: PlannedTask, runner: ShellRunner = ShellRunner()) async -> Attempt {
+        let attempt = LockedBox(Attempt())
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let events = AttemptEvents(
+                output: { stream, line in
+                    attempt.update { stream == .stdout ? $0.stdout.append(line) : $0.stderr.append(line) }
+                },
+                progress: { _, _, _ in }
+            )
+            _ = runner.startAttempt(of: task, attempt: 1, events: events) { result in
+                attempt.update { $0.result = result }
+                done.resume()
+            }
+        }
+        return attempt.value
+    }
+
+    @Test func anArgvCommandIsFoundOnPathAndItsOutputArrivesLineByLine() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              list: {shell: [printf, "one\\ntwo\\nlast without newline"]}
+              script: {shell: "echo out; echo err >&2; exit 3"}
+            """, in: folder)
+        let list = await Self.run(tasks[0])
+        #expect(list.stdout == ["one", "two", "last without newline"])
+        #expect(list.result == .succeeded)
+        let script = await Self.run(tasks[1])
+        #expect(script.stdout == ["out"])
+        #expect(script.stderr == ["err"])
+        #expect(script.result == .failed(reason: "exited with status 3", exitCode: 3))
+    }
+
+    @Test func theTasksOwnPathDecidesWhichProgramRuns() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // `check` is `true` in one folder and `false` in the other. Links, not written scripts:
+        // a file just written can fail to exec (ETXTBSY) while parallel tests spawn children.
+        for (name, target) in [("passes", "/bin/true"), ("fails", "/bin/false")] {
+            try FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: "\(folder)/\(name)/check", withDestinationPath: target)
+        }
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              a: {env: {PATH: "\(folder)/passes:/usr/bin:/bin"}, shell: [check]}
+              b: {env: {PATH: "\(folder)/fails:/usr/bin:/bin"}, shell: [check]}
+              c: {env: {PATH: "\(folder)/passes:/usr/bin:/bin"}, shell: [check]}
+            """, in: folder)
+        let runner = ShellRunner()
+        var results: [AttemptResult?] = []
+        for task in tasks { results.append(await Self.run(task, runner: runner).result) }
+        #expect(results == [.succeeded, .failed(reason: "exited with status 1", exitCode: 1), .succeeded])
+    }
+
+    @Test func aMissingProgramFailsWithItsName() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              missing: {shell: [no-such-program-flowrun]}
+            """, in: folder)
+        let attempt = await Self.run(tasks[0])
+        #expect(attempt.result == .failed(reason: "cannot run 'no-such-program-flowrun': No such file or directory", exitCode: nil))
+    }
+
+    @Test func whatTheScriptLeftRunningInItsGroupDiesWithIt() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The background sleep keeps no pipe open, so only the group kill can end it.
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              leaves: {shell: "sleep 1000 >/dev/null 2>&1 & echo $!"}
+            """, in: folder)
+        let attempt = await Self.run(tasks[0])
+        #expect(attempt.result == .succeeded)
+        let pid = try #require(attempt.stdout.first.flatMap { pid_t($0) })
+        var gone = false
+        for _ in 0..<100 where !gone {
+            // Reaped by init once killed; until then it may briefly be a zombie.
+            gone = kill(pid, 0) != 0 || Self.isZombie(pid)
+            if !gone { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(gone, "sleep \(pid) outlived its task")
+    }
+
+    static func isZombie(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)] == "Z"
+    }
+}
+
+/// A value shared with the runner's callbacks, which arrive on other threads.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value { lock.withLock { stored } }
+
+    func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}

@@ -1,3 +1,4 @@
+import CSpawn
 import Dispatch
 import FlowEngine
 import FlowModel
@@ -28,23 +29,31 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     init(_ launched: ProcessLauncher.Launched, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void) {
         pid = launched.pid
         self.completion = completion
+        var watches: [OutputLoop.Watch] = []
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
-            OutputLoop.shared.watch(descriptor) { [self] bytes in
+            watches.append(.output(descriptor) { [self] bytes in
                 if let bytes {
                     splitter.append(bytes) { events.output(stream, $0) }
                 } else {
                     splitter.flush { events.output(stream, $0) }
                     streamClosed()
                 }
+            })
+        }
+        let pidfd = flowrun_pidfd_open(pid)
+        if pidfd >= 0 {
+            watches.append(.exit(pidfd) { [self] in reapExited() })
+        } else {
+            // No pidfd (a kernel before 5.3, or a sandbox that forbids it): a thread waits.
+            let pid = pid
+            DispatchQueue.global().async { [self] in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                exited(status)
             }
         }
-        let pid = pid
-        DispatchQueue.global().async { [self] in
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            exited(status)
-        }
+        OutputLoop.shared.watch(watches)
     }
 
     func terminate(grace: Double) {
@@ -73,11 +82,26 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         if let status { completion(Self.result(of: status)) }
     }
 
+    /// The pidfd says the child has exited: it is a zombie until reaped, so its process group
+    /// still exists and is ours; whatever the script left running in it goes with it (that also
+    /// closes the pipes), and then the child is reaped.
+    private func reapExited() {
+        var status: Int32 = 0
+        let done: Bool = lock.withLock {
+            Glibc.kill(-pid, SIGKILL)
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            exitStatus = status
+            reaped = true
+            return openStreams == 0
+        }
+        if done { completion(Self.result(of: status)) }
+    }
+
+    /// The fallback's end: the child is reaped already.
     private func exited(_ status: Int32) {
         let done: Bool = lock.withLock {
             exitStatus = status
-            // Whatever the script left running in its group goes with it; that also closes the
-            // pipes. The group keeps its id while any member lives, so this cannot hit another.
+            // The group keeps its id while any member lives, so this cannot hit another.
             Glibc.kill(-pid, SIGKILL)
             reaped = true
             return openStreams == 0

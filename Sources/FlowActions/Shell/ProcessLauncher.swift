@@ -21,8 +21,11 @@ enum ProcessLauncher {
         var message: String
     }
 
-    /// Spawns `argv` (found on PATH when it has no slash) in `directory` with `environment` ("NAME=VALUE").
-    static func launch(_ argv: [String], environment: [String], directory: String) throws -> Launched {
+    /// Spawns `argv` in `directory` with `environment` (a NULL-terminated `envp`). `executable`
+    /// is the program's path if already known; otherwise `argv[0]` is looked up on PATH.
+    static func launch(
+        _ argv: [String], executable: String?, environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, directory: String
+    ) throws -> Launched {
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
         guard flowrun_pipe_cloexec(&out) == 0 else { throw LaunchError(message: "cannot create a pipe: \(errorText(errno))") }
@@ -38,10 +41,16 @@ enum ProcessLauncher {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if devNull >= 0 {
+            posix_spawn_file_actions_adddup2(&actions, devNull, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        flowrun_spawn_file_actions_addchdir(&actions, directory)
+        if directory != currentDirectory {
+            flowrun_spawn_file_actions_addchdir(&actions, directory)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -59,8 +68,11 @@ enum ProcessLauncher {
 
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
-            withCStrings(environment) { cEnvironment in
-                posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnvironment)
+            let envp = UnsafeMutablePointer(mutating: environment)
+            return if let executable {
+                posix_spawn(&pid, executable, &actions, &attributes, cArgv, envp)
+            } else {
+                posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, envp)
             }
         }
         guard status == 0 else {
@@ -69,6 +81,17 @@ enum ProcessLauncher {
         }
         return Launched(pid: pid, stdout: out[0], stderr: err[0])
     }
+
+    /// Every child's stdin, opened once rather than in each child (a path lookup per task).
+    private static let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+
+    /// flowrun's own folder, which children start in unless told otherwise: a task whose
+    /// workdir it is needs no `chdir`. flowrun never changes its folder during a run.
+    private static let currentDirectory: String? = {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
+    }()
 
     static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))

@@ -8,10 +8,11 @@ import Foundation
 /// The environment is the process environment, under the workflow's env (with `--env`), under
 /// the task's env, plus `FLOWRUN_WORKFLOW_DIR`. Nothing is substituted into the script itself.
 public struct ShellRunner: TaskRunner {
-    private let baseEnvironment: [String: String]
+    private let baseEnvironment: ChildEnvironment
+    private let executables = ExecutableLookup()
 
     public init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
-        baseEnvironment = processEnvironment
+        baseEnvironment = ChildEnvironment(processEnvironment)
     }
 
     public func startAttempt(
@@ -27,8 +28,12 @@ public struct ShellRunner: TaskRunner {
         case .script(let script): argv = ["/bin/sh", "-e", "-c", script]
         case .argv(let words): argv = words
         }
+        let overrides = environmentOverrides(for: task)
+        let executable = executables.resolve(argv[0], path: baseEnvironment.value(of: "PATH", overrides: overrides))
         do {
-            let launched = try ProcessLauncher.launch(argv, environment: environment(for: task), directory: task.workdir)
+            let launched = try baseEnvironment.withEntries(overrides: overrides) { environment in
+                try ProcessLauncher.launch(argv, executable: executable, environment: environment, directory: task.workdir)
+            }
             return ChildProcess(launched, events: events, completion: completion)
         } catch let error as ProcessLauncher.LaunchError {
             completion(.failed(reason: error.message, exitCode: nil))
@@ -38,12 +43,10 @@ public struct ShellRunner: TaskRunner {
         return NotStarted()
     }
 
-    func environment(for task: PlannedTask) -> [String] {
-        var environment = baseEnvironment
-        for entry in task.environment { environment[entry.name] = entry.value }
-        environment["FLOWRUN_WORKFLOW_DIR"] = task.workflowDirectory
-        environment["FLOWRUN_TASK"] = task.id
-        return environment.map { "\($0.key)=\($0.value)" }
+    /// What a task sets over the process environment: its variables, then flowrun's own.
+    func environmentOverrides(for task: PlannedTask) -> [(name: String, value: String)] {
+        task.environment.map { ($0.name, $0.value) }
+            + [("FLOWRUN_WORKFLOW_DIR", task.workflowDirectory), ("FLOWRUN_TASK", task.id)]
     }
 
     struct NotStarted: RunningAttempt {

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The environment children start with: flowrun's own, made into C strings once per run, with
+/// each task's variables over it.
+///
+/// Building the whole block anew for every task (a dictionary copy and a C string per variable)
+/// was a measurable part of a small task's cost; now a task allocates only its own variables.
+///
+/// - Warning: immutable after `init`; `base` is freed by `deinit`, when no spawn can use it.
+final class ChildEnvironment: @unchecked Sendable {
+    private let base: [(name: String, entry: UnsafeMutablePointer<CChar>)]
+    private let baseValues: [String: String]
+
+    init(_ environment: [String: String]) {
+        baseValues = environment
+        base = environment.sorted { $0.key < $1.key }.map { ($0.key, strdup("\($0.key)=\($0.value)")!) }
+    }
+
+    deinit {
+        for (_, entry) in base { free(entry) }
+    }
+
+    /// The value a child sees for `name` once `overrides` are applied.
+    func value(of name: String, overrides: [(name: String, value: String)]) -> String? {
+        overrides.last { $0.name == name }?.value ?? baseValues[name]
+    }
+
+    /// Calls `body` with a NULL-terminated `envp`: the base without the names `overrides` set,
+    /// then the overrides (the last of a name wins).
+    func withEntries<R>(
+        overrides: [(name: String, value: String)], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) throws -> R
+    ) rethrows -> R {
+        var own: [UnsafeMutablePointer<CChar>?] = []
+        var names: Set<String> = []
+        for (name, value) in overrides.reversed() where names.insert(name).inserted {
+            own.append(strdup("\(name)=\(value)"))
+        }
+        defer { own.forEach { free($0) } }
+        var entries: [UnsafeMutablePointer<CChar>?] = []
+        entries.reserveCapacity(base.count + own.count + 1)
+        for (name, entry) in base where !names.contains(name) { entries.append(entry) }
+        entries += own
+        entries.append(nil)
+        return try entries.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+}
