@@ -29,7 +29,10 @@ import Testing
     @Test func aliasesShareTheAnchoredNode() throws {
         let document = try load("x: &v {k: 1}\ny: *v\n")
         guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
-        #expect(pairs[0].value === pairs[1].value)
+        // The alias stands for the anchored node itself: same place, same content.
+        #expect((pairs[1].value.line, pairs[1].value.column) == (pairs[0].value.line, pairs[0].value.column))
+        guard case .mapping(let aliased) = pairs[1].value.content else { Issue.record("not a mapping"); return }
+        #expect(aliased.map(\.key.scalar?.text) == ["k"])
         #expect(document.diagnostics.isEmpty)
     }
 
