@@ -66,4 +66,17 @@ import Testing
             return text.hasPrefix("f.yaml:") && text.contains("error: ") && text.contains("expected ','")
         }
     }
+
+    @Test func plainScalarsAreTypedByTheCoreSchema() throws {
+        let cases: [(String, Node.ScalarKind)] = [
+            ("~", .null), ("null", .null), ("NULL", .null), ("true", .bool(true)), ("False", .bool(false)),
+            ("12", .int(12)), ("-3", .int(-3)), ("+4", .int(4)), ("1.5", .float), ("1e3", .float), (".inf", .float),
+            ("-.inf", .float), (".NaN", .float), ("inf", .float), ("Infinity", .float), ("nan", .float),
+            ("needs", .string), ("info", .string), ("nul", .string), ("truth", .string), ("t1", .string), ("-x", .string),
+            ("'12'", .string), ("\"true\"", .string), ("!!str 12", .string),
+        ]
+        let document = try load(cases.map { "- \($0.0)\n" }.joined() + "- \n")
+        guard case .sequence(let items)? = document.root?.content else { Issue.record("not a list"); return }
+        #expect(items.map(\.scalarKind) == cases.map(\.1) + [.null])
+    }
 }
