@@ -16,6 +16,7 @@ enum WorkflowInput {
     /// Loads and plans `path`, printing every diagnostic to stderr.
     static func plan(_ path: String, options: PlanningOptions) throws -> Outcome {
         let loaded = WorkflowLoader.load(path: path)
+        KeptUntilExit.keep(loaded)
         var diagnostics = loaded.diagnostics
         var plan: Plan?
         if let workflow = loaded.workflow {
@@ -35,6 +36,7 @@ enum WorkflowInput {
             FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
             return .invalid
         }
+        KeptUntilExit.keep(plan)
         return .planned(plan)
     }
 
