@@ -4,6 +4,11 @@ enum TopologicalOrder {
     /// Every task after everything it needs; a task on or behind a cycle is never placed, so
     /// the order is shorter than the graph exactly when the graph has a cycle.
     static func sorted(_ graph: TaskGraph) -> [Int] {
+        // When every task needs only tasks above it, file order is valid, and being the
+        // smallest of all orders it is the one the heap would produce: no heap needed.
+        if graph.needs.indices.allSatisfy({ task in graph.needs[task].allSatisfy { $0 < task } }) {
+            return Array(graph.needs.indices)
+        }
         var waiting = graph.needs.map(\.count)
         let dependents = graph.dependents()
         var ready = MinHeap<Int>()
