@@ -104,7 +104,7 @@ extension WorkflowDecoder {
         }
         if format != .image {
             for key in Self.imageKeys {
-                if let entry = fields.entries[key] { report(.imageOptionWithoutImage(key), at: entry.keyNode) }
+                if let entry = fields.entries[key] { report(.imageOptionWithoutImage(key), at: entry.keyMark) }
             }
         }
         guard let inputs, let to else { return nil }

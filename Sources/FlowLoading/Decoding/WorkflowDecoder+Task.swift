@@ -20,25 +20,25 @@ extension WorkflowDecoder {
                 when = choice(field.value, "'when' of \(context())") ?? .success
             case let key where Action.kinds.contains(key):
                 if let first = actionEntry {
-                    report(.secondAction(key, task: id, first: first.key), at: field.keyNode)
+                    report(.secondAction(key, task: id, first: first.key), at: field.keyMark)
                 } else {
                     actionEntry = field
                 }
             default:
                 if !decodeCommonField(field, into: &fields, context: context()) {
                     let suggestion = Spelling.suggestion(for: field.key, among: Self.taskKeys.sorted())
-                    report(.unknownKey(field.key, in: context(), suggestion: suggestion), at: field.keyNode)
+                    report(.unknownKey(field.key, in: context(), suggestion: suggestion), at: field.keyMark)
                 }
             }
         }
         guard let actionEntry else {
-            report(.noAction(task: id), at: entry.keyNode)
+            report(.noAction(task: id), at: entry.keyMark)
             return nil
         }
         guard let action = action(actionEntry, task: id) else { return nil }
         let merged = fields.over(defaults)
         return TaskSpec(
-            id: id, location: location(entry.keyNode), needs: needs, when: when, queue: merged.queue?.value,
+            id: id, location: location(entry.keyMark), needs: needs, when: when, queue: merged.queue?.value,
             priority: merged.priority ?? .normal, retries: merged.retries ?? 0, retryDelay: merged.retryDelay ?? .seconds(1),
             timeout: merged.timeout, continueOnError: merged.continueOnError ?? false, env: merged.env ?? [],
             workdir: merged.workdir, description: merged.description, action: action)

@@ -6,13 +6,21 @@ import FlowModel
 /// reported: building it for every field of every task was a tenth of `validate`.
 extension WorkflowDecoder {
     func location(_ node: Node) -> SourceLocation {
-        SourceLocation(file: file, line: Int(node.line), column: Int(node.column))
+        location(node.mark)
+    }
+
+    func location(_ mark: Mark) -> SourceLocation {
+        SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
+    }
+
+    mutating func report(_ message: Diagnostic.Message, at node: Node) {
+        report(message, at: node.mark)
     }
 
     /// Records a problem once: a node reached through several aliases is decoded once per alias,
     /// but its problem is written in one place.
-    mutating func report(_ message: Diagnostic.Message, at node: Node) {
-        let diagnostic = Diagnostic(message, at: location(node))
+    mutating func report(_ message: Diagnostic.Message, at mark: Mark) {
+        let diagnostic = Diagnostic(message, at: location(mark))
         if reported.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
     }
 
@@ -29,7 +37,7 @@ extension WorkflowDecoder {
                 report(.nonStringKey(found: pair.key.kindDescription), at: pair.key)
                 continue
             }
-            entries.append(MappingEntry(key: key.text, keyNode: pair.key, value: pair.value))
+            entries.append(MappingEntry(key: key.text, keyMark: pair.key.mark, value: pair.value))
         }
         return entries
     }
@@ -38,7 +46,7 @@ extension WorkflowDecoder {
     mutating func rejectUnknownKeys(_ entries: [MappingEntry], allowed: Set<String>, in context: @autoclosure () -> String) {
         for entry in entries where !allowed.contains(entry.key) {
             let suggestion = Spelling.suggestion(for: entry.key, among: allowed.sorted())
-            report(.unknownKey(entry.key, in: context(), suggestion: suggestion), at: entry.keyNode)
+            report(.unknownKey(entry.key, in: context(), suggestion: suggestion), at: entry.keyMark)
         }
     }
 
@@ -145,7 +153,7 @@ extension WorkflowDecoder {
         var result: [EnvironmentEntry] = []
         for entry in entries {
             guard Self.isEnvironmentName(entry.key) else {
-                report(.invalidEnvName(entry.key), at: entry.keyNode)
+                report(.invalidEnvName(entry.key), at: entry.keyMark)
                 continue
             }
             if let value = string(entry.value, "'\(entry.key)'") {
