@@ -20,7 +20,9 @@ enum WorkflowInput {
         var diagnostics = loaded.diagnostics
         var plan: Plan?
         if let workflow = loaded.workflow {
-            let declared = Set(loaded.declaredTaskIDs)
+            // Usually every declared task was decoded: then none is declared beyond the
+            // workflow's own tasks, and 100,000 ids need not be hashed into a set.
+            let declared = loaded.declaredTaskIDs.count == workflow.tasks.count ? [] : Set(loaded.declaredTaskIDs)
             do {
                 let result = try Planner.plan(workflow, options: options, alsoDeclared: declared)
                 diagnostics += result.diagnostics
