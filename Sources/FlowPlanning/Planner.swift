@@ -13,14 +13,20 @@ public enum Planner {
     /// - Throws: `PlanningError.unknownTarget` when the file is valid but a target names no task.
     public static func plan(_ workflow: Workflow, options: PlanningOptions, alsoDeclared: Set<TaskID> = []) throws -> PlanResult {
         let (graph, graphDiagnostics) = TaskGraph.build(workflow, alsoDeclared: alsoDeclared)
-        var diagnostics = graphDiagnostics + CycleFinder.diagnostics(for: graph, in: workflow)
+        // Kahn's algorithm places every task exactly when the graph has no cycle; only then can
+        // the search for cycles, a quarter of planning, be skipped.
+        let everyTask = TopologicalOrder.sorted(graph)
+        let isAcyclic = everyTask.count == graph.count
+        var diagnostics = graphDiagnostics + (isAcyclic ? [] : CycleFinder.diagnostics(for: graph, in: workflow))
         var resolver = TaskResolver(workflow: workflow, options: options)
-        let resolved = workflow.tasks.map { resolver.resolve($0) }
+        let resolved = workflow.tasks.indices.map { resolver.resolve(workflow.tasks[$0]) }
         diagnostics += resolver.diagnostics
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 
         let selected = try Selection.tasks(options.targets, in: graph)
-        let order = TopologicalOrder.sorted(selected, in: graph)
+        // A selection holds everything its tasks need, so nothing outside it ever delays one of
+        // its tasks: the order of the whole graph, filtered, is the order of the selection.
+        let order = options.targets.isEmpty ? everyTask : everyTask.filter { selected[$0] }
         var position = [Int](repeating: -1, count: graph.count)
         for (index, task) in order.enumerated() { position[task] = index }
         var tasks: [PlannedTask] = []

@@ -16,19 +16,21 @@ public struct TaskGraph: Sendable {
     public static func build(_ workflow: Workflow, alsoDeclared: Set<TaskID> = []) -> (TaskGraph, [Diagnostic]) {
         var index: [TaskID: Int] = [:]
         index.reserveCapacity(workflow.tasks.count)
-        for (position, task) in workflow.tasks.enumerated() { index[task.id] = position }
+        // By position, not `for task in`: that copies each TaskSpec, retaining a dozen fields.
+        for position in workflow.tasks.indices { index[workflow.tasks[position].id] = position }
         var diagnostics: [Diagnostic] = []
         var needs: [[Int]] = []
         needs.reserveCapacity(workflow.tasks.count)
-        for task in workflow.tasks {
+        for position in workflow.tasks.indices {
+            let written = workflow.tasks[position].needs
             var edges: [Int] = []
-            edges.reserveCapacity(task.needs.count)
-            for need in task.needs {
+            edges.reserveCapacity(written.count)
+            for need in written {
                 if let target = index[need.value] {
                     if !edges.contains(target) { edges.append(target) }
                 } else if !alsoDeclared.contains(need.value) {
                     let suggestion = Spelling.suggestion(for: need.value, among: workflow.tasks.lazy.map(\.id) + alsoDeclared.sorted())
-                    diagnostics.append(Diagnostic(.unknownNeed(need.value, task: task.id, suggestion: suggestion), at: need.location))
+                    diagnostics.append(Diagnostic(.unknownNeed(need.value, task: workflow.tasks[position].id, suggestion: suggestion), at: need.location))
                 }
             }
             needs.append(edges)

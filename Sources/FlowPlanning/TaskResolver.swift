@@ -22,6 +22,8 @@ struct TaskResolver {
 
     /// Where the task runs, its environment and its action, resolved; nil if something is undefined.
     mutating func resolve(_ task: TaskSpec) -> (workdir: String, environment: [EnvironmentEntry], action: Action)? {
+        // Nothing to expand: scripts read their variables from the environment at run time.
+        if task.workdir == nil, case .shell = task.action { return (workflow.directory, merged(task.env), task.action) }
         let before = diagnostics.count
         let interpolation = interpolation(for: task)
         var workdir = workflow.directory

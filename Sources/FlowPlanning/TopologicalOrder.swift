@@ -1,17 +1,20 @@
 /// Kahn's algorithm over a min-heap of file positions: of all valid orders, the one closest to
 /// file order. Linear apart from the heap's log factor.
 enum TopologicalOrder {
-    /// The selected tasks of an acyclic graph, each after everything it needs.
-    static func sorted(_ selected: [Bool], in graph: TaskGraph) -> [Int] {
-        var waiting = [Int](repeating: 0, count: graph.count)
-        var dependents = [[Int]](repeating: [], count: graph.count)
-        for task in 0..<graph.count where selected[task] {
-            waiting[task] = graph.needs[task].count
-            for need in graph.needs[task] { dependents[need].append(task) }
+    /// Every task after everything it needs; a task on or behind a cycle is never placed, so
+    /// the order is shorter than the graph exactly when the graph has a cycle.
+    static func sorted(_ graph: TaskGraph) -> [Int] {
+        // When every task needs only tasks above it, file order is valid, and being the
+        // smallest of all orders it is the one the heap would produce: no heap needed.
+        if graph.needs.indices.allSatisfy({ task in graph.needs[task].allSatisfy { $0 < task } }) {
+            return Array(graph.needs.indices)
         }
+        var waiting = graph.needs.map(\.count)
+        let dependents = graph.dependents()
         var ready = MinHeap()
-        for task in 0..<graph.count where selected[task] && waiting[task] == 0 { ready.push(task) }
+        for task in 0..<graph.count where waiting[task] == 0 { ready.push(task) }
         var order: [Int] = []
+        order.reserveCapacity(graph.count)
         while let task = ready.pop() {
             order.append(task)
             for dependent in dependents[task] {

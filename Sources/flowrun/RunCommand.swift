@@ -73,7 +73,8 @@ struct RunCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         guard !dryRun else {
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
-            FileHandle.standardOutput.write(Data(PlanPrinter(style: style).render(plan).utf8))
+            let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
+            PlanPrinter(style: style).write(plan) { standardOutput.write($0) }
             return
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }

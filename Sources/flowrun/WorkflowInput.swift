@@ -16,10 +16,13 @@ enum WorkflowInput {
     /// Loads and plans `path`, printing every diagnostic to stderr.
     static func plan(_ path: String, options: PlanningOptions) throws -> Outcome {
         let loaded = WorkflowLoader.load(path: path)
+        KeptUntilExit.keep(loaded)
         var diagnostics = loaded.diagnostics
         var plan: Plan?
         if let workflow = loaded.workflow {
-            let declared = Set(loaded.declaredTaskIDs)
+            // Usually every declared task was decoded: then none is declared beyond the
+            // workflow's own tasks, and 100,000 ids need not be hashed into a set.
+            let declared = loaded.declaredTaskIDs.count == workflow.tasks.count ? [] : Set(loaded.declaredTaskIDs)
             do {
                 let result = try Planner.plan(workflow, options: options, alsoDeclared: declared)
                 diagnostics += result.diagnostics
@@ -35,6 +38,7 @@ enum WorkflowInput {
             FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
             return .invalid
         }
+        KeptUntilExit.keep(plan)
         return .planned(plan)
     }
 

@@ -29,7 +29,10 @@ import Testing
     @Test func aliasesShareTheAnchoredNode() throws {
         let document = try load("x: &v {k: 1}\ny: *v\n")
         guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
-        #expect(pairs[0].value === pairs[1].value)
+        // The alias stands for the anchored node itself: same place, same content.
+        #expect((pairs[1].value.line, pairs[1].value.column) == (pairs[0].value.line, pairs[0].value.column))
+        guard case .mapping(let aliased) = pairs[1].value.content else { Issue.record("not a mapping"); return }
+        #expect(aliased.map(\.key.scalar?.text) == ["k"])
         #expect(document.diagnostics.isEmpty)
     }
 
@@ -62,5 +65,18 @@ import Testing
             let text = (error as? YAMLError).map { rendered($0.diagnostic) } ?? ""
             return text.hasPrefix("f.yaml:") && text.contains("error: ") && text.contains("expected ','")
         }
+    }
+
+    @Test func plainScalarsAreTypedByTheCoreSchema() throws {
+        let cases: [(String, Node.ScalarKind)] = [
+            ("~", .null), ("null", .null), ("NULL", .null), ("true", .bool(true)), ("False", .bool(false)),
+            ("12", .int(12)), ("-3", .int(-3)), ("+4", .int(4)), ("1.5", .float), ("1e3", .float), (".inf", .float),
+            ("-.inf", .float), (".NaN", .float), ("inf", .float), ("Infinity", .float), ("nan", .float),
+            ("needs", .string), ("info", .string), ("nul", .string), ("truth", .string), ("t1", .string), ("-x", .string),
+            ("'12'", .string), ("\"true\"", .string), ("!!str 12", .string),
+        ]
+        let document = try load(cases.map { "- \($0.0)\n" }.joined() + "- \n")
+        guard case .sequence(let items)? = document.root?.content else { Issue.record("not a list"); return }
+        #expect(items.map(\.scalarKind) == cases.map(\.1) + [.null])
     }
 }

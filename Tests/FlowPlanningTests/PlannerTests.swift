@@ -50,6 +50,20 @@ import Testing
         #expect(throws: PlanningError.unknownTarget("instal", suggestion: "install")) { try plan(text, targets: ["instal"]) }
     }
 
+    @Test func aSelectionWithNeedsBelowKeepsTheOrderOfTheWholeFile() throws {
+        let text = """
+            version: 1
+            tasks:
+              d: {needs: [c], shell: "true"}
+              a: {shell: "true"}
+              c: {needs: [b], shell: "true"}
+              b: {shell: "true"}
+              e: {shell: "true"}
+            """
+        #expect(try plan(text, targets: ["e", "d"]).plan?.tasks.map(\.id) == ["b", "c", "d", "e"])
+        #expect(try plan(text, targets: ["c"]).plan?.tasks.map(\.wave) == [1, 2])
+    }
+
     @Test func eachDistinctCycleIsReportedOnceWithItsPath() throws {
         let result = try plan("""
             version: 1

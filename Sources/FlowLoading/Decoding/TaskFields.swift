@@ -24,8 +24,12 @@ struct TaskFields {
             continueOnError: continueOnError ?? defaults.continueOnError, env: nil,
             workdir: workdir ?? defaults.workdir, description: description ?? defaults.description)
         let own = env ?? []
-        let names = Set(own.map(\.name))
-        result.env = (defaults.env ?? []).filter { !names.contains($0.name) } + own
+        if let inherited = defaults.env, !inherited.isEmpty {
+            let names = Set(own.map(\.name))
+            result.env = inherited.filter { !names.contains($0.name) } + own
+        } else {
+            result.env = own
+        }
         return result
     }
 }

@@ -3,36 +3,36 @@ import FlowModel
 extension WorkflowDecoder {
     /// The task's one action; nil (reported) if it is malformed.
     mutating func action(_ entry: MappingEntry, task: TaskID) -> Action? {
-        let field = "'\(entry.key)' of task '\(task)'"
+        func field() -> String { "'\(entry.key)' of task '\(task)'" }
         switch entry.key {
-        case "shell": return shell(entry.value, field).map(Action.shell)
-        case "download": return download(entry.value, field).map(Action.download)
-        case "decompress": return decompress(entry.value, field).map(Action.decompress)
-        default: return combine(entry.value, field).map(Action.combine)
+        case "shell": return shell(entry.value, field()).map(Action.shell)
+        case "download": return download(entry.value, field()).map(Action.download)
+        case "decompress": return decompress(entry.value, field()).map(Action.decompress)
+        default: return combine(entry.value, field()).map(Action.combine)
         }
     }
 
-    private mutating func shell(_ node: Node, _ field: String) -> ShellAction? {
+    private mutating func shell(_ node: Node, _ field: @autoclosure () -> String) -> ShellAction? {
         if case .sequence = node.content {
-            guard let argv = strings(node, field, allowSingle: false) else { return nil }
+            guard let argv = strings(node, field(), allowSingle: false) else { return nil }
             guard !argv.isEmpty else {
-                report(.empty(field), at: node)
+                report(.empty(field()), at: node)
                 return nil
             }
             return .argv(argv.map(\.value))
         }
         guard node.scalar != nil, node.scalarKind != .null else {
-            report(.wrongType(field, expected: "a script or a list of arguments", found: node.kindDescription), at: node)
+            report(.wrongType(field(), expected: "a script or a list of arguments", found: node.kindDescription), at: node)
             return nil
         }
-        return nonEmptyString(node, field).map { .script($0.value) }
+        return nonEmptyString(node, field()).map { .script($0.value) }
     }
 
     /// Reads the mapping of an action: its entries by key, after reporting unknown and missing keys.
-    private mutating func actionFields(_ node: Node, _ field: String, allowed: Set<String>, required: [String]) -> ActionFields? {
-        guard let entries = entries(node, field) else { return nil }
-        rejectUnknownKeys(entries, allowed: allowed, in: field)
-        requireKeys(required, in: entries, of: node, context: field)
+    private mutating func actionFields(_ node: Node, _ field: @autoclosure () -> String, allowed: Set<String>, required: [String]) -> ActionFields? {
+        guard let entries = entries(node, field()) else { return nil }
+        rejectUnknownKeys(entries, allowed: allowed, in: field())
+        requireKeys(required, in: entries, of: node, context: field())
         var fields = ActionFields()
         for entry in entries where allowed.contains(entry.key) { fields.entries[entry.key] = entry }
         return fields
@@ -44,13 +44,13 @@ extension WorkflowDecoder {
         subscript(key: String) -> Node? { entries[key]?.value }
     }
 
-    private mutating func download(_ node: Node, _ field: String) -> DownloadAction? {
-        guard let fields = actionFields(node, field, allowed: ["url", "to", "sha256", "headers"], required: ["url", "to"])
+    private mutating func download(_ node: Node, _ field: @autoclosure () -> String) -> DownloadAction? {
+        guard let fields = actionFields(node, field(), allowed: ["url", "to", "sha256", "headers"], required: ["url", "to"])
         else { return nil }
-        let url = fields["url"].flatMap { nonEmptyString($0, "'url' of \(field)") }
-        let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field)") }
+        let url = fields["url"].flatMap { nonEmptyString($0, "'url' of \(field())") }
+        let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }
         var sha256: String?
-        if let node = fields["sha256"], let text = string(node, "'sha256' of \(field)") {
+        if let node = fields["sha256"], let text = string(node, "'sha256' of \(field())") {
             if text.utf8.count == 64, text.allSatisfy(\.isHexDigit) {
                 sha256 = text.lowercased()
             } else {
@@ -58,7 +58,7 @@ extension WorkflowDecoder {
             }
         }
         var headers: [DownloadAction.Header] = []
-        if let node = fields["headers"], let entries = entries(node, "'headers' of \(field)") {
+        if let node = fields["headers"], let entries = entries(node, "'headers' of \(field())") {
             for entry in entries {
                 if let value = locatedString(entry.value, "header '\(entry.key)'") {
                     headers.append(.init(name: entry.key, value: value))
@@ -69,42 +69,42 @@ extension WorkflowDecoder {
         return DownloadAction(url: url, to: to, sha256: sha256, headers: headers)
     }
 
-    private mutating func decompress(_ node: Node, _ field: String) -> DecompressAction? {
-        guard let fields = actionFields(node, field, allowed: ["from", "to", "format", "strip_components"], required: ["from", "to"])
+    private mutating func decompress(_ node: Node, _ field: @autoclosure () -> String) -> DecompressAction? {
+        guard let fields = actionFields(node, field(), allowed: ["from", "to", "format", "strip_components"], required: ["from", "to"])
         else { return nil }
-        let from = fields["from"].flatMap { nonEmptyString($0, "'from' of \(field)") }
-        let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field)") }
-        let format: ArchiveFormat? = fields["format"].flatMap { choice($0, "'format' of \(field)") }
-        let strip = fields["strip_components"].flatMap { int($0, "'strip_components' of \(field)", minimum: 0) }
+        let from = fields["from"].flatMap { nonEmptyString($0, "'from' of \(field())") }
+        let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }
+        let format: ArchiveFormat? = fields["format"].flatMap { choice($0, "'format' of \(field())") }
+        let strip = fields["strip_components"].flatMap { int($0, "'strip_components' of \(field())", minimum: 0) }
         guard let from, let to else { return nil }
         return DecompressAction(from: from, to: to, format: format, stripComponents: strip ?? 0)
     }
 
     static let imageKeys = ["layout", "columns", "size", "background"]
 
-    private mutating func combine(_ node: Node, _ field: String) -> CombineAction? {
+    private mutating func combine(_ node: Node, _ field: @autoclosure () -> String) -> CombineAction? {
         let allowed = Set(["inputs", "to", "format"] + Self.imageKeys)
-        guard let fields = actionFields(node, field, allowed: allowed, required: ["inputs", "to"]) else { return nil }
-        var inputs = fields["inputs"].flatMap { strings($0, "'inputs' of \(field)", allowSingle: false) }
+        guard let fields = actionFields(node, field(), allowed: allowed, required: ["inputs", "to"]) else { return nil }
+        var inputs = fields["inputs"].flatMap { strings($0, "'inputs' of \(field())", allowSingle: false) }
         if let list = inputs, list.isEmpty, let node = fields["inputs"] {
-            report(.empty("'inputs' of \(field)"), at: node)
+            report(.empty("'inputs' of \(field())"), at: node)
             inputs = nil
         }
-        let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field)") }
-        let format: CombineFormat = fields["format"].flatMap { choice($0, "'format' of \(field)") } ?? .concat
+        let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }
+        let format: CombineFormat = fields["format"].flatMap { choice($0, "'format' of \(field())") } ?? .concat
         var image = CombineAction.ImageOptions()
-        if let node = fields["layout"], let layout: ImageLayout = choice(node, "'layout' of \(field)") { image.layout = layout }
-        if let node = fields["columns"] { image.columns = int(node, "'columns' of \(field)", minimum: 1) }
-        if let node = fields["size"], let text = string(node, "'size' of \(field)") {
+        if let node = fields["layout"], let layout: ImageLayout = choice(node, "'layout' of \(field())") { image.layout = layout }
+        if let node = fields["columns"] { image.columns = int(node, "'columns' of \(field())", minimum: 1) }
+        if let node = fields["size"], let text = string(node, "'size' of \(field())") {
             image.cellSize = Self.cellSize(text)
             if image.cellSize == nil { report(.invalidCellSize(text), at: node) }
         }
-        if let node = fields["background"], let text = string(node, "'background' of \(field)") {
+        if let node = fields["background"], let text = string(node, "'background' of \(field())") {
             if Self.isColour(text) { image.background = text } else { report(.invalidColour(text), at: node) }
         }
         if format != .image {
             for key in Self.imageKeys {
-                if let entry = fields.entries[key] { report(.imageOptionWithoutImage(key), at: entry.keyNode) }
+                if let entry = fields.entries[key] { report(.imageOptionWithoutImage(key), at: entry.keyMark) }
             }
         }
         guard let inputs, let to else { return nil }

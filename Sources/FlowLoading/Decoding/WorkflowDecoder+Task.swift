@@ -6,8 +6,8 @@ extension WorkflowDecoder {
     /// One task; nil if it cannot be described (no action, or its action is broken).
     mutating func task(_ entry: MappingEntry, defaults: TaskFields) -> TaskSpec? {
         let id = entry.key
-        let context = "task '\(id)'"
-        guard let entries = entries(entry.value, context) else { return nil }
+        func context() -> String { "task '\(id)'" }
+        guard let entries = entries(entry.value, context()) else { return nil }
         var fields = TaskFields()
         var needs: [Located<TaskID>] = []
         var when = When.success
@@ -15,61 +15,63 @@ extension WorkflowDecoder {
         for field in entries {
             switch field.key {
             case "needs":
-                needs = strings(field.value, "'needs' of \(context)", allowSingle: true) ?? []
+                needs = strings(field.value, "'needs' of \(context())", allowSingle: true) ?? []
             case "when":
-                when = choice(field.value, "'when' of \(context)") ?? .success
+                when = choice(field.value, "'when' of \(context())") ?? .success
             case let key where Action.kinds.contains(key):
                 if let first = actionEntry {
-                    report(.secondAction(key, task: id, first: first.key), at: field.keyNode)
+                    report(.secondAction(key, task: id, first: first.key), at: field.keyMark)
                 } else {
                     actionEntry = field
                 }
             default:
-                if !decodeCommonField(field, into: &fields, context: context) {
+                if !decodeCommonField(field, into: &fields, context: context()) {
                     let suggestion = Spelling.suggestion(for: field.key, among: Self.taskKeys.sorted())
-                    report(.unknownKey(field.key, in: context, suggestion: suggestion), at: field.keyNode)
+                    report(.unknownKey(field.key, in: context(), suggestion: suggestion), at: field.keyMark)
                 }
             }
         }
         guard let actionEntry else {
-            report(.noAction(task: id), at: entry.keyNode)
+            report(.noAction(task: id), at: entry.keyMark)
             return nil
         }
         guard let action = action(actionEntry, task: id) else { return nil }
         let merged = fields.over(defaults)
         return TaskSpec(
-            id: id, location: location(entry.keyNode), needs: needs, when: when, queue: merged.queue?.value,
+            id: id, location: location(entry.keyMark), needs: needs, when: when, queue: merged.queue?.value,
             priority: merged.priority ?? .normal, retries: merged.retries ?? 0, retryDelay: merged.retryDelay ?? .seconds(1),
             timeout: merged.timeout, continueOnError: merged.continueOnError ?? false, env: merged.env ?? [],
             workdir: merged.workdir, description: merged.description, action: action)
     }
 
     /// Decodes one of the fields a task shares with `defaults`; false if `entry` is not one of them.
-    mutating func decodeCommonField(_ entry: MappingEntry, into fields: inout TaskFields, context: String) -> Bool {
-        let field = "'\(entry.key)' of \(context)"
+    mutating func decodeCommonField(
+        _ entry: MappingEntry, into fields: inout TaskFields, context: @autoclosure () -> String
+    ) -> Bool {
+        func field() -> String { "'\(entry.key)' of \(context())" }
         let value = entry.value
         switch entry.key {
         case "queue":
-            if let name = locatedString(value, field) {
+            if let name = locatedString(value, field()) {
                 if queueNames.contains(name.value) {
                     fields.queue = name
                 } else {
                     report(.undeclaredQueue(name.value, suggestion: Spelling.suggestion(for: name.value, among: queueNames)), at: value)
                 }
             }
-        case "priority": fields.priority = choice(value, field)
-        case "retries": fields.retries = int(value, field, minimum: 0)
-        case "retry_delay": fields.retryDelay = duration(value, field)
+        case "priority": fields.priority = choice(value, field())
+        case "retries": fields.retries = int(value, field(), minimum: 0)
+        case "retry_delay": fields.retryDelay = duration(value, field())
         case "timeout":
-            fields.timeout = duration(value, field)
+            fields.timeout = duration(value, field())
             if fields.timeout?.milliseconds == 0 {
-                report(.zeroTimeout(field), at: value)
+                report(.zeroTimeout(field()), at: value)
                 fields.timeout = nil
             }
-        case "continue_on_error": fields.continueOnError = bool(value, field)
-        case "env": fields.env = environment(value, field)
-        case "workdir": fields.workdir = nonEmptyString(value, field)
-        case "description": fields.description = string(value, field)
+        case "continue_on_error": fields.continueOnError = bool(value, field())
+        case "env": fields.env = environment(value, field())
+        case "workdir": fields.workdir = nonEmptyString(value, field())
+        case "description": fields.description = string(value, field())
         default: return false
         }
         return true

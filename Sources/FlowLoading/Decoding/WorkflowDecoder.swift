@@ -47,7 +47,7 @@ struct WorkflowDecoder {
         var queues: [QueueSpec] = []
         for entry in entries {
             guard entry.key.isValidTaskID else {
-                report(.invalidQueueName(entry.key), at: entry.keyNode)
+                report(.invalidQueueName(entry.key), at: entry.keyMark)
                 continue
             }
             let context = "queue '\(entry.key)'"
@@ -57,7 +57,7 @@ struct WorkflowDecoder {
             if let value = fields.first(where: { $0.key == "concurrency" }),
                 let concurrency = int(value.value, "'concurrency' of \(context)", minimum: 1)
             {
-                queues.append(QueueSpec(name: entry.key, concurrency: concurrency, location: location(entry.keyNode)))
+                queues.append(QueueSpec(name: entry.key, concurrency: concurrency, location: location(entry.keyMark)))
             }
         }
         return queues
@@ -68,10 +68,10 @@ struct WorkflowDecoder {
         var fields = TaskFields()
         for entry in entries {
             if entry.key == "needs" || entry.key == "when" || Action.kinds.contains(entry.key) {
-                report(.notInDefaults(entry.key), at: entry.keyNode)
+                report(.notInDefaults(entry.key), at: entry.keyMark)
             } else if !decodeCommonField(entry, into: &fields, context: "'defaults'") {
                 let suggestion = Spelling.suggestion(for: entry.key, among: TaskFields.keys.sorted())
-                report(.unknownKey(entry.key, in: "'defaults'", suggestion: suggestion), at: entry.keyNode)
+                report(.unknownKey(entry.key, in: "'defaults'", suggestion: suggestion), at: entry.keyMark)
             }
         }
         return fields
@@ -85,7 +85,7 @@ struct WorkflowDecoder {
         tasks.reserveCapacity(entries.count)
         declaredTaskIDs = entries.map(\.key)
         for entry in entries {
-            if !entry.key.isValidTaskID { report(.invalidTaskID(entry.key), at: entry.keyNode) }
+            if !entry.key.isValidTaskID { report(.invalidTaskID(entry.key), at: entry.keyMark) }
             if let task = task(entry, defaults: defaults) { tasks.append(task) }
         }
         return tasks

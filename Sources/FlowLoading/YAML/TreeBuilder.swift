@@ -23,6 +23,8 @@ struct TreeBuilder {
         self.limits = limits
     }
 
+    typealias KeyPosition = (line: Int32, column: Int32)
+
     /// An open sequence or mapping.
     private struct Frame {
         var isMapping: Bool
@@ -35,7 +37,7 @@ struct TreeBuilder {
         var dropNextValue = false
         /// Each `<<` value, with where it was written (an alias's own site, not its anchor's).
         var mergeSources: [(node: Node, line: Int32, column: Int32)] = []
-        var keyIndex: [String: Node]?
+        var keyIndex: [String: KeyPosition]?
         var weight = 1
     }
 
@@ -116,26 +118,29 @@ struct TreeBuilder {
     private mutating func startPair(withKey key: Node, in top: Int) {
         stack[top].pendingKey = key
         guard let text = key.scalar?.text, key.scalar?.isPlain == false || text != "<<" else { return }
-        if let first = existingKey(text, in: top) {
+        if let first = existingKey(text, writtenAt: (key.line, key.column), in: top) {
             diagnostics.append(Diagnostic(.duplicateKey(text, firstLine: first.line, firstColumn: first.column),
                                           at: location(key.line, key.column)))
             stack[top].dropNextValue = true
-        } else if stack[top].keyIndex != nil {
-            stack[top].keyIndex![text] = key
         }
     }
 
-    /// Small mappings are scanned; large ones (the `tasks` map) get an index once they grow.
-    private mutating func existingKey(_ text: String, in top: Int) -> Node? {
-        if let index = stack[top].keyIndex { return index[text] }
-        let pairs = stack[top].pairs
-        if pairs.count < 16 {
-            return pairs.first { $0.key.scalar?.text == text }?.key
+    /// Where the mapping already has `text` as a key, if it does; otherwise `text` is noted as
+    /// one of its keys. Small mappings are scanned; large ones (the `tasks` map) get an index
+    /// once they grow, which looks a key up and notes it with one hash.
+    private mutating func existingKey(_ text: String, writtenAt position: KeyPosition, in top: Int) -> KeyPosition? {
+        if stack[top].keyIndex == nil {
+            let pairs = stack[top].pairs
+            if pairs.count < 16 {
+                return pairs.first { $0.key.scalar?.text == text }.map { ($0.key.line, $0.key.column) }
+            }
+            var index: [String: KeyPosition] = [:]
+            for pair in pairs { if let key = pair.key.scalar?.text { index[key] = (pair.key.line, pair.key.column) } }
+            stack[top].keyIndex = index
         }
-        var index: [String: Node] = [:]
-        for pair in pairs { if let key = pair.key.scalar?.text { index[key] = pair.key } }
-        stack[top].keyIndex = index
-        return index[text]
+        guard let first = stack[top].keyIndex!.updateValue(position, forKey: text) else { return nil }
+        stack[top].keyIndex![text] = first  // a duplicate is reported against the first one
+        return first
     }
 
     /// The mapping's own pairs, then pairs from `<<` merges whose keys it does not set itself.

@@ -1,0 +1,61 @@
+/// Text kept as UTF-8 bytes, for output too large to build as one `String`.
+///
+/// An append is a `memcpy` into storage of its own, not the `String` (or `Array`) machinery;
+/// a printer empties the buffer into its output every `blockSize` bytes, so memory stays flat
+/// however long the text is.
+struct TextBuffer: ~Copyable {
+    static let blockSize = 1 << 16
+
+    private var storage: UnsafeMutableRawBufferPointer
+    private var count = 0
+
+    init() {
+        storage = .allocate(byteCount: 2 * Self.blockSize, alignment: 1)
+    }
+
+    deinit { storage.deallocate() }
+
+    var isFull: Bool { count >= Self.blockSize }
+
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if count + bytes.count > storage.count {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * (count + bytes.count), alignment: 1)
+            larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<count]))
+            storage.deallocate()
+            storage = larger
+        }
+        UnsafeMutableRawBufferPointer(rebasing: storage[count...]).copyMemory(from: bytes)
+        count += bytes.count
+    }
+
+    /// A number in decimal, without making a `String` of it.
+    mutating func append(_ number: Int) {
+        // Digits from the last, into the end of a buffer that holds Int.min.
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
+            var start = digits.count
+            var rest = number.magnitude
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            if number < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            append(UnsafeRawBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// Hands the bytes to `output` and starts over, keeping the storage.
+    mutating func flush(to output: (UnsafeRawBufferPointer) -> Void) {
+        guard count > 0 else { return }
+        output(UnsafeRawBufferPointer(rebasing: storage[..<count]))
+        count = 0
+    }
+}
