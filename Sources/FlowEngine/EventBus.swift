@@ -14,7 +14,8 @@ import Darwin
 /// for however many events came meanwhile, and a sink can write them with one `write(2)`.
 /// Nothing waits longer than that hop, so a reader tailing the stream still sees each event as
 /// it happens. (One `async` and one `write` per event was a tenth of the engine's time on a
-/// 100,000-task graph.)
+/// 100,000-task graph. Holding the drain back a millisecond to gather more saved a tenth of
+/// the context switches of 5,000 `true` tasks but no CPU time, so it does not.)
 ///
 /// - Warning: `pending`, `drainQueued` and `seq` are guarded by `lock`.
 public final class EventBus: @unchecked Sendable {
@@ -46,13 +47,15 @@ public final class EventBus: @unchecked Sendable {
             swap(&events, &pending)
             drainQueued = false
         }
+        guard !events.isEmpty else { return }
         for sink in sinks { sink.receive(events) }
     }
 
-    /// Waits for every queued event (each has a drain queued ahead of this), then lets each
-    /// sink write its summary.
+    /// Hands over every waiting event (a drain queued ahead of this one finds none), then lets
+    /// each sink write its summary.
     public func finish() {
         queue.sync {
+            drain()
             for sink in sinks { sink.finish() }
         }
     }

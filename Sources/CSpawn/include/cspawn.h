@@ -16,4 +16,13 @@ int flowrun_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, con
 /// Swift cannot call the variadic syscall(2) itself.
 int flowrun_pidfd_open(pid_t pid);
 
+/// epoll(7) for the output loop, which Swift's Glibc module does not show; `struct epoll_event`
+/// is packed on x86_64, so Swift sees descriptors only. Level-triggered, EPOLLIN.
+int flowrun_epoll_create(void);
+int flowrun_epoll_add(int epoll, int fd);
+int flowrun_epoll_remove(int epoll, int fd);
+/// Waits for ready descriptors and writes up to `capacity` (at most 64) of them to `ready`;
+/// returns how many, or -1 with errno.
+int flowrun_epoll_wait(int epoll, int *ready, int capacity);
+
 #endif

@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 
 #if canImport(Glibc)
@@ -6,17 +7,19 @@ import Glibc
 import Darwin
 #endif
 
-/// One thread that watches every running child with poll(2), as ninja's subprocess set does:
-/// the stdout and stderr pipes, and a pidfd that tells when the child has exited.
+/// One thread that watches every running child with epoll(7): the stdout and stderr pipes, and
+/// a pidfd that tells when the child has exited.
 ///
-/// Dispatch read sources were used first; with thousands of short-lived children, libdispatch's
-/// epoll loop on Linux crashed (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few
-/// of 10,000 `true` tasks. A plain poll loop has no such registration to go stale. Watching the
-/// exit here too (instead of a thread blocked in `waitpid` per child) saves a thread wake-up per
-/// task, which counts when tasks are as small as `true` (bench/run_bench.py).
+/// Thread wake-ups, not system calls, were what a small task cost flowrun beyond the spawn
+/// itself (bench/run_bench.py: 9 context switches a task against 2 for a bare posix_spawn
+/// loop). So a child is added with `epoll_ctl` from the thread that spawned it, without waking
+/// the loop (poll(2) needed a wake-up to learn of new descriptors), and the exit is watched here
+/// too rather than by a thread blocked in `waitpid` per child. Dispatch read sources were tried
+/// first: libdispatch's own epoll loop crashed (`_dispatch_event_loop_drain`, a bad pointer) in
+/// one run in a few of 10,000 `true` tasks.
 ///
-/// - Warning: `added` is guarded by `lock`; everything else belongs to the loop's thread, and
-///   so do the handlers' calls: a handler needs no lock for state only it touches.
+/// - Warning: `watches` is guarded by `lock`; the handlers run on the loop's thread, so a
+///   handler needs no lock for state only it touches.
 final class OutputLoop: @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
@@ -33,68 +36,60 @@ final class OutputLoop: @unchecked Sendable {
 
     static let shared = OutputLoop()
 
+    private let epoll: Int32
     private let lock = NSLock()
-    private var added: [Watch] = []
-    private var wakeRead: Int32 = -1
-    private var wakeWrite: Int32 = -1
+    private var watches: [Int32: Watch] = [:]
 
     private init() {
-        var ends: [Int32] = [-1, -1]
-        precondition(pipe(&ends) == 0, "cannot create the output loop's wake-up pipe")
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        (wakeRead, wakeWrite) = (ends[0], ends[1])
+        epoll = flowrun_epoll_create()
+        precondition(epoll >= 0, "cannot create the output loop's epoll instance")
         let thread = Thread { [self] in run() }
         thread.name = "flowrun.output"
         thread.start()
     }
 
-    /// Watches the descriptors (which the loop now owns and closes) until each is done: a
-    /// pipe at end of file, a pidfd at the exit. One wake-up of the loop for all of them.
-    func watch(_ watches: [Watch]) {
-        for case .output(let descriptor, _) in watches {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    /// Watches the descriptors (which the loop now owns and closes) until each is done: a pipe
+    /// at end of file, a pidfd at the exit.
+    func watch(_ added: [Watch]) {
+        for watch in added {
+            let descriptor = watch.descriptor
+            // A pipe's read end has no other status flags to keep.
+            if case .output = watch { _ = fcntl(descriptor, F_SETFL, O_NONBLOCK) }
+            lock.withLock { watches[descriptor] = watch }
+            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor: errno \(errno)")
         }
-        lock.withLock { added += watches }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
     }
 
     private func run() {
-        var watched: [Watch] = []
+        var ready = [Int32](repeating: -1, count: 64)
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var polled: [pollfd] = []
+        var done: [Int32] = []
         while true {
-            watched += lock.withLock {
-                defer { added.removeAll() }
-                return added
-            }
-            polled.removeAll(keepingCapacity: true)
-            polled.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            for entry in watched { polled.append(pollfd(fd: entry.descriptor, events: Int16(POLLIN), revents: 0)) }
-            guard poll(&polled, nfds_t(polled.count), -1) > 0 else { continue }  // EINTR
-            if polled[0].revents != 0 {
-                while buffer.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
-            }
-            var ended: [Int] = []
-            for index in watched.indices where polled[index + 1].revents != 0 {
-                switch watched[index] {
-                case .output(let descriptor, let handler):
-                    if !drain(descriptor, handler, into: &buffer) { ended.append(index) }
-                case .exit(let descriptor, let handler):
-                    close(descriptor)
+            let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count))
+            guard count > 0 else { continue }  // EINTR
+            for descriptor in ready[0..<Int(count)] {
+                guard let watch = lock.withLock({ watches[descriptor] }) else { continue }
+                switch watch {
+                case .output(_, let handler):
+                    if !drain(descriptor, handler, into: &buffer) { done.append(descriptor) }
+                case .exit(_, let handler):
                     handler()
-                    ended.append(index)
+                    done.append(descriptor)
                 }
             }
-            for index in ended.reversed() { watched.remove(at: index) }
+            // Closed only after the whole batch: a number closed earlier could otherwise be
+            // reused by a new child before a later event of this batch names it.
+            for descriptor in done {
+                lock.withLock { watches[descriptor] = nil }
+                _ = flowrun_epoll_remove(epoll, descriptor)
+                close(descriptor)
+            }
+            done.removeAll(keepingCapacity: true)
         }
     }
 
-    /// Reads what is there; false (descriptor closed, handler told) at end of file or on error.
-    private func drain(_ descriptor: Int32, _ handler: (ArraySlice<UInt8>?) -> Void, into buffer: inout [UInt8]) -> Bool {
+    /// Reads what is there; false (handler told) at end of file or on error.
+    private func drain(_ descriptor: Int32, _ handler: @escaping (ArraySlice<UInt8>?) -> Void, into buffer: inout [UInt8]) -> Bool {
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
@@ -104,7 +99,6 @@ final class OutputLoop: @unchecked Sendable {
             } else if count < 0 && errno == EAGAIN {
                 return true
             } else {
-                close(descriptor)
                 handler(nil)
                 return false
             }
