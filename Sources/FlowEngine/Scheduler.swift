@@ -24,7 +24,7 @@ public struct Scheduler: Sendable {
     }
 
     private let tasks: [TaskInfo]
-    private let dependents: [[Int]]
+    private let dependents: Dependents
     private let queueLimits: [Int]
     private let globalLimit: Int
     private let failFast: Bool
@@ -61,11 +61,7 @@ public struct Scheduler: Sendable {
         self.queueLimits = queueLimits
         self.globalLimit = globalLimit
         self.failFast = failFast
-        var dependents = [[Int]](repeating: [], count: tasks.count)
-        for (task, info) in tasks.enumerated() {
-            for need in info.needs { dependents[need].append(task) }
-        }
-        self.dependents = dependents
+        dependents = Dependents(count: tasks.count) { tasks[$0].needs }
         remainingNeeds = tasks.map(\.needs.count)
         upstreamFailed = [Bool](repeating: false, count: tasks.count)
         blockingNeed = [Int?](repeating: nil, count: tasks.count)

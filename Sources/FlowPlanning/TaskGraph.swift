@@ -39,12 +39,8 @@ public struct TaskGraph: Sendable {
     }
 
     /// For each task, the tasks that need it, in file order.
-    public func dependents() -> [[Int]] {
-        var dependents = [[Int]](repeating: [], count: count)
-        for (task, edges) in needs.enumerated() {
-            for need in edges { dependents[need].append(task) }
-        }
-        return dependents
+    public func dependents() -> Dependents {
+        Dependents(count: count) { needs[$0] }
     }
 }
 
