@@ -19,7 +19,7 @@ public enum Planner {
         let isAcyclic = everyTask.count == graph.count
         var diagnostics = graphDiagnostics + (isAcyclic ? [] : CycleFinder.diagnostics(for: graph, in: workflow))
         var resolver = TaskResolver(workflow: workflow, options: options)
-        let resolved = workflow.tasks.indices.map { resolver.resolve(workflow.tasks[$0]) }
+        let resolved = workflow.tasks.indices.map { resolver.resolve(taskAt: $0) }
         diagnostics += resolver.diagnostics
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 

@@ -20,10 +20,20 @@ struct TaskResolver {
         processEnvironment = options.processEnvironment
     }
 
-    /// Where the task runs, its environment and its action, resolved; nil if something is undefined.
-    mutating func resolve(_ task: TaskSpec) -> (workdir: String, environment: [EnvironmentEntry], action: Action)? {
+    typealias Resolved = (workdir: String, environment: [EnvironmentEntry], action: Action)
+
+    /// The workflow's task at `index`, resolved (see `resolve(_:)`).
+    mutating func resolve(taskAt index: Int) -> Resolved? {
         // Nothing to expand: scripts read their variables from the environment at run time.
-        if task.workdir == nil, case .shell = task.action { return (workflow.directory, merged(task.env), task.action) }
+        // Asked of the task in place: a copy of it would retain a dozen fields.
+        if workflow.tasks[index].workdir == nil, case .shell = workflow.tasks[index].action {
+            return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action)
+        }
+        return resolve(workflow.tasks[index])
+    }
+
+    /// Where the task runs, its environment and its action, resolved; nil if something is undefined.
+    mutating func resolve(_ task: TaskSpec) -> Resolved? {
         let before = diagnostics.count
         let interpolation = interpolation(for: task)
         var workdir = workflow.directory

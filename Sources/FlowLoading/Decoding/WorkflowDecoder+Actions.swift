@@ -3,7 +3,8 @@ import FlowModel
 extension WorkflowDecoder {
     /// The task's one action; nil (reported) if it is malformed.
     mutating func action(_ entry: MappingEntry, task: TaskID) -> Action? {
-        func field() -> String { "'\(entry.key)' of task '\(task)'" }
+        let key = entry.key  // the name captures the key alone: a whole entry would be copied along
+        func field() -> String { "'\(key)' of task '\(task)'" }
         switch entry.key {
         case "shell": return shell(entry.value, field()).map(Action.shell)
         case "download": return download(entry.value, field()).map(Action.download)

@@ -48,7 +48,8 @@ extension WorkflowDecoder {
     mutating func decodeCommonField(
         _ entry: MappingEntry, into fields: inout TaskFields, context: @autoclosure () -> String
     ) -> Bool {
-        func field() -> String { "'\(entry.key)' of \(context())" }
+        let key = entry.key  // the name captures the key alone: a whole entry would be copied along
+        func field() -> String { "'\(key)' of \(context())" }
         let value = entry.value
         switch entry.key {
         case "queue":
