@@ -161,7 +161,11 @@ final class TaskOperation: Operation, @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay)), execute: work)
     }
 
-    /// Reports the end once and finishes the operation, which frees its slot in the queue.
+    /// Finishes the operation, then reports the end, once.
+    ///
+    /// In that order, as Foundation runs a `completionBlock` after `isFinished`: the queue's slot
+    /// is free by the time the engine adds the operation of the next task, so `addOperation`
+    /// dispatches it at once instead of leaving it for the queue's finish handling.
     private func end(_ taskEnd: TaskEnd) {
         let first: Bool = lock.withLock {
             if case .ended = phase { return false }
@@ -169,7 +173,6 @@ final class TaskOperation: Operation, @unchecked Sendable {
             return true
         }
         guard first else { return }
-        onEnd(taskEnd)
         let wasExecuting = lock.withLock { executing }
         willChangeValue(forKey: "isFinished")
         if wasExecuting { willChangeValue(forKey: "isExecuting") }
@@ -179,6 +182,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
         }
         if wasExecuting { didChangeValue(forKey: "isExecuting") }
         didChangeValue(forKey: "isFinished")
+        onEnd(taskEnd)
     }
 
     static func queuePriority(_ priority: Priority) -> Operation.QueuePriority {
