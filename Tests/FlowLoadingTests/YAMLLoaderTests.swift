@@ -79,4 +79,72 @@ import Testing
         guard case .sequence(let items)? = document.root?.content else { Issue.record("not a list"); return }
         #expect(items.map(\.scalarKind) == cases.map(\.1) + [.null])
     }
+
+    // MARK: Parsing on a thread of its own (large inputs)
+
+    /// The tree as text: every node with its position, so that two loads can be compared.
+    func outline(_ node: Node?) -> String {
+        guard let node else { return "nil" }
+        let place = "@\(node.line):\(node.column)"
+        switch node.content {
+        case .scalar(let scalar): return "\(scalar.isPlain ? "" : "'")\(scalar.text)\(place)"
+        case .sequence(let items): return "[" + items.map(outline).joined(separator: ",") + "]" + place
+        case .mapping(let pairs): return "{" + pairs.map { outline($0.key) + ":" + outline($0.value) }.joined(separator: ",") + "}" + place
+        }
+    }
+
+    /// Loads `text` both ways: parsed alongside the tree (from size 0) and on one thread.
+    func loadBothWays(_ text: String) -> (concurrent: Result<YAMLDocument, YAMLError>, sequential: Result<YAMLDocument, YAMLError>) {
+        let bytes = Array(text.utf8)
+        func load(from size: Int) -> Result<YAMLDocument, YAMLError> {
+            Result { try YAMLLoader.load(bytes, file: "f.yaml", concurrentFrom: size) }.mapError { $0 as! YAMLError }
+        }
+        return (load(from: 0), load(from: Int.max))
+    }
+
+    /// Many batches' worth of tasks, with an anchor, aliases, a merge and a duplicate key.
+    func largeWorkflow(tasks: Int, tail: String = "") -> String {
+        var text = "version: 1\ndefaults: &d {retries: 2}\ntasks:\n"
+        for index in 0..<tasks {
+            text += "  t\(index): {<<: *d, needs: [t\(max(index - 1, 0))], shell: [\"echo\", 'x \(index)']}\n"
+        }
+        text += "  t0: {shell: dup}\n"
+        return text + tail
+    }
+
+    @Test func aLargeFileLoadsTheSameParsedAlongsideTheTree() throws {
+        let text = largeWorkflow(tasks: 3000)
+        #expect(text.utf8.count > 100_000)
+        let (concurrent, sequential) = loadBothWays(text)
+        let together = try concurrent.get()
+        let alone = try sequential.get()
+        #expect(outline(together.root) == outline(alone.root))
+        #expect(together.diagnostics.map(rendered) == alone.diagnostics.map(rendered))
+        #expect(together.diagnostics.map(rendered) == ["f.yaml:3004:3: error: duplicate key 't0' (first at line 4, column 3)"])
+    }
+
+    @Test func aSyntaxErrorAtTheEndOfALargeFileIsTheSameError() {
+        let (concurrent, sequential) = loadBothWays(largeWorkflow(tasks: 3000, tail: "  broken: [1, 2\n"))
+        #expect(throws: (any Error).self) { try concurrent.get() }
+        if case .failure(let together) = concurrent, case .failure(let alone) = sequential {
+            #expect(rendered(together.diagnostic) == rendered(alone.diagnostic))
+        } else {
+            Issue.record("both loads should fail")
+        }
+    }
+
+    @Test func aLimitHitEarlyStopsTheParserAndGivesTheSameError() {
+        // The builder gives up near the top while the parser still has most of the file to go.
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...9 {
+            text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        let (concurrent, sequential) = loadBothWays(text + largeWorkflow(tasks: 20_000).replacingOccurrences(of: "version: 1\n", with: ""))
+        if case .failure(let together) = concurrent, case .failure(let alone) = sequential {
+            #expect(rendered(together.diagnostic) == rendered(alone.diagnostic))
+            #expect(together.diagnostic.message.text.contains("aliases expand to more than"))
+        } else {
+            Issue.record("both loads should fail")
+        }
+    }
 }

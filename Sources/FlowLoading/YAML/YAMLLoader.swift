@@ -9,9 +9,16 @@ public struct YAMLDocument: Sendable {
 
 /// Turns YAML text into a `Node` tree through libyaml's event API.
 public enum YAMLLoader {
+    /// Inputs at least this large are parsed on a thread of their own (`ConcurrentParser`);
+    /// below it a thread would cost more than it saves.
+    public static let concurrentParsingFrom = 256 << 10
+
     /// Loads one document. Throws `YAMLError` for problems that leave no tree to decode (syntax,
     /// limits); gathers the rest (duplicate keys, unknown tags) into the document's diagnostics.
-    public static func load(_ bytes: [UInt8], file: String, limits: YAMLLimits = YAMLLimits()) throws -> YAMLDocument {
+    /// `concurrentFrom` is the input size from which libyaml parses on a thread of its own.
+    public static func load(
+        _ bytes: [UInt8], file: String, limits: YAMLLimits = YAMLLimits(), concurrentFrom: Int = concurrentParsingFrom
+    ) throws -> YAMLDocument {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) == 1 else {
@@ -23,14 +30,23 @@ public enum YAMLLoader {
         return try bytes.withUnsafeBufferPointer { buffer in
             yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
             var builder = TreeBuilder(file: file, limits: limits)
-            var event = yaml_event_t()
-            while true {
-                guard yaml_parser_parse(parser, &event) == 1 else {
-                    throw YAMLError(syntaxDiagnostic(parser.pointee, bytes: buffer, file: file))
+            if buffer.count >= concurrentFrom {
+                let events = ConcurrentParser(parser: parser, bytes: buffer, file: file)
+                defer { events.finish() }
+                while let batch = try events.next() {
+                    defer { ConcurrentParser.delete(batch) }
+                    for event in batch where event.type != YAML_STREAM_END_EVENT { try builder.handle(event) }
                 }
-                defer { yaml_event_delete(&event) }
-                if event.type == YAML_STREAM_END_EVENT { break }
-                try builder.handle(event)
+            } else {
+                var event = yaml_event_t()
+                while true {
+                    guard yaml_parser_parse(parser, &event) == 1 else {
+                        throw YAMLError(syntaxDiagnostic(parser.pointee, bytes: buffer, file: file))
+                    }
+                    defer { yaml_event_delete(&event) }
+                    if event.type == YAML_STREAM_END_EVENT { break }
+                    try builder.handle(event)
+                }
             }
             return YAMLDocument(root: builder.root, diagnostics: builder.diagnostics)
         }
