@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Run benchmark: run N shell tasks doing `true` at -j2 with flowrun, make, ninja and go-task
-side by side, next to the floor (posix_spawn /bin/true N times, 2 at a time); then flowrun's
-engine alone (--engine-only) on large random DAGs, and its human live view under a
-pseudo-terminal; then check the targets of the run benchmark.
+side by side, next to the floor (posix_spawn /bin/true N times, 2 at a time) and, when --tools
+names it, swift-subprocess doing the same (bench/subprocess); then flowrun's engine alone
+(--engine-only) on large random DAGs, and its human live view under a pseudo-terminal; then
+check the targets of the run benchmark.
 
 Each command runs --repeat times (the tools taking turns); the table shows the median wall
 time and the largest peak RSS (ru_maxrss of the command from os.wait4, taken by a small
@@ -27,6 +28,7 @@ SHAPES = ("independent", "chain", "dag")
 SIZES = (1000, 5000, 20_000)
 QUICK_SIZES = (1000, 5000)
 TOOLS = ("flowrun", "make", "ninja", "task", "floor")
+EXTRA_TOOLS = ("subprocess",)  # only when named in --tools: its first build takes minutes
 JOBS = 2
 TIMEOUT_S = 600.0  # any command but go-task (which has --task-timeout)
 
@@ -44,6 +46,16 @@ def build_floor():
         log(f"compiling {src.name}: cc -O2 -o {exe} {src}")
         subprocess.run(["cc", "-O2", "-o", str(exe), str(src)], check=True)
     return exe
+
+
+def build_subprocess():
+    """Build bench/subprocess (swift-subprocess 1.0.2) in release mode into bench/out/; return the
+    binary's path. swift build only rebuilds what changed, so later runs take a second or two."""
+    cmd = ["swift", "build", "-c", "release", "--package-path", "bench/subprocess",
+           "--scratch-path", "bench/out/subprocess-build"]
+    log("building subprocess-spawn: " + " ".join(cmd))
+    subprocess.run(cmd, cwd=REPO, check=True)
+    return REPO / "bench/out/subprocess-build/release/subprocess-spawn"
 
 
 def find_ninja():
@@ -137,7 +149,8 @@ def main():
     ap.add_argument("--sizes", type=csv_list(int), help="task counts (default 1000,5000,20000)")
     ap.add_argument("--shapes", type=csv_list(str), default=list(SHAPES), help="independent,chain,dag (default: all)")
     ap.add_argument("--repeat", type=int, help="runs per command, median wall (default 3)")
-    ap.add_argument("--tools", type=csv_list(str), default=list(TOOLS), help=",".join(TOOLS) + " (default: all)")
+    ap.add_argument("--tools", type=csv_list(str), default=list(TOOLS),
+                    help=",".join(TOOLS + EXTRA_TOOLS) + " (default: all but " + ",".join(EXTRA_TOOLS) + ")")
     ap.add_argument("--flowrun", help="flowrun binary (default: swift build -c release --product flowrun "
                                       "--scratch-path .build-release)")
     ap.add_argument("--task", help="go-task binary (default: from PATH, pip-installed if missing)")
@@ -150,12 +163,12 @@ def main():
     if repeat < 1:
         sys.exit("--repeat must be at least 1")
     for t in a.tools:
-        if t not in TOOLS:
-            sys.exit(f"unknown tool {t!r} (expected some of {','.join(TOOLS)})")
+        if t not in TOOLS + EXTRA_TOOLS:
+            sys.exit(f"unknown tool {t!r} (expected some of {','.join(TOOLS + EXTRA_TOOLS)})")
     for s in a.shapes:
         if s not in SHAPES:
             sys.exit(f"unknown shape {s!r} (expected some of {','.join(SHAPES)})")
-    tools = [t for t in TOOLS if t in a.tools]
+    tools = [t for t in TOOLS + EXTRA_TOOLS if t in a.tools]
 
     flowrun = None
     if "flowrun" in tools:
@@ -165,6 +178,7 @@ def main():
     task = (a.task or find_task()) if "task" in tools else None
     ninja = find_ninja() if "ninja" in tools else None
     floor = str(build_floor()) if "floor" in tools else None
+    swift_subprocess = str(build_subprocess()) if "subprocess" in tools else None
     RUN_DIR.mkdir(parents=True, exist_ok=True)
     env = bench_env()
     load_before = os.getloadavg()
@@ -195,6 +209,7 @@ def main():
                 "ninja": ([ninja, "-j", str(JOBS), "-C", ninja_dir, "-f", nj], TIMEOUT_S, clean_ninja),
                 "task": ([task, "--concurrency", str(JOBS), "-t", taskfile, "default"], a.task_timeout, None),
                 "floor": ([floor, str(n), str(floor_jobs), "/bin/true"], TIMEOUT_S, None),
+                "subprocess": ([swift_subprocess, str(n), str(floor_jobs), "/bin/true"], TIMEOUT_S, None),
             }
             for tool in tools:
                 st = results[shape, n, tool] = Stat(f"{shape} {n} {tool}")
@@ -247,11 +262,14 @@ def main():
         print(f"  go-task: {task} {version([task, '--version'])}")
     if floor:
         print(f"  floor:   {floor} (posix_spawn /bin/true, {JOBS} at a time; 1 at a time for chain)")
+    if swift_subprocess:
+        print(f"  subprocess: {swift_subprocess} (swift-subprocess 1.0.2 runs /bin/true, own process group, "
+              f"stdout and stderr collected; in flight as the floor)")
     rss_floor = launch(["true"], 10).rss
     print(f"  RSS floor of the launcher, as `true` shows it: {rss_floor:.1f} MB; "
           f"stdout and stderr of the last run of each command: {RUN_DIR}\n")
 
-    row = "{:<12} {:>6}  {:<8} {:>9} {:>12} {:>8} {:>8}  {}"
+    row = "{:<12} {:>6}  {:<10} {:>9} {:>12} {:>8} {:>8}  {}"
     print(row.format("shape", "N", "tool", "wall s", "peak RSS MB", "x floor", "x make", ""))
     failures = []
 
