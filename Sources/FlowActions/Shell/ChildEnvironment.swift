@@ -7,8 +7,8 @@ import Darwin
 /// The environment children start with: flowrun's own, made into C strings once per run, with
 /// each task's variables over it.
 ///
-/// Building the whole block anew for every task (a dictionary copy and a C string per variable)
-/// was a measurable part of a small task's cost; now a task allocates only its own variables.
+/// Building the whole block anew for every task took a dictionary copy and a C string per
+/// variable, for every spawn; now a task allocates only its own variables.
 ///
 /// - Warning: immutable after `init`; `base` is freed by `deinit`, when no spawn can use it.
 final class ChildEnvironment: @unchecked Sendable {
