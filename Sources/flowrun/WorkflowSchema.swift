@@ -333,7 +333,7 @@ enum WorkflowSchema {
           "enum": ["row", "column", "grid"]
         },
         "columns": {
-          "description": "format image: columns of a grid layout.",
+          "description": "format image, layout grid: the grid's number of columns.",
           "type": "integer",
           "minimum": 1
         },
@@ -351,6 +351,7 @@ enum WorkflowSchema {
       "required": ["inputs", "to"],
       "additionalProperties": false,
       "if": {"properties": {"format": {"const": "image"}}, "required": ["format"]},
+      "then": {"dependentSchemas": {"columns": {"properties": {"layout": {"const": "grid"}}, "required": ["layout"]}}},
       "else": {"propertyNames": {"not": {"enum": ["layout", "columns", "size", "background"]}}}
     }
   }

@@ -72,6 +72,10 @@ extension Diagnostic.Message {
     static func imageOptionWithoutImage(_ key: String) -> Self {
         Self("'\(key)' applies only to 'format: image'")
     }
+    static func columnsWithoutGrid(_ field: String, layout: String) -> Self {
+        Self("'columns' of \(field) applies only to 'layout: grid'; this one lays images out in a \(layout)",
+             hint: "remove 'columns', or write 'layout: grid'")
+    }
     static func cannotRead(_ reason: String) -> Self {
         Self("cannot read the file: \(reason)")
     }

@@ -94,7 +94,10 @@ extension WorkflowDecoder {
         let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }
         let format: CombineFormat = fields["format"].flatMap { choice($0, "'format' of \(field())") } ?? .concat
         var image = CombineAction.ImageOptions()
-        if let node = fields["layout"], let layout: ImageLayout = choice(node, "'layout' of \(field())") { image.layout = layout }
+        var layoutKnown = true  // false after an invalid layout, which is reported already
+        if let node = fields["layout"] {
+            if let layout: ImageLayout = choice(node, "'layout' of \(field())") { image.layout = layout } else { layoutKnown = false }
+        }
         if let node = fields["columns"] { image.columns = int(node, "'columns' of \(field())", minimum: 1) }
         if let node = fields["size"], let text = string(node, "'size' of \(field())") {
             image.cellSize = Self.cellSize(text)
@@ -107,6 +110,9 @@ extension WorkflowDecoder {
             for key in Self.imageKeys {
                 if let entry = fields.entries[key] { report(.imageOptionWithoutImage(key), at: entry.keyMark) }
             }
+        } else if layoutKnown, image.layout != .grid, let entry = fields.entries["columns"] {
+            // A grid's width; a row or a column would ignore it without a word.
+            report(.columnsWithoutGrid(field(), layout: image.layout.rawValue), at: entry.keyMark)
         }
         guard let inputs, let to else { return nil }
         return CombineAction(inputs: inputs, to: to, format: format, image: image)
