@@ -70,8 +70,12 @@ import Testing
     @Test func plainScalarsAreTypedByTheCoreSchema() throws {
         let cases: [(String, Node.ScalarKind)] = [
             ("~", .null), ("null", .null), ("NULL", .null), ("true", .bool(true)), ("False", .bool(false)),
-            ("12", .int(12)), ("-3", .int(-3)), ("+4", .int(4)), ("1.5", .float), ("1e3", .float), (".inf", .float),
-            ("-.inf", .float), (".NaN", .float), ("inf", .float), ("Infinity", .float), ("nan", .float),
+            ("12", .int(12)), ("-3", .int(-3)), ("+4", .int(4)), ("0x1F", .int(31)), ("0o17", .int(15)),
+            ("1.5", .float), ("1.", .float), (".5", .float), ("1e3", .float), ("-2.5E-3", .float), (".inf", .float),
+            ("-.inf", .float), ("+.INF", .float), (".NaN", .float), ("99999999999999999999", .float),
+            // Not numbers in the core schema, though Swift's parsers read some of them.
+            ("inf", .string), ("Infinity", .string), ("nan", .string), ("-.nan", .string), ("0x1p3", .string),
+            ("0o8", .string), ("0x", .string), ("1_000", .string), (".", .string), ("1e", .string), ("1.2.3", .string),
             ("needs", .string), ("info", .string), ("nul", .string), ("truth", .string), ("t1", .string), ("-x", .string),
             ("'12'", .string), ("\"true\"", .string), ("!!str 12", .string),
         ]

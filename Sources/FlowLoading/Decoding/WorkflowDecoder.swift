@@ -26,7 +26,7 @@ struct WorkflowDecoder {
         var top: [String: Node] = [:]
         for entry in entries { top[entry.key] = entry.value }
 
-        if let version = top["version"], int(version, "'version'", minimum: 1) != nil, version.scalar?.text != "1" {
+        if let version = top["version"], let number = int(version, "'version'", minimum: 1), number != 1 {
             report(.unsupportedVersion(version.scalar!.text), at: version)
         }
         var workflow = Workflow(file: file, directory: directory, name: defaultName, tasks: [])

@@ -64,28 +64,15 @@ extension Node {
         default:
             break
         }
-        guard Self.mayBeNumber(text, first: first) else { return .string }
-        if let value = Int(text) { return .int(value) }
-        switch text {
-        case ".inf", "-.inf", ".nan", ".Inf", ".NaN": return .float
-        default: return Double(text) != nil ? .float : .string
-        }
+        guard Self.mayBeNumber(first) else { return .string }
+        return CoreNumber.kind(of: text)
     }
 
-    /// Whether `Int` or `Double` could read `text`: a sign, digit, point or blank first, or
-    /// the start of inf, infinity or nan in any case.
-    private static func mayBeNumber(_ text: String, first: UInt8) -> Bool {
+    /// Whether a number of the core schema can start with `first`: a digit, a sign or a point.
+    private static func mayBeNumber(_ first: UInt8) -> Bool {
         switch first {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: " "), 0x09...0x0D:
-            return true
-        case UInt8(ascii: "i"), UInt8(ascii: "I"), UInt8(ascii: "n"), UInt8(ascii: "N"):
-            var bytes = text.utf8.makeIterator()
-            let lowered = (bytes.next()! | 0x20, (bytes.next() ?? 0) | 0x20, (bytes.next() ?? 0) | 0x20)
-            return lowered == (UInt8(ascii: "i"), UInt8(ascii: "n"), UInt8(ascii: "f"))
-                || lowered == (UInt8(ascii: "n"), UInt8(ascii: "a"), UInt8(ascii: "n"))
-        default:
-            return false
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+        default: false
         }
     }
 
