@@ -25,6 +25,8 @@ public final class EventBus: @unchecked Sendable {
     private var pending: [RunEvent] = []
     private var drainQueued = false
     private var seq = 0
+    /// Set by `finish()`: the sinks are done (files closed), so later events are dropped.
+    private var finished = false
 
     public init(sinks: [any EventSink]) {
         self.sinks = sinks
@@ -33,6 +35,8 @@ public final class EventBus: @unchecked Sendable {
     /// Stamps an event and queues it; events from one thread keep their order.
     public func emit(_ kind: RunEvent.Kind) {
         let queueDrain: Bool = lock.withLock {
+            // A signal after the end of a run (SIGUSR1, say) must not reach a closed file.
+            guard !finished else { return false }
             seq += 1
             pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
             defer { drainQueued = true }
@@ -51,10 +55,11 @@ public final class EventBus: @unchecked Sendable {
         for sink in sinks { sink.receive(events) }
     }
 
-    /// Hands over every waiting event (a drain queued ahead of this one finds none), then lets
-    /// each sink write its summary.
+    /// Hands over every event emitted so far, then lets each sink write its summary; events
+    /// emitted after this are dropped.
     public func finish() {
         queue.sync {
+            lock.withLock { finished = true }
             drain()
             for sink in sinks { sink.finish() }
         }

@@ -95,6 +95,83 @@ import Glibc
         #expect(results == [.succeeded, .failed(reason: "exited with status 1", exitCode: 1), .succeeded])
     }
 
+    @Test func aListCommandIsLookedUpOnTheTasksPathOnlyAsTheShellWouldBe() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: "\(folder)/tools", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/tools/check", withDestinationPath: "/bin/true")
+        // `ls` is on flowrun's PATH but not on the task's: as in `sh -c ls`, it is not found.
+        // A relative folder on PATH is taken from the task's workdir, as execvp would in the child.
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              only-tools: {env: {PATH: "\(folder)/tools"}, shell: [ls]}
+              relative: {env: {PATH: "tools"}, shell: [check]}
+            """, in: folder)
+        #expect(await Self.run(tasks[0]).result == .failed(reason: "cannot run 'ls': No such file or directory", exitCode: nil))
+        #expect(await Self.run(tasks[1]).result == .succeeded)
+    }
+
+    @Test func aProgramThatMovesBetweenTasksIsFoundAgain() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["first", "second"] {
+            try FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/second/check", withDestinationPath: "/bin/true")
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              check: {env: {PATH: "\(folder)/first:\(folder)/second"}, shell: [check]}
+            """, in: folder)
+        let runner = ShellRunner()
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        // Remembered in `second`; moved to `first`, as an install step might.
+        try FileManager.default.moveItem(atPath: "\(folder)/second/check", toPath: "\(folder)/first/check")
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+    }
+
+    @Test func aProcessThatLeftTheGroupDoesNotHoldTheTaskOpen() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // setsid: a new session, out of the task's group, with the task's stdout.
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              leaves: {shell: "setsid sleep 30 & echo $!; echo done"}
+            """, in: folder)
+        let started = ContinuousClock.now
+        let attempt = await Self.run(tasks[0])
+        #expect(attempt.result == .succeeded)
+        #expect(attempt.stdout.last == "done")
+        #expect(ContinuousClock.now - started < .seconds(20), "the task waited for the escaped sleep")
+        if let pid = attempt.stdout.first.flatMap({ pid_t($0) }) { kill(pid, SIGKILL) }
+    }
+
+    @Test func aChildThatNeverStopsWritingDoesNotStarveTheOthers() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              floods: {shell: [yes]}
+              quick: {shell: [echo, quick]}
+            """, in: folder)
+        let runner = ShellRunner()
+        let flood = runner.startAttempt(of: tasks[0], attempt: 1,
+                                        events: AttemptEvents(output: { _, _ in }, progress: { _, _, _ in }), completion: { _ in })
+        defer { flood.kill() }
+        let floodStillRunning = LockedBox(true)
+        Task {
+            try await Task.sleep(for: .seconds(15))
+            floodStillRunning.update { $0 = false }
+            flood.kill()
+        }
+        let quick = await Self.run(tasks[1], runner: runner)
+        #expect(quick.stdout == ["quick"])
+        #expect(floodStillRunning.value, "the quick task ended only once the flood was stopped")
+    }
+
     @Test func aMissingProgramFailsWithItsName() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -24,6 +24,28 @@ import Testing
         #expect(events.named("task.succeeded").count == 9)
     }
 
+    @Test func aFailureIsReportedEvenWhenFlowrunStartsWithSigchldIgnored() throws {
+        // A parent may pass SIGCHLD on ignored; then the kernel reaps children at once and their
+        // status is lost, and a failing task looked as if it succeeded. (python3, not sh: dash
+        // does not pass an ignored SIGCHLD on to what it execs.)
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  fails: {shell: \"exit 3\"}\n".utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])",
+                             FlowrunBinary.url.path, "run", "--events", "plain", "flow.yaml"]
+        process.currentDirectoryURL = folder.url
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(text)")
+        #expect(text.contains("[fails] failed in"), "\(text)")
+        #expect(text.contains("exited with status 3"), "\(text)")
+    }
+
     @Test func jOverridesTheFile() throws {
         var text = "version: 1\nconcurrency: 4\ntasks:\n"
         for index in 0..<4 { text += "  t\(index): {shell: sleep 0.1}\n" }

@@ -19,11 +19,17 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// Longest line passed on whole; longer ones arrive in pieces of this size.
     static let maxLineBytes = 64 * 1024
 
+    /// How long output may still arrive once the child has exited and its group is killed:
+    /// from processes that left the group (`setsid`, a daemon), which would otherwise hold the
+    /// task open for as long as they live, past its timeout and past Ctrl-C.
+    static let outputGrace = 1.0
+
     private let pid: pid_t
+    private let owner = OutputLoop.shared.makeOwner()
     private let completion: @Sendable (AttemptResult) -> Void
     private let lock = NSLock()
     private var openStreams = 2
-    private var exitStatus: Int32?
+    private var exitResult: AttemptResult?
     private var reaped = false
 
     init(_ launched: ProcessLauncher.Launched, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void) {
@@ -45,15 +51,16 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         if pidfd >= 0 {
             watches.append(.exit(pidfd) { [self] in reapExited() })
         } else {
-            // No pidfd (a kernel before 5.3, or a sandbox that forbids it): a thread waits.
+            // No pidfd (a kernel before 5.3, or a sandbox that forbids it): a thread waits for
+            // the exit without reaping (WNOWAIT), so the group is still ours to kill.
             let pid = pid
             DispatchQueue.global().async { [self] in
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                exited(status)
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+                reapExited()
             }
         }
-        OutputLoop.shared.watch(watches)
+        OutputLoop.shared.watch(watches, owner: owner)
     }
 
     func terminate(grace: Double) {
@@ -75,38 +82,34 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     }
 
     private func streamClosed() {
-        let status: Int32? = lock.withLock {
+        let result: AttemptResult? = lock.withLock {
             openStreams -= 1
-            return openStreams == 0 ? exitStatus : nil
+            return openStreams == 0 ? exitResult : nil
         }
-        if let status { completion(Self.result(of: status)) }
+        if let result { completion(result) }
     }
 
-    /// The pidfd says the child has exited: it is a zombie until reaped, so its process group
-    /// still exists and is ours; whatever the script left running in it goes with it (that also
-    /// closes the pipes), and then the child is reaped.
+    /// The child has exited and is a zombie until reaped, so its process group still exists
+    /// and is ours: whatever the script left running in it goes with it (that also closes the
+    /// pipes), and then the child is reaped.
     private func reapExited() {
-        var status: Int32 = 0
-        let done: Bool = lock.withLock {
+        let done: AttemptResult? = lock.withLock {
             Glibc.kill(-pid, SIGKILL)
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            exitStatus = status
+            var status: Int32 = 0
+            var reapedPid: pid_t
+            repeat { reapedPid = waitpid(pid, &status, WNOHANG) } while reapedPid == -1 && errno == EINTR
+            // ECHILD: something else reaped it (SIGCHLD ignored, say); its status is lost.
+            exitResult = reapedPid == pid ? Self.result(of: status)
+                : .failed(reason: "cannot get the exit status: \(ProcessLauncher.errorText(reapedPid == -1 ? errno : ECHILD))", exitCode: nil)
             reaped = true
-            return openStreams == 0
+            return openStreams == 0 ? exitResult : nil
         }
-        if done { completion(Self.result(of: status)) }
-    }
-
-    /// The fallback's end: the child is reaped already.
-    private func exited(_ status: Int32) {
-        let done: Bool = lock.withLock {
-            exitStatus = status
-            // The group keeps its id while any member lives, so this cannot hit another.
-            Glibc.kill(-pid, SIGKILL)
-            reaped = true
-            return openStreams == 0
+        if let done {
+            completion(done)
+        } else {
+            let owner = owner
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.outputGrace) { OutputLoop.shared.abandon(owner) }
         }
-        if done { completion(Self.result(of: status)) }
     }
 
     /// Decodes a wait status: an exit code, or the signal that ended the process.

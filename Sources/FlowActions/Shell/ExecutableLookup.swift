@@ -6,45 +6,68 @@ import Glibc
 import Darwin
 #endif
 
-/// Finds a command on PATH once per run and remembers it, as bash's `hash` does.
+/// Finds the program of a task given as a list (`shell: [make, test]`) the way `execvp` would
+/// in the child: on the task's own `PATH` (the environment the child gets, `env:` included),
+/// in order, an empty or relative folder meaning one under the task's workdir, and
+/// `/bin:/usr/bin` when there is no `PATH`. A name with a slash is taken as it is.
 ///
-/// `posix_spawnp` searches PATH in every child: on a PATH of eight folders, `true` costs six
-/// failed `execve` calls before it is found, 2% of the time of a graph of 5,000 `true` tasks
-/// (measured with bench/run_bench.py's graphs). Only found paths are remembered, so a command that is
-/// missing still fails through `posix_spawnp` with its usual error; a PATH with a relative
-/// folder (which would depend on each task's workdir) is never searched here.
+/// Found paths are remembered for the run, as bash's `hash` does: `posix_spawnp` would search
+/// in every child, six failed `execve` calls for `true` on this machine's `PATH` (2% of a
+/// graph of 5,000 `true` tasks). A remembered path that no longer works is looked up afresh
+/// (`forget`). (`posix_spawnp` itself is not used: glibc's searches flowrun's own `PATH`, not
+/// the task's.)
 ///
 /// - Warning: `found` is guarded by `lock`.
 final class ExecutableLookup: @unchecked Sendable {
+    enum Resolution: Equatable {
+        case found(String)
+        /// `errno` as `execvp` would set it: EACCES if a candidate exists but cannot run.
+        case notFound(Int32)
+    }
+
     private struct Key: Hashable {
         var name: String
-        var path: String
+        var path: String?
+        var workdir: String
     }
+
+    static let defaultPath = "/bin:/usr/bin"
 
     private let lock = NSLock()
     private var found: [Key: String] = [:]
 
-    /// The absolute path `posix_spawnp` would run for `name` under `path` (the child's PATH),
-    /// or nil to let `posix_spawnp` search.
-    func resolve(_ name: String, path: String?) -> String? {
-        guard !name.isEmpty, !name.contains("/"), let path, !path.isEmpty else { return nil }
-        let key = Key(name: name, path: path)
-        if let hit = lock.withLock({ found[key] }) { return hit }
-        let folders = path.split(separator: ":", omittingEmptySubsequences: false)
-        guard folders.allSatisfy({ $0.hasPrefix("/") }) else { return nil }
-        for folder in folders {
-            let candidate = folder.hasSuffix("/") ? "\(folder)\(name)" : "\(folder)/\(name)"
-            if Self.isExecutableFile(candidate) {
+    func resolve(_ name: String, path: String?, workdir: String) -> Resolution {
+        guard !name.contains("/") else { return .found(name) }
+        guard !name.isEmpty else { return .notFound(ENOENT) }
+        let key = Key(name: name, path: path, workdir: workdir)
+        if let hit = lock.withLock({ found[key] }) { return .found(hit) }
+        var failure = ENOENT
+        for folder in (path ?? Self.defaultPath).split(separator: ":", omittingEmptySubsequences: false) {
+            let base = folder.isEmpty ? workdir : folder.hasPrefix("/") ? String(folder) : "\(workdir)/\(folder)"
+            let candidate = base.hasSuffix("/") ? "\(base)\(name)" : "\(base)/\(name)"
+            switch Self.check(candidate) {
+            case 0:
                 lock.withLock { found[key] = candidate }
-                return candidate
+                return .found(candidate)
+            case EACCES:
+                failure = EACCES
+            default:
+                continue
             }
         }
-        return nil
+        return .notFound(failure)
     }
 
-    private static func isExecutableFile(_ path: String) -> Bool {
+    /// Drops a remembered path that failed to run, so that the next lookup searches again.
+    func forget(_ name: String, path: String?, workdir: String) {
+        _ = lock.withLock { found.removeValue(forKey: Key(name: name, path: path, workdir: workdir)) }
+    }
+
+    /// 0 for an executable regular file, EACCES for one that exists but cannot run, else ENOENT.
+    private static func check(_ candidate: String) -> Int32 {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
-        return access(path, X_OK) == 0
+        guard stat(candidate, &info) == 0 else { return ENOENT }
+        guard info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 else { return EACCES }
+        return 0
     }
 }

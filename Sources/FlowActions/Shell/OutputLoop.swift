@@ -18,8 +18,8 @@ import Darwin
 /// first: libdispatch's own epoll loop crashed (`_dispatch_event_loop_drain`, a bad pointer) in
 /// one run in a few of 10,000 `true` tasks.
 ///
-/// - Warning: `watches` is guarded by `lock`; the handlers run on the loop's thread, so a
-///   handler needs no lock for state only it touches.
+/// - Warning: `watches`, `owners` and `abandoned` are guarded by `lock`; the handlers run on
+///   the loop's thread, so a handler needs no lock for state only it touches.
 final class OutputLoop: @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
@@ -38,26 +38,53 @@ final class OutputLoop: @unchecked Sendable {
 
     private let epoll: Int32
     private let lock = NSLock()
-    private var watches: [Int32: Watch] = [:]
+    /// Each watched descriptor, with the owner that added it.
+    private var watches: [Int32: (owner: UInt64, watch: Watch)] = [:]
+    private var owners: UInt64 = 0
+    private var abandoned: [UInt64] = []
+    /// Wakes the loop for `abandon`, the one request that does not come with a descriptor event.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
 
     private init() {
         epoll = flowrun_epoll_create()
         precondition(epoll >= 0, "cannot create the output loop's epoll instance")
+        var ends: [Int32] = [-1, -1]
+        precondition(flowrun_pipe_cloexec(&ends) == 0, "cannot create the output loop's wake-up pipe")
+        (wakeRead, wakeWrite) = (ends[0], ends[1])
+        _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
+        precondition(flowrun_epoll_add(epoll, wakeRead) == 0, "cannot watch the output loop's wake-up pipe")
         let thread = Thread { [self] in run() }
         thread.name = "flowrun.output"
         thread.start()
     }
 
+    /// A new owner, for `watch` and `abandon`: one per child.
+    func makeOwner() -> UInt64 {
+        lock.withLock {
+            owners += 1
+            return owners
+        }
+    }
+
     /// Watches the descriptors (which the loop now owns and closes) until each is done: a pipe
     /// at end of file, a pidfd at the exit.
-    func watch(_ added: [Watch]) {
+    func watch(_ added: [Watch], owner: UInt64) {
         for watch in added {
             let descriptor = watch.descriptor
             // A pipe's read end has no other status flags to keep.
             if case .output = watch { _ = fcntl(descriptor, F_SETFL, O_NONBLOCK) }
-            lock.withLock { watches[descriptor] = watch }
+            lock.withLock { watches[descriptor] = (owner, watch) }
             precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor: errno \(errno)")
         }
+    }
+
+    /// Ends the pipes of `owner` that are still open as if at end of file, and closes them:
+    /// for output held open by processes that left a finished child's group.
+    func abandon(_ owner: UInt64) {
+        lock.withLock { abandoned.append(owner) }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
     }
 
     private func run() {
@@ -67,8 +94,12 @@ final class OutputLoop: @unchecked Sendable {
         while true {
             let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count))
             guard count > 0 else { continue }  // EINTR
-            for descriptor in ready[0..<Int(count)] {
-                guard let watch = lock.withLock({ watches[descriptor] }) else { continue }
+            for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
+                if descriptor == wakeRead {
+                    endAbandoned(into: &done)
+                    continue
+                }
+                guard let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
                 switch watch {
                 case .output(_, let handler):
                     if !drain(descriptor, handler, into: &buffer) { done.append(descriptor) }
@@ -88,12 +119,34 @@ final class OutputLoop: @unchecked Sendable {
         }
     }
 
-    /// Reads what is there; false (handler told) at end of file or on error.
+    /// Tells the handlers of abandoned pipes that they have ended (once: `done` holds what has).
+    private func endAbandoned(into done: inout [Int32]) {
+        var byte: UInt8 = 0
+        while read(wakeRead, &byte, 1) > 0 {}
+        let ended: [(Int32, (ArraySlice<UInt8>?) -> Void)] = lock.withLock {
+            let owners = Set(abandoned)
+            abandoned.removeAll()
+            return watches.compactMap { descriptor, entry in
+                guard owners.contains(entry.owner), case .output(_, let handler) = entry.watch else { return nil }
+                return (descriptor, handler)
+            }
+        }
+        for (descriptor, handler) in ended where !done.contains(descriptor) {
+            handler(nil)
+            done.append(descriptor)
+        }
+    }
+
+    /// Reads what is there, up to `readsPerTurn` reads, so that a child writing without pause
+    /// cannot starve the others (epoll reports it again on the next turn); false (handler told)
+    /// at end of file or on error.
     private func drain(_ descriptor: Int32, _ handler: @escaping (ArraySlice<UInt8>?) -> Void, into buffer: inout [UInt8]) -> Bool {
-        while true {
+        var reads = 0
+        while reads < Self.readsPerTurn {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 handler(buffer[0..<count])
+                reads += 1
             } else if count < 0 && errno == EINTR {
                 continue
             } else if count < 0 && errno == EAGAIN {
@@ -103,5 +156,9 @@ final class OutputLoop: @unchecked Sendable {
                 return false
             }
         }
+        return true
     }
+
+    /// 4 reads of 64 KiB: a pipe's whole buffer, and then the other children get their turn.
+    static let readsPerTurn = 4
 }

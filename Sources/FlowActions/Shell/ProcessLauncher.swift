@@ -19,13 +19,15 @@ enum ProcessLauncher {
 
     struct LaunchError: Error {
         var message: String
+        /// The `errno` of a failed spawn (0 for other failures).
+        var code: Int32 = 0
     }
 
-    /// Spawns `argv` in `directory` with `environment` (a NULL-terminated `envp`). `executable`
-    /// is the program's path if already known; otherwise `argv[0]` is looked up on PATH.
+    /// Spawns the program at `executable` (found by `ExecutableLookup`; a relative path is taken
+    /// from `directory`) with `argv`, in `directory`, with `environment` (a NULL-terminated `envp`).
     static func launch(
-        _ argv: [String], executable: String?, environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, directory: String
-    ) throws -> Launched {
+        _ argv: [String], executable: String, environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, directory: String
+    ) throws(LaunchError) -> Launched {
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
         guard flowrun_pipe_cloexec(&out) == 0 else { throw LaunchError(message: "cannot create a pipe: \(errorText(errno))") }
@@ -48,9 +50,7 @@ enum ProcessLauncher {
         }
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        if directory != currentDirectory {
-            flowrun_spawn_file_actions_addchdir(&actions, directory)
-        }
+        flowrun_spawn_file_actions_addchdir(&actions, directory)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -68,30 +68,17 @@ enum ProcessLauncher {
 
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
-            let envp = UnsafeMutablePointer(mutating: environment)
-            return if let executable {
-                posix_spawn(&pid, executable, &actions, &attributes, cArgv, envp)
-            } else {
-                posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, envp)
-            }
+            posix_spawn(&pid, executable, &actions, &attributes, cArgv, UnsafeMutablePointer(mutating: environment))
         }
         guard status == 0 else {
             close(out[0]); close(err[0])
-            throw LaunchError(message: "cannot run '\(argv[0])': \(errorText(status))")
+            throw LaunchError(message: "cannot run '\(argv[0])': \(errorText(status))", code: status)
         }
         return Launched(pid: pid, stdout: out[0], stderr: err[0])
     }
 
     /// Every child's stdin, opened once rather than in each child (a path lookup per task).
     private static let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
-
-    /// flowrun's own folder, which children start in unless told otherwise: a task whose
-    /// workdir it is needs no `chdir`. flowrun never changes its folder during a run.
-    private static let currentDirectory: String? = {
-        guard let path = getcwd(nil, 0) else { return nil }
-        defer { free(path) }
-        return String(cString: path)
-    }()
 
     static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))

@@ -13,6 +13,9 @@ public struct ShellRunner: TaskRunner {
 
     public init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         baseEnvironment = ChildEnvironment(processEnvironment)
+        // With SIGCHLD ignored (a parent may pass that on), the kernel reaps children itself and
+        // their exit status is lost: every task would look as if it succeeded.
+        signal(SIGCHLD, SIG_DFL)
     }
 
     public func startAttempt(
@@ -29,10 +32,10 @@ public struct ShellRunner: TaskRunner {
         case .argv(let words): argv = words
         }
         let overrides = environmentOverrides(for: task)
-        let executable = executables.resolve(argv[0], path: baseEnvironment.value(of: "PATH", overrides: overrides))
+        let path = baseEnvironment.value(of: "PATH", overrides: overrides)
         do {
             let launched = try baseEnvironment.withEntries(overrides: overrides) { environment in
-                try ProcessLauncher.launch(argv, executable: executable, environment: environment, directory: task.workdir)
+                try launch(argv, path: path, environment: environment, workdir: task.workdir)
             }
             return ChildProcess(launched, events: events, completion: completion)
         } catch let error as ProcessLauncher.LaunchError {
@@ -41,6 +44,27 @@ public struct ShellRunner: TaskRunner {
             completion(.failed(reason: "\(error)", exitCode: nil))
         }
         return NotStarted()
+    }
+
+    /// Looks the program up on the task's PATH and spawns it. A remembered path that fails as
+    /// if the program had moved (ENOENT, ENOTDIR, EACCES) is forgotten and looked up once more.
+    private func launch(
+        _ argv: [String], path: String?, environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, workdir: String
+    ) throws(ProcessLauncher.LaunchError) -> ProcessLauncher.Launched {
+        var searchedAgain = false
+        while true {
+            switch executables.resolve(argv[0], path: path, workdir: workdir) {
+            case .notFound(let code):
+                throw ProcessLauncher.LaunchError(message: "cannot run '\(argv[0])': \(ProcessLauncher.errorText(code))", code: code)
+            case .found(let executable):
+                do {
+                    return try ProcessLauncher.launch(argv, executable: executable, environment: environment, directory: workdir)
+                } catch where !searchedAgain && !argv[0].contains("/") && [ENOENT, ENOTDIR, EACCES].contains(error.code) {
+                    executables.forget(argv[0], path: path, workdir: workdir)
+                    searchedAgain = true
+                }
+            }
+        }
     }
 
     /// What a task sets over the process environment: its variables, then flowrun's own.
