@@ -7,9 +7,6 @@ public struct LoadedWorkflow: Sendable {
     public var diagnostics: [Diagnostic]
     /// Every key under `tasks`, including tasks too broken to decode (needing one is no extra error).
     public var declaredTaskIDs: [TaskID] = []
-    /// The YAML tree the workflow was decoded from, with every node's position. A command that
-    /// exits soon after can keep it rather than pay for tearing a large one down.
-    public var document: YAMLDocument?
 }
 
 /// Reads a workflow file and decodes it: the entry point of the loading layer.
@@ -51,7 +48,7 @@ public enum WorkflowLoader {
         var decoder = WorkflowDecoder(file: file)
         let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
         return LoadedWorkflow(workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
-                              declaredTaskIDs: decoder.declaredTaskIDs, document: document)
+                              declaredTaskIDs: decoder.declaredTaskIDs)
     }
 
     /// "No such file or directory", not Foundation's long-winded error text.
