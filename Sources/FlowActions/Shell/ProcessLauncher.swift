@@ -21,6 +21,11 @@ enum ProcessLauncher {
         var message: String
         /// The `errno` of a failed spawn (0 for other failures).
         var code: Int32 = 0
+
+        /// The program `name` could not be run: not found, or the spawn failed with `code`.
+        static func cannotRun(_ name: String, code: Int32) -> Self {
+            Self(message: "cannot run '\(name)': \(errorText(code))", code: code)
+        }
     }
 
     /// Spawns the program at `executable` (found by `ExecutableLookup`; a relative path is taken
@@ -72,7 +77,7 @@ enum ProcessLauncher {
         }
         guard status == 0 else {
             close(out[0]); close(err[0])
-            throw LaunchError(message: "cannot run '\(argv[0])': \(errorText(status))", code: status)
+            throw .cannotRun(argv[0], code: status)
         }
         return Launched(pid: pid, stdout: out[0], stderr: err[0])
     }

@@ -55,7 +55,7 @@ public struct ShellRunner: TaskRunner {
         while true {
             switch executables.resolve(argv[0], path: path, workdir: workdir) {
             case .notFound(let code):
-                throw ProcessLauncher.LaunchError(message: "cannot run '\(argv[0])': \(ProcessLauncher.errorText(code))", code: code)
+                throw .cannotRun(argv[0], code: code)
             case .found(let executable):
                 do {
                     return try ProcessLauncher.launch(argv, executable: executable, environment: environment, directory: workdir)
