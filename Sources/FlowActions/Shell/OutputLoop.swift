@@ -14,9 +14,9 @@ import Darwin
 /// context switches against 2 (perf, 5,000 `true` tasks). So a child is added with `epoll_ctl`
 /// from the thread that spawned it, without waking the loop (poll(2) needed a wake-up to learn
 /// of new descriptors), and the exit is watched here too rather than by a thread blocked in
-/// `waitpid` per child. Dispatch read sources were tried
-/// first: libdispatch's own epoll loop crashed (`_dispatch_event_loop_drain`, a bad pointer) in
-/// one run in a few of 10,000 `true` tasks.
+/// `waitpid` per child. Dispatch read sources were tried first: libdispatch's own epoll loop
+/// crashed (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true`
+/// tasks.
 ///
 /// - Warning: `watches`, `owners` and `abandoned` are guarded by `lock`; the handlers run on
 ///   the loop's thread, so a handler needs no lock for state only it touches.
