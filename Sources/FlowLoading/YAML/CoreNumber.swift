@@ -8,7 +8,12 @@ enum CoreNumber {
         if let value = integer(bytes) { return .int(value) }
         if isFloat(bytes) { return .float }
         // A decimal integer too large for Int is still a number, not a word.
-        return isDecimal(bytes[(bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") ? 1 : 0)...]) ? .float : .string
+        return isDecimal(unsigned(bytes[...])) ? .float : .string
+    }
+
+    /// `bytes` without a leading `+` or `-`.
+    static func unsigned(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes
     }
 
     /// `[-+]?[0-9]+`, `0o[0-7]+` or `0x[0-9a-fA-F]+`, if it fits in an `Int`.
@@ -21,17 +26,15 @@ enum CoreNumber {
             default: break
             }
         }
-        let unsigned = bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") ? bytes[1...] : bytes[...]
-        guard isDecimal(unsigned) else { return nil }
-        return Int(String(decoding: bytes.first == UInt8(ascii: "+") ? unsigned : bytes[...], as: UTF8.self))
+        guard isDecimal(unsigned(bytes[...])) else { return nil }
+        return Int(String(decoding: bytes, as: UTF8.self))  // Int reads a leading + or - itself
     }
 
     /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`, `[-+]?\.(inf|Inf|INF)` or
     /// `\.nan|\.NaN|\.NAN`.
     static func isFloat(_ bytes: [UInt8]) -> Bool {
         if [".nan", ".NaN", ".NAN"].contains(where: { $0.utf8.elementsEqual(bytes) }) { return true }
-        var rest = bytes[...]
-        if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        var rest = unsigned(bytes[...])
         if [".inf", ".Inf", ".INF"].contains(where: { $0.utf8.elementsEqual(rest) }) { return true }
         let whole = rest.prefix(while: isDigit)
         rest = rest[whole.endIndex...]
@@ -46,8 +49,7 @@ enum CoreNumber {
         // `.` alone is not a number; `1.` and `.5` are.
         guard !whole.isEmpty || !fraction.isEmpty else { return false }
         if rest.first == UInt8(ascii: "e") || rest.first == UInt8(ascii: "E") {
-            rest = rest.dropFirst()
-            if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            rest = unsigned(rest.dropFirst())
             guard !rest.isEmpty, rest.allSatisfy(isDigit) else { return false }
             return true
         }
