@@ -19,16 +19,19 @@ import Testing
         result.diagnostics.map { "\($0.location.line):\($0.location.column): \($0.message.text)" }
     }
 
+    /// Tasks written out of order: `d` needs `c` needs `b`; `a` and `e` need nothing.
+    static let outOfOrder = """
+        version: 1
+        tasks:
+          d: {needs: [c], shell: "true"}
+          a: {shell: "true"}
+          c: {needs: [b], shell: "true"}
+          b: {shell: "true"}
+          e: {shell: "true"}
+        """
+
     @Test func orderIsTopologicalWithFileOrderAsTheTieBreak() throws {
-        let result = try plan("""
-            version: 1
-            tasks:
-              d: {needs: [c], shell: "true"}
-              a: {shell: "true"}
-              c: {needs: [b], shell: "true"}
-              b: {shell: "true"}
-              e: {shell: "true"}
-            """)
+        let result = try plan(Self.outOfOrder)
         let plan = try #require(result.plan)
         #expect(plan.tasks.map(\.id) == ["a", "b", "c", "d", "e"])
         #expect(plan.tasks.map(\.wave) == [1, 1, 2, 3, 1])
@@ -51,15 +54,7 @@ import Testing
     }
 
     @Test func aSelectionWithNeedsBelowKeepsTheOrderOfTheWholeFile() throws {
-        let text = """
-            version: 1
-            tasks:
-              d: {needs: [c], shell: "true"}
-              a: {shell: "true"}
-              c: {needs: [b], shell: "true"}
-              b: {shell: "true"}
-              e: {shell: "true"}
-            """
+        let text = Self.outOfOrder
         #expect(try plan(text, targets: ["e", "d"]).plan?.tasks.map(\.id) == ["b", "c", "d", "e"])
         #expect(try plan(text, targets: ["c"]).plan?.tasks.map(\.wave) == [1, 2])
     }
