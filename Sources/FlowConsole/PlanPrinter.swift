@@ -18,7 +18,10 @@ public struct PlanPrinter: Sendable {
     }
 
     /// Writes the plan to `output` in blocks of about `TextBuffer.blockSize` bytes.
-    public func write(_ plan: Plan, to output: (UnsafeRawBufferPointer) -> Void) {
+    ///
+    /// A large plan is described on every core, `tasksPerChunk` tasks at a time, a round of
+    /// chunks at once, and written in order; a small one on this thread.
+    public func write(_ plan: Plan, tasksPerChunk: Int = 1024, to output: (UnsafeRawBufferPointer) -> Void) {
         let workflow = plan.workflow
         var text = TextBuffer()
         text.append("\(style.bold("plan")) \(workflow.name) (\(workflow.file)): ")
@@ -27,24 +30,40 @@ public struct PlanPrinter: Sendable {
         if !workflow.queues.isEmpty {
             text.append("queues: " + workflow.queues.map { "\($0.name) (concurrency \($0.concurrency))" }.joined(separator: ", ") + "\n")
         }
+        text.flush(to: output)
         // Wave by wave: no task needs another of its own wave, so this listing is itself an
         // order in which the tasks can run, and its headings never go backwards.
+        var waves = [[Int]](repeating: [], count: plan.waveCount)
+        for position in plan.tasks.indices { waves[plan.tasks[position].wave - 1].append(position) }
+        let listing = Array(waves.joined())
+        let tasksPerRound = tasksPerChunk.multipliedReportingOverflow(by: 16).overflow ? Int.max : 16 * tasksPerChunk
+        for roundStart in stride(from: 0, to: listing.count, by: tasksPerRound) {
+            let round = roundStart..<(roundStart + min(listing.count - roundStart, tasksPerRound))
+            let blocks = ChunkedWork.map(round.count, minimumChunk: tasksPerChunk) { chunk in
+                describe(listing, (round.lowerBound + chunk.lowerBound)..<(round.lowerBound + chunk.upperBound), of: plan)
+            }
+            for block in blocks { block.withUnsafeBytes(output) }
+        }
+    }
+
+    /// The text of the tasks at `places` of the listing (positions in the plan, wave by wave):
+    /// each numbered by its place, after the heading of its wave where a wave starts.
+    private func describe(_ listing: [Int], _ places: Range<Int>, of plan: Plan) -> [UInt8] {
+        var text = TextBuffer()
         // Tasks are read in place: a `PlannedTask` copied per task (a retain of each of its
         // strings and arrays) was a tenth of a 100,000-task dry run.
         plan.tasks.withUnsafeBufferPointer { tasks in
-            var waves = [[Int]](repeating: [], count: plan.waveCount)
-            for position in tasks.indices { waves[tasks[position].wave - 1].append(position) }
-            var number = 0
-            for (index, wave) in waves.enumerated() {
-                text.append("\n" + style.cyan("wave \(index + 1)") + "\n")
-                for position in wave {
-                    number += 1
-                    describe(tasks.baseAddress! + position, number: number, in: tasks, into: &text)
-                    if text.isFull { text.flush(to: output) }
+            var previousWave = places.lowerBound > 0 ? tasks[listing[places.lowerBound - 1]].wave : 0
+            for place in places {
+                let task = tasks.baseAddress! + listing[place]
+                if task.pointee.wave != previousWave {
+                    previousWave = task.pointee.wave
+                    text.append("\n" + style.cyan("wave \(previousWave)") + "\n")
                 }
+                describe(task, number: place + 1, in: tasks, into: &text)
             }
         }
-        text.flush(to: output)
+        return text.bytes
     }
 
     private func describe(

@@ -52,6 +52,9 @@ struct TextBuffer: ~Copyable {
         }
     }
 
+    /// A copy of the bytes appended so far.
+    var bytes: [UInt8] { Array(UnsafeRawBufferPointer(rebasing: storage[..<count])) }
+
     /// Hands the bytes to `output` and starts over, keeping the storage.
     mutating func flush(to output: (UnsafeRawBufferPointer) -> Void) {
         guard count > 0 else { return }

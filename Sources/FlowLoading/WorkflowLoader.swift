@@ -47,8 +47,12 @@ public enum WorkflowLoader {
         }
         var decoder = WorkflowDecoder(file: file)
         let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
-        return LoadedWorkflow(workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
-                              declaredTaskIDs: decoder.declaredTaskIDs)
+        let loaded = LoadedWorkflow(workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
+                                    declaredTaskIDs: decoder.declaredTaskIDs)
+        // The workflow holds no part of the tree (its strings are copies), so a large tree
+        // can be freed on the idle core while the caller plans.
+        if let root = document.root, root.weight >= ReleasedInBackground.minimumNodes { ReleasedInBackground.release(root) }
+        return loaded
     }
 
     /// "No such file or directory", not Foundation's long-winded error text.

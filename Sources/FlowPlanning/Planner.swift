@@ -18,9 +18,14 @@ public enum Planner {
         let everyTask = TopologicalOrder.sorted(graph)
         let isAcyclic = everyTask.count == graph.count
         var diagnostics = graphDiagnostics + (isAcyclic ? [] : CycleFinder.diagnostics(for: graph, in: workflow))
-        var resolver = TaskResolver(workflow: workflow, options: options)
-        let resolved = workflow.tasks.indices.map { resolver.resolve(taskAt: $0) }
-        diagnostics += resolver.diagnostics
+        // Each task resolves on its own: a large file's on every core, a chunk at a time.
+        let resolver = TaskResolver(workflow: workflow, options: options)
+        let (resolved, resolverDiagnostics) = ChunkedWork.gather(workflow.tasks.count) { range, add in
+            var chunkResolver = resolver
+            for task in range { add(chunkResolver.resolve(taskAt: task)) }
+            return chunkResolver.diagnostics
+        }
+        diagnostics += resolverDiagnostics.joined()
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 
         let selected = try Selection.tasks(options.targets, in: graph)
@@ -29,17 +34,21 @@ public enum Planner {
         let order = options.targets.isEmpty ? everyTask : everyTask.filter { selected[$0] }
         var position = [Int](repeating: -1, count: graph.count)
         for (index, task) in order.enumerated() { position[task] = index }
-        var tasks: [PlannedTask] = []
-        tasks.reserveCapacity(order.count)
-        var waveCount = 0
-        for task in order {
-            let needs = graph.needs[task].map { position[$0] }
-            let wave = 1 + (needs.lazy.map { tasks[$0].wave }.max() ?? 0)
-            waveCount = max(waveCount, wave)
-            let (workdir, environment, action) = resolved[task]!
-            tasks.append(PlannedTask(spec: workflow.tasks[task], fileIndex: task, needs: needs, wave: wave, workdir: workdir, workflowDirectory: workflow.directory,
-                                     environment: environment, action: action))
+        // A task's wave depends on earlier ones, so waves are numbered in order first; then each
+        // planned task is built on its own, on every core for a large plan.
+        var waves: [Int] = []
+        waves.reserveCapacity(order.count)
+        for task in order { waves.append(1 + (graph.needs[task].lazy.map { waves[position[$0]] }.max() ?? 0)) }
+        let (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
+            for index in range {
+                let task = order[index]
+                let (workdir, environment, action) = resolved[task]!
+                add(PlannedTask(spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
+                                wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
+                                environment: environment, action: action))
+            }
         }
+        let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
         return PlanResult(plan: Plan(workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount), diagnostics: [])
     }

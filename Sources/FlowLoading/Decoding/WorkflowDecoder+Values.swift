@@ -20,7 +20,10 @@ extension WorkflowDecoder {
     /// Records a problem once: a node reached through several aliases is decoded once per alias,
     /// but its problem is written in one place.
     mutating func report(_ message: Diagnostic.Message, at mark: Mark) {
-        let diagnostic = Diagnostic(message, at: location(mark))
+        report(Diagnostic(message, at: location(mark)))
+    }
+
+    mutating func report(_ diagnostic: Diagnostic) {
         if reported.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
     }
 

@@ -10,7 +10,10 @@ struct WorkflowDecoder {
     /// Every key under `tasks`, decodable or not.
     var declaredTaskIDs: [TaskID] = []
 
-    init(file: String) { self.file = file }
+    init(file: String, queueNames: [String] = []) {
+        self.file = file
+        self.queueNames = queueNames
+    }
 
     static let topLevelKeys: Set<String> = ["version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks"]
 
@@ -81,13 +84,19 @@ struct WorkflowDecoder {
         guard let entries = entries(node, "'tasks'") else { return [] }
         // A mapping whose keys are all unusable was reported key by key already.
         if case .mapping(let pairs) = node.content, pairs.isEmpty { report(.noTasks, at: node) }
-        var tasks: [TaskSpec] = []
-        tasks.reserveCapacity(entries.count)
         declaredTaskIDs = entries.map(\.key)
-        for entry in entries {
-            if !entry.key.isValidTaskID { report(.invalidTaskID(entry.key), at: entry.keyMark) }
-            if let task = task(entry, defaults: defaults) { tasks.append(task) }
+        // Each task decodes on its own, so a large file's are decoded a chunk per core, each
+        // chunk by a decoder of its own whose problems are then gathered in file order.
+        let chunkDecoder = WorkflowDecoder(file: file, queueNames: queueNames)
+        let (tasks, chunkDiagnostics) = ChunkedWork.gather(entries.count) { range, add in
+            var decoder = chunkDecoder
+            for entry in entries[range] {
+                if !entry.key.isValidTaskID { decoder.report(.invalidTaskID(entry.key), at: entry.keyMark) }
+                if let task = decoder.task(entry, defaults: defaults) { add(task) }
+            }
+            return decoder.diagnostics
         }
+        for diagnostics in chunkDiagnostics { diagnostics.forEach { report($0) } }
         return tasks
     }
 }

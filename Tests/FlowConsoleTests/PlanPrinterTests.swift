@@ -1,0 +1,39 @@
+import FlowConsole
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Testing
+
+@Suite struct PlanPrinterTests {
+    /// 3,000 tasks over many waves: task i needs i-1 when i is a multiple of 7, so waves are
+    /// short and their headings fall inside chunks and on their edges.
+    func plan() throws -> Plan {
+        var text = "version: 1\ntasks:\n"
+        for index in 0..<3_000 {
+            let needs = index % 7 == 0 && index > 0 ? "needs: [t\(index - 1)], " : ""
+            text += "  t\(index): {\(needs)shell: [\"echo\", \"\(index)\"]}\n"
+        }
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        let workflow = try #require(loaded.workflow)
+        return try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+    }
+
+    func written(_ plan: Plan, tasksPerChunk: Int) -> String {
+        var bytes: [UInt8] = []
+        PlanPrinter().write(plan, tasksPerChunk: tasksPerChunk) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func aPlanWrittenInChunksReadsAsOneWrittenWhole() throws {
+        let plan = try plan()
+        let whole = written(plan, tasksPerChunk: .max)
+        for tasksPerChunk in [1, 7, 100] {
+            #expect(written(plan, tasksPerChunk: tasksPerChunk) == whole, "\(tasksPerChunk) tasks per chunk")
+        }
+        // Each wave has its heading once, and the tasks are numbered 1 to 3,000 in order.
+        let lines = whole.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("wave ") }.count == plan.waveCount)
+        let numbers = lines.compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? Int($0.dropFirst(2).prefix { $0 != "." }) : nil }
+        #expect(numbers == Array(1...3_000))
+    }
+}

@@ -1,0 +1,89 @@
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Testing
+
+/// Files large enough to be decoded and planned on every core, a chunk of tasks at a time
+/// (`ChunkedWork`): the result must read as if one thread had gone through the tasks.
+@Suite struct LargeWorkflowTests {
+    static let taskCount = 20_000
+
+    /// `t0` .. `t{n-1}`, task i needing i-1 and i/2 (so waves grow slowly), with `replacing`
+    /// swapping in other lines by task number.
+    func workflow(replacing lines: [Int: String] = [:]) -> String {
+        var text = "version: 1\nenv: {HOST: example.org}\ntasks:\n"
+        for index in 0..<Self.taskCount {
+            if let line = lines[index] {
+                text += line + "\n"
+            } else if index == 0 {
+                text += "  t0: {shell: [\"true\"]}\n"
+            } else {
+                text += "  t\(index): {needs: [t\(index - 1), t\(index / 2)], shell: [\"true\"]}\n"
+            }
+        }
+        return text
+    }
+
+    func load(_ text: String) -> LoadedWorkflow {
+        WorkflowLoader.decode(Array(text.utf8), file: "big.yaml", directory: "/work", defaultName: "big")
+    }
+
+    /// Line of task `index` in `workflow()`: three lines come before the first task.
+    func line(ofTask index: Int) -> Int { index + 4 }
+
+    @Test func problemsInEveryChunkAreReportedOnceInFileOrder() throws {
+        let loaded = load(workflow(replacing: [
+            5: "  t5: {needs: [t4], shell: [\"true\"], retires: 2}",
+            9_999: "  t9999: {needs: [t9998], shell: [\"true\"], retries: -1}",
+            19_998: "  bad id: {needs: [t19997], shell: [\"true\"]}",
+        ]))
+        let found = loaded.diagnostics.map { "\($0.location.line):\($0.location.column): \($0.message.text)" }
+        #expect(found == [
+            "\(line(ofTask: 5)):38: unknown key 'retires' in task 't5'",
+            "\(line(ofTask: 9_999)):53: 'retries' of task 't9999' must be at least 0, found -1",
+            "\(line(ofTask: 19_998)):3: invalid task id 'bad id': use 1 to 64 of the characters A-Z a-z 0-9 _ . -",
+        ])
+        // Each task is still decoded (so that needing it is no further error), in file order.
+        let workflow = try #require(loaded.workflow)
+        var ids = (0..<Self.taskCount).map { "t\($0)" }
+        ids[19_998] = "bad id"
+        #expect(workflow.tasks.map(\.id) == ids)
+    }
+
+    @Test func aLargePlanHasEveryTaskInOrderWithItsWaveAndNeeds() throws {
+        // Each task needs earlier ones only, so the order is the file's; waves by the rule
+        // wave(i) = 1 + max(wave(i-1), wave(i/2)).
+        let loaded = load(workflow(replacing: [
+            12_345: "  t12345: {needs: [t12344], download: {url: \"https://${HOST}/f\", to: \"out/f\"}}",
+        ]))
+        #expect(loaded.diagnostics.isEmpty)
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        #expect(plan.tasks.map(\.id) == (0..<Self.taskCount).map { "t\($0)" })
+        var waves = [1]
+        for index in 1..<Self.taskCount {
+            waves.append(1 + (index == 12_345 ? waves[index - 1] : max(waves[index - 1], waves[index / 2])))
+        }
+        #expect(plan.tasks.map(\.wave) == waves)
+        #expect(plan.waveCount == waves.max())
+        #expect(plan.tasks[7_777].needs == [7_776, 3_888])
+        guard case .download(let download) = plan.tasks[12_345].action else { Issue.record("not a download"); return }
+        #expect(download.url.value == "https://example.org/f")
+        #expect(download.to.value == "/work/out/f")
+    }
+
+    @Test func undefinedVariablesInEveryChunkAreAllReported() throws {
+        let loaded = load(workflow(replacing: [
+            100: "  t100: {download: {url: \"https://${HOST}/a\", to: \"${NOPE}/a\"}}",
+            19_000: "  t19000: {download: {url: \"https://${HOTS}/b\", to: \"b\"}}",
+        ]))
+        let workflow = try #require(loaded.workflow)
+        let result = try Planner.plan(workflow, options: PlanningOptions())
+        #expect(result.plan == nil)
+        #expect(result.diagnostics.map(\.location.line) == [line(ofTask: 100), line(ofTask: 19_000)])
+        #expect(result.diagnostics.map(\.message.text) == [
+            "undefined variable 'NOPE' in 'to' of task 't100'",
+            "undefined variable 'HOTS' in 'url' of task 't19000'",
+        ])
+    }
+}
