@@ -2,10 +2,12 @@
 public enum Spelling {
     /// The closest candidate within a small edit distance (at most 3, less for short words), if any.
     public static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
-        let limit = min(3, max(1, word.count / 3))
+        let length = word.count
+        let limit = min(3, max(1, length / 3))
+        let lowered = Array(word.lowercased().utf8)
         var best: (candidate: String, distance: Int)?
-        for candidate in candidates where abs(candidate.count - word.count) <= limit {
-            let distance = editDistance(Array(word.lowercased().utf8), Array(candidate.lowercased().utf8), limit: limit)
+        for candidate in candidates where abs(candidate.count - length) <= limit {
+            let distance = editDistance(lowered, Array(candidate.lowercased().utf8), limit: limit)
             if distance <= limit, distance < (best?.distance ?? .max) {
                 best = (candidate, distance)
             }

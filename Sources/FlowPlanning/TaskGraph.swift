@@ -18,23 +18,26 @@ public struct TaskGraph: Sendable {
         index.reserveCapacity(workflow.tasks.count)
         // By position, not `for task in`: that copies each TaskSpec, retaining a dozen fields.
         for position in workflow.tasks.indices { index[workflow.tasks[position].id] = position }
-        var diagnostics: [Diagnostic] = []
-        var needs: [[Int]] = []
-        needs.reserveCapacity(workflow.tasks.count)
-        for position in workflow.tasks.indices {
-            let written = workflow.tasks[position].needs
-            var edges: [Int] = []
-            edges.reserveCapacity(written.count)
-            for need in written {
-                if let target = index[need.value] {
-                    if !edges.contains(target) { edges.append(target) }
-                } else if !alsoDeclared.contains(need.value) {
-                    let suggestion = Spelling.suggestion(for: need.value, among: workflow.tasks.lazy.map(\.id) + alsoDeclared.sorted())
-                    diagnostics.append(Diagnostic(.unknownNeed(need.value, task: workflow.tasks[position].id, suggestion: suggestion), at: need.location))
+        // Each task's needs are looked up on their own: a large file's on every core.
+        let (needs, chunkDiagnostics) = ChunkedWork.gather(workflow.tasks.count) { [index] range, add in
+            var diagnostics: [Diagnostic] = []
+            for position in range {
+                let written = workflow.tasks[position].needs
+                var edges: [Int] = []
+                edges.reserveCapacity(written.count)
+                for need in written {
+                    if let target = index[need.value] {
+                        if !edges.contains(target) { edges.append(target) }
+                    } else if !alsoDeclared.contains(need.value) {
+                        let suggestion = Spelling.suggestion(for: need.value, among: workflow.tasks.lazy.map(\.id) + alsoDeclared.sorted())
+                        diagnostics.append(Diagnostic(.unknownNeed(need.value, task: workflow.tasks[position].id, suggestion: suggestion), at: need.location))
+                    }
                 }
+                add(edges)
             }
-            needs.append(edges)
+            return diagnostics
         }
+        let diagnostics = Array(chunkDiagnostics.joined())
         return (TaskGraph(ids: workflow.tasks.map(\.id), needs: needs, index: index), diagnostics)
     }
 

@@ -72,6 +72,21 @@ import Testing
         #expect(download.to.value == "/work/out/f")
     }
 
+    @Test func unknownNeedsInEveryChunkAreAllReported() throws {
+        let loaded = load(workflow(replacing: [
+            42: "  t42: {needs: [t41, nope], shell: [\"true\"]}",
+            17_000: "  t17000: {needs: [gone], shell: [\"true\"]}",
+        ]))
+        let workflow = try #require(loaded.workflow)
+        let result = try Planner.plan(workflow, options: PlanningOptions())
+        #expect(result.plan == nil)
+        #expect(result.diagnostics.map(\.location.line) == [line(ofTask: 42), line(ofTask: 17_000)])
+        #expect(result.diagnostics.map(\.message.text) == [
+            "task 't42' needs 'nope', which is not a task in this file",
+            "task 't17000' needs 'gone', which is not a task in this file",
+        ])
+    }
+
     @Test func undefinedVariablesInEveryChunkAreAllReported() throws {
         let loaded = load(workflow(replacing: [
             100: "  t100: {download: {url: \"https://${HOST}/a\", to: \"${NOPE}/a\"}}",
