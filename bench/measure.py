@@ -170,6 +170,11 @@ def measure(cmd, repeat, timeout, keep_stdout, keep_stderr):
         if r is None:
             return {"timeout": True}
         runs.append(r)
+    return summarize(runs)
+
+
+def summarize(runs):
+    """The runs of one command (run_once results) as measure() reports them."""
     bad = [r for r in runs if r[2] != 0]
     return {"wall": statistics.median(r[0] for r in runs), "rss": max(r[1] for r in runs),
             "code": bad[0][2] if bad else 0, "output": bad[0][3] if bad else []}

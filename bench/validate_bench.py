@@ -2,15 +2,16 @@
 """Time `flowrun validate` and `flowrun run --dry-run` on generated graphs, next to go-task's
 `task --dry` on the same graphs, and check the targets of the loading/planning benchmark.
 
-Each command runs --repeat times; the table shows the median wall time and the largest peak
-RSS (ru_maxrss of the child from os.wait4). See bench/README.md.
+Each command runs --repeat times, once per round (the commands take turns); the table shows the
+median wall time and the largest peak RSS (ru_maxrss of the child from os.wait4). See
+bench/README.md.
 """
 import argparse
 import os
 import sys
 
 from gen_workflows import SHAPES, DEFAULT_SIZES, csv_list, generate
-from measure import build_flowrun, find_task, log, measure, run_once
+from measure import build_flowrun, find_task, log, run_once, summarize
 
 TARGET_N, BASE_N = 100_000, 10_000
 TARGET_WALL_S, TARGET_RSS_MB, TARGET_RATIO = 1.0, 300.0, 12.0
@@ -32,23 +33,40 @@ def main():
         sys.exit(f"no flowrun binary at {flowrun}")
     task = None if a.no_task else (a.task or find_task())
 
-    results = {}  # (shape, n, label) -> measure() dict
+    # Every command runs once per round, for --repeat rounds. So each command's runs are spread
+    # over the whole benchmark, and a slow or fast spell of the machine (on the 2-core VM wall
+    # time drifts by up to half over a minute) falls on every command alike; in particular the
+    # 100k/10k ratio then compares runs made at the same times, not 5 runs of 0.06 s against 5
+    # runs of 0.8 s made a minute apart.
+    commands = []  # ((shape, n, label), argv, timeout s, keep stdout, keep stderr)
     for shape in a.shapes:
-        task_timed_out = False
         for n in sorted(a.sizes):
             flow, taskfile = generate(shape, n)
-            # (label, argv, timeout s, keep stdout, keep stderr)
-            cmds = [("flowrun validate", [flowrun, "validate", str(flow)], 3600, True, True),
-                    ("flowrun run --dry-run", [flowrun, "run", "--dry-run", str(flow)], 3600, False, True)]
+            commands.append(((shape, n, "flowrun validate"), [flowrun, "validate", str(flow)], 3600, True, True))
+            commands.append(((shape, n, "flowrun run --dry-run"), [flowrun, "run", "--dry-run", str(flow)], 3600, False, True))
             if task:
-                cmds.append(("task --dry", [task, "--dry", "-t", str(taskfile), "default"], a.timeout, False, False))
-            for label, cmd, timeout, keep_out, keep_err in cmds:
-                if label == "task --dry" and task_timed_out:
-                    results[shape, n, label] = {"skipped": True}
-                    continue
-                log(f"{shape} {n}: {label}")
-                r = results[shape, n, label] = measure(cmd, a.repeat, timeout, keep_out, keep_err)
-                task_timed_out |= label == "task --dry" and "timeout" in r
+                commands.append(((shape, n, "task --dry"), [task, "--dry", "-t", str(taskfile), "default"], a.timeout, False, False))
+    runs = {key: [] for key, *_ in commands}
+    timed_out = set()  # a go-task run over --timeout: that size is not run again, larger ones not at all
+    for round_number in range(1, a.repeat + 1):
+        for key, cmd, timeout, keep_out, keep_err in commands:
+            shape, n, label = key
+            if any(k[0] == shape and k[2] == label and k[1] <= n for k in timed_out):
+                continue
+            log(f"round {round_number}/{a.repeat}: {shape} {n}: {label}")
+            r = run_once(cmd, timeout, keep_out, keep_err)
+            if r is None:
+                timed_out.add(key)
+            else:
+                runs[key].append(r)
+    results = {}  # (shape, n, label) -> measure() dict
+    for key, *_ in commands:
+        if key in timed_out:
+            results[key] = {"timeout": True}
+        elif not runs[key]:
+            results[key] = {"skipped": True}
+        else:
+            results[key] = summarize(runs[key])
 
     print(f"flowrun: {flowrun}" + (f"\ngo-task: {task}" if task else ""))
     floor = run_once(["true"], 10)[1]
