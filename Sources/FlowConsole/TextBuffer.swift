@@ -1,21 +1,20 @@
 /// Text kept as UTF-8 bytes, for output too large to build as one `String`.
 ///
 /// An append is a `memcpy` into storage of its own, not the `String` (or `Array`) machinery;
-/// a printer empties the buffer into its output every `blockSize` bytes, so memory stays flat
-/// however long the text is.
+/// the storage starts at `initialSize` bytes and doubles as needed. A printer describes a
+/// bounded part of its text in each buffer (a chunk of tasks), so memory stays bounded however
+/// long the whole text is.
 struct TextBuffer: ~Copyable {
-    static let blockSize = 1 << 16
+    static let initialSize = 1 << 17
 
     private var storage: UnsafeMutableRawBufferPointer
     private var count = 0
 
     init() {
-        storage = .allocate(byteCount: 2 * Self.blockSize, alignment: 1)
+        storage = .allocate(byteCount: Self.initialSize, alignment: 1)
     }
 
     deinit { storage.deallocate() }
-
-    var isFull: Bool { count >= Self.blockSize }
 
     mutating func append(_ text: String) {
         var text = text

@@ -37,7 +37,7 @@ public enum WorkflowLoader {
     public static func decode(
         _ bytes: [UInt8], file: String, directory: String, defaultName: String, limits: YAMLLimits = YAMLLimits()
     ) -> LoadedWorkflow {
-        let document: YAMLDocument
+        var document: YAMLDocument
         do {
             document = try YAMLLoader.load(bytes, file: file, limits: limits)
         } catch let error as YAMLError {
@@ -49,9 +49,12 @@ public enum WorkflowLoader {
         let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
         let loaded = LoadedWorkflow(workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
                                     declaredTaskIDs: decoder.declaredTaskIDs)
-        // The workflow holds no part of the tree (its strings are copies), so a large tree
-        // can be freed on the idle core while the caller plans.
-        if let root = document.root, root.weight >= ReleasedInBackground.minimumNodes { ReleasedInBackground.release(root) }
+        // Nothing needs the tree any more (the workflow's strings may share storage with its
+        // scalars, which reference counting keeps alive), so a large one is handed over whole
+        // and freed on the idle core while the caller plans.
+        if (document.root?.weight ?? 0) >= ReleasedInBackground.minimumNodes {
+            ReleasedInBackground.release(document.root.take()!)
+        }
         return loaded
     }
 

@@ -66,7 +66,7 @@ public enum ChunkedWork {
     }
 
     /// A chunk's items, handed from the thread that made them to the one that moves them.
-    private struct Moved<Item>: @unchecked Sendable {
+    private struct Moved<Item: Sendable>: @unchecked Sendable {
         var pointer: UnsafeMutablePointer<Item>
         var count: Int
     }
@@ -75,7 +75,7 @@ public enum ChunkedWork {
     static let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// One result per chunk, each written by the one thread that runs that chunk.
-    private final class Slots<Result>: @unchecked Sendable {
+    private final class Slots<Result: Sendable>: @unchecked Sendable {
         private let storage: UnsafeMutableBufferPointer<Result?>
 
         init(count: Int) {

@@ -5,12 +5,12 @@ import FlowPlanning
 import Testing
 
 @Suite struct PlanPrinterTests {
-    /// 3,000 tasks over many waves: task i needs i-1 when i is a multiple of 7, so waves are
-    /// short and their headings fall inside chunks and on their edges.
+    /// 3,000 tasks in 429 waves of 7: each task needs the last one of the 7 before, so wave
+    /// headings fall inside chunks, on their edges and on the edges of rounds.
     func plan() throws -> Plan {
         var text = "version: 1\ntasks:\n"
         for index in 0..<3_000 {
-            let needs = index % 7 == 0 && index > 0 ? "needs: [t\(index - 1)], " : ""
+            let needs = index >= 7 ? "needs: [t\(index - index % 7 - 1)], " : ""
             text += "  t\(index): {\(needs)shell: [\"echo\", \"\(index)\"]}\n"
         }
         let loaded = WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
@@ -27,7 +27,8 @@ import Testing
     @Test func aPlanWrittenInChunksReadsAsOneWrittenWhole() throws {
         let plan = try plan()
         let whole = written(plan, tasksPerChunk: .max)
-        for tasksPerChunk in [1, 7, 100] {
+        #expect(plan.waveCount == 429)
+        for tasksPerChunk in [1, 7, 100, 1024] {
             #expect(written(plan, tasksPerChunk: tasksPerChunk) == whole, "\(tasksPerChunk) tasks per chunk")
         }
         // Each wave has its heading once, and the tasks are numbered 1 to 3,000 in order.

@@ -8,17 +8,18 @@ import Testing
 @Suite struct LargeWorkflowTests {
     static let taskCount = 20_000
 
-    /// `t0` .. `t{n-1}`, task i needing i-1 and i/2 (so waves grow slowly), with `replacing`
-    /// swapping in other lines by task number.
+    /// `t0` .. `t{n-1}` in blocks of 50: each task of a block needs the last task of the block
+    /// before (so block b is wave b + 1, 400 waves), with `replacing` swapping in other lines by
+    /// task number.
     func workflow(replacing lines: [Int: String] = [:]) -> String {
         var text = "version: 1\nenv: {HOST: example.org}\ntasks:\n"
         for index in 0..<Self.taskCount {
             if let line = lines[index] {
                 text += line + "\n"
-            } else if index == 0 {
-                text += "  t0: {shell: [\"true\"]}\n"
+            } else if index < 50 {
+                text += "  t\(index): {shell: [\"true\"]}\n"
             } else {
-                text += "  t\(index): {needs: [t\(index - 1), t\(index / 2)], shell: [\"true\"]}\n"
+                text += "  t\(index): {needs: [t\(index - index % 50 - 1)], shell: [\"true\"]}\n"
             }
         }
         return text
@@ -51,8 +52,7 @@ import Testing
     }
 
     @Test func aLargePlanHasEveryTaskInOrderWithItsWaveAndNeeds() throws {
-        // Each task needs earlier ones only, so the order is the file's; waves by the rule
-        // wave(i) = 1 + max(wave(i-1), wave(i/2)).
+        // Each task needs earlier ones only, so the order is the file's.
         let loaded = load(workflow(replacing: [
             12_345: "  t12345: {needs: [t12344], download: {url: \"https://${HOST}/f\", to: \"out/f\"}}",
         ]))
@@ -60,16 +60,33 @@ import Testing
         let workflow = try #require(loaded.workflow)
         let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
         #expect(plan.tasks.map(\.id) == (0..<Self.taskCount).map { "t\($0)" })
-        var waves = [1]
-        for index in 1..<Self.taskCount {
-            waves.append(1 + (index == 12_345 ? waves[index - 1] : max(waves[index - 1], waves[index / 2])))
-        }
+        var waves = (0..<Self.taskCount).map { $0 / 50 + 1 }
+        waves[12_345] += 1  // it needs t12344, of its own block
         #expect(plan.tasks.map(\.wave) == waves)
-        #expect(plan.waveCount == waves.max())
-        #expect(plan.tasks[7_777].needs == [7_776, 3_888])
+        #expect(plan.waveCount == 400)
+        #expect(plan.tasks[7_777].needs == [7_749])
+        #expect(plan.tasks[12_345].needs == [12_344])
         guard case .download(let download) = plan.tasks[12_345].action else { Issue.record("not a download"); return }
         #expect(download.url.value == "https://example.org/f")
         #expect(download.to.value == "/work/out/f")
+    }
+
+    @Test func aTaskLeftOutInAMiddleChunkLeavesTheOthersInOrder() throws {
+        // No action: the task is reported and not decoded, so its chunk adds one task fewer.
+        let loaded = load(workflow(replacing: [7_000: "  t7000: {needs: [t6999]}"]))
+        #expect(loaded.diagnostics.map(\.message.text) == ["task 't7000' has no action: give exactly one of shell, download, decompress, combine"])
+        let workflow = try #require(loaded.workflow)
+        #expect(workflow.tasks.map(\.id) == (0..<Self.taskCount).filter { $0 != 7_000 }.map { "t\($0)" })
+        #expect(loaded.declaredTaskIDs.count == Self.taskCount)
+    }
+
+    @Test func aProblemReachedFromSeveralChunksThroughAnAliasIsReportedOnce() throws {
+        let loaded = load(workflow(replacing: [
+            3: "  t3: {download: &release {url: \"https://example.org/a\", to: a, sha256: abc}}",
+            15_000: "  t15000: {download: *release}",
+        ]))
+        #expect(loaded.diagnostics.map { "\($0.location.line):\($0.location.column)" } == ["\(line(ofTask: 3)):73"])
+        #expect(loaded.diagnostics.map(\.message.text) == ["invalid sha256 'abc': expected 64 hexadecimal digits"])
     }
 
     @Test func unknownNeedsInEveryChunkAreAllReported() throws {

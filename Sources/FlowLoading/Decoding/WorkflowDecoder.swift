@@ -10,10 +10,7 @@ struct WorkflowDecoder {
     /// Every key under `tasks`, decodable or not.
     var declaredTaskIDs: [TaskID] = []
 
-    init(file: String, queueNames: [String] = []) {
-        self.file = file
-        self.queueNames = queueNames
-    }
+    init(file: String) { self.file = file }
 
     static let topLevelKeys: Set<String> = ["version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks"]
 
@@ -87,9 +84,12 @@ struct WorkflowDecoder {
         declaredTaskIDs = entries.map(\.key)
         // Each task decodes on its own, so a large file's are decoded a chunk per core, each
         // chunk by a decoder of its own whose problems are then gathered in file order.
-        let chunkDecoder = WorkflowDecoder(file: file, queueNames: queueNames)
+        var chunkDecoder = self
+        chunkDecoder.diagnostics = []
+        chunkDecoder.reported = []
+        let startingDecoder = chunkDecoder
         let (tasks, chunkDiagnostics) = ChunkedWork.gather(entries.count) { range, add in
-            var decoder = chunkDecoder
+            var decoder = startingDecoder
             for entry in entries[range] {
                 if !entry.key.isValidTaskID { decoder.report(.invalidTaskID(entry.key), at: entry.keyMark) }
                 if let task = decoder.task(entry, defaults: defaults) { add(task) }
