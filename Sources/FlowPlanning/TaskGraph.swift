@@ -9,6 +9,9 @@ public struct TaskGraph: Sendable {
 
     public var count: Int { ids.count }
 
+    /// How many unknown needs of a file get a did-you-mean hint.
+    public static let suggestionLimit = 50
+
     /// Builds the graph, reporting needs that name no declared task.
     ///
     /// `alsoDeclared` names tasks that were declared but could not be decoded: needing them is not
@@ -19,8 +22,8 @@ public struct TaskGraph: Sendable {
         // By position, not `for task in`: that copies each TaskSpec, retaining a dozen fields.
         for position in workflow.tasks.indices { index[workflow.tasks[position].id] = position }
         // Each task's needs are looked up on their own: a large file's on every core.
-        let (needs, chunkDiagnostics) = ChunkedWork.gather(workflow.tasks.count) { [index] range, add in
-            var diagnostics: [Diagnostic] = []
+        let (needs, chunkUnknown) = ChunkedWork.gather(workflow.tasks.count) { [index] range, add in
+            var unknown: [(name: String, task: Int, location: SourceLocation)] = []
             for position in range {
                 let written = workflow.tasks[position].needs
                 var edges: [Int] = []
@@ -29,15 +32,22 @@ public struct TaskGraph: Sendable {
                     if let target = index[need.value] {
                         if !edges.contains(target) { edges.append(target) }
                     } else if !alsoDeclared.contains(need.value) {
-                        let suggestion = Spelling.suggestion(for: need.value, among: workflow.tasks.lazy.map(\.id) + alsoDeclared.sorted())
-                        diagnostics.append(Diagnostic(.unknownNeed(need.value, task: workflow.tasks[position].id, suggestion: suggestion), at: need.location))
+                        unknown.append((need.value, position, need.location))
                     }
                 }
                 add(edges)
             }
-            return diagnostics
+            return unknown
         }
-        let diagnostics = Array(chunkDiagnostics.joined())
+        let unknown = Array(chunkUnknown.joined())
+        // A did-you-mean compares a name with every task id: only the first names of a file
+        // get one (as clang stops after 50), so that a generated file with thousands of broken
+        // needs is reported in a moment rather than in minutes.
+        let candidates = unknown.isEmpty ? [] : workflow.tasks.map(\.id) + alsoDeclared.sorted()
+        let diagnostics = unknown.enumerated().map { number, need in
+            let suggestion = number < suggestionLimit ? Spelling.suggestion(for: need.name, among: candidates) : nil
+            return Diagnostic(.unknownNeed(need.name, task: workflow.tasks[need.task].id, suggestion: suggestion), at: need.location)
+        }
         return (TaskGraph(ids: workflow.tasks.map(\.id), needs: needs, index: index), diagnostics)
     }
 

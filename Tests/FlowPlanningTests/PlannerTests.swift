@@ -72,6 +72,19 @@ import Testing
         #expect(messages(result) == ["3:15: dependency cycle: a -> c -> b -> a", "6:15: dependency cycle: x -> x"])
     }
 
+    @Test func onlyTheFirstFiftyUnknownNeedsGetADidYouMean() throws {
+        // 60 tasks, each needing a misspelt one: a hint costs a pass over every task id, so a
+        // file with thousands of broken needs would otherwise take minutes.
+        var text = "version: 1\ntasks:\n"
+        for index in 0..<60 { text += "  task\(index): {needs: [tsak\(index)], shell: \"true\"}\n" }
+        let result = try plan(text)
+        #expect(result.diagnostics.count == 60)
+        #expect(result.diagnostics.map(\.location.line) == Array(3...62))
+        #expect(result.diagnostics.prefix(50).allSatisfy { $0.message.hint?.hasPrefix("did you mean 'task") == true })
+        #expect(result.diagnostics.dropFirst(50).allSatisfy { $0.message.hint == nil })
+        #expect(result.diagnostics[7].message.hint == "did you mean 'task7'?")
+    }
+
     @Test func aLongChainNeedsNoDeepRecursion() throws {
         var text = "version: 1\ntasks:\n  t0: {shell: \"true\"}\n"
         for index in 1..<50_000 { text += "  t\(index): {needs: t\(index - 1), shell: \"true\"}\n" }
