@@ -85,6 +85,18 @@ import Testing
         #expect(result.diagnostics[7].message.hint == "did you mean 'task7'?")
     }
 
+    @Test func oneCycleThroughTenThousandTasksIsReportedOnceWithItsWholePath() throws {
+        var text = "version: 1\ntasks:\n"
+        for index in 0..<10_000 { text += "  t\(index): {needs: [t\((index + 9_999) % 10_000)], shell: \"true\"}\n" }
+        let result = try plan(text)
+        #expect(result.diagnostics.count == 1)
+        let names = try #require(result.diagnostics.first?.message.text.split(separator: ": ", maxSplits: 1).last)
+            .components(separatedBy: " -> ")
+        #expect(names.count == 10_001)
+        #expect(names.prefix(3) == ["t0", "t9999", "t9998"])
+        #expect(names.last == "t0")
+    }
+
     @Test func aLongChainNeedsNoDeepRecursion() throws {
         var text = "version: 1\ntasks:\n  t0: {shell: \"true\"}\n"
         for index in 1..<50_000 { text += "  t\(index): {needs: t\(index - 1), shell: \"true\"}\n" }
