@@ -97,6 +97,18 @@ import Testing
         #expect(names.last == "t0")
     }
 
+    @Test func repeatedNeedsCountOnceInTheOrderFirstWritten() throws {
+        // 40 needs, each written twice: more than the few that are checked by a scan.
+        var text = "version: 1\ntasks:\n"
+        for index in 0..<40 { text += "  t\(index): {shell: \"true\"}\n" }
+        let written = (0..<40).reversed().map { "t\($0)" }
+        text += "  all: {needs: [\((written + written).joined(separator: ", "))], shell: \"true\"}\n"
+        let plan = try #require(try plan(text).plan)
+        let all = try #require(plan.tasks.last)
+        #expect(all.id == "all")
+        #expect(all.needs.map { plan.tasks[$0].id } == written)
+    }
+
     @Test func aLongChainNeedsNoDeepRecursion() throws {
         var text = "version: 1\ntasks:\n  t0: {shell: \"true\"}\n"
         for index in 1..<50_000 { text += "  t\(index): {needs: t\(index - 1), shell: \"true\"}\n" }

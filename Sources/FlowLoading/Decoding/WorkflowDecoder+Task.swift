@@ -54,7 +54,7 @@ extension WorkflowDecoder {
         switch entry.key {
         case "queue":
             if let name = locatedString(value, field()) {
-                if queueNames.contains(name.value) {
+                if declaredQueues.contains(name.value) {
                     fields.queue = name
                 } else {
                     report(.undeclaredQueue(name.value, suggestion: Spelling.suggestion(for: name.value, among: queueNames)), at: value)

@@ -5,8 +5,12 @@ struct WorkflowDecoder {
     let file: String
     var diagnostics: [Diagnostic] = []
     var reported: Set<Diagnostic> = []
-    /// Declared queue names, known before tasks are decoded.
-    var queueNames: [String] = []
+    /// Declared queue names, known before tasks are decoded: in file order for suggestions, and
+    /// as a set for each task's lookup.
+    var queueNames: [String] = [] {
+        didSet { declaredQueues = Set(queueNames) }
+    }
+    var declaredQueues: Set<String> = []
     /// Every key under `tasks`, decodable or not.
     var declaredTaskIDs: [TaskID] = []
 
