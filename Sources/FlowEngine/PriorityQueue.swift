@@ -32,6 +32,9 @@ struct PriorityQueue: Sendable {
 
     func peek() -> Key? { heap.first.map { Key(packed: $0 >> Self.indexBits) } }
 
+    /// The most urgent task, without removing it.
+    var firstTask: Int? { heap.first.map { $0 & Self.indexMask } }
+
     mutating func push(_ task: Int, priority: Int, order: Int) {
         precondition((0...Self.indexMask).contains(task))
         heap.push(Key(priority: priority, order: order).packed << Self.indexBits | task)

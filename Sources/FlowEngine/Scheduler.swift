@@ -36,6 +36,10 @@ public struct Scheduler: Sendable {
     private var blockingNeed: [Int?]
     private var done: [Bool]
     private var ready: [PriorityQueue]
+    /// The first ready task of each queue that has a free slot, and stale entries (a task no
+    /// longer first, or its queue full) that `fillSlots` drops as it meets them: so picking the
+    /// next task does not look at every queue (20,000 queues made a run quadratic).
+    private var heads = PriorityQueue()
     private var runningInQueue: [Int]
     private var running = 0
     private var finishedCount = 0
@@ -100,7 +104,9 @@ public struct Scheduler: Sendable {
         precondition(!done[task], "task \(tasks[task].id) finished twice")
         var actions: [Action] = []
         running -= 1
-        runningInQueue[tasks[task].queue] -= 1
+        let queue = tasks[task].queue
+        runningInQueue[queue] -= 1
+        if runningInQueue[queue] == queueLimits[queue] - 1 { offerHead(of: queue) }
         let tolerated = tasks[task].continueOnError && outcome == .failed
         let failure = outcome == .failed && !tolerated
         if failure {
@@ -201,13 +207,23 @@ public struct Scheduler: Sendable {
 
     private mutating func makeReady(_ task: Int, into actions: inout [Action]) {
         actions.append(.ready(task))
-        ready[tasks[task].queue].push(task, priority: tasks[task].priority.rank, order: tasks[task].fileIndex)
+        let queue = tasks[task].queue
+        ready[queue].push(task, priority: tasks[task].priority.rank, order: tasks[task].fileIndex)
+        if ready[queue].firstTask == task { offerHead(of: queue) }
+    }
+
+    /// Puts the first ready task of `queue` among the heads, if the queue has a free slot.
+    private mutating func offerHead(of queue: Int) {
+        guard runningInQueue[queue] < queueLimits[queue], let task = ready[queue].firstTask else { return }
+        heads.push(task, priority: tasks[task].priority.rank, order: tasks[task].fileIndex)
     }
 
     /// Under fail_fast, ready tasks that need success will not start: they end skipped.
     private mutating func skipWaitingSuccessTasks(into actions: inout [Action]) {
         for queue in ready.indices {
-            for task in ready[queue].removeAll(where: { tasks[$0].when == .success }).sorted() {
+            let skipped = ready[queue].removeAll(where: { tasks[$0].when == .success })
+            if !skipped.isEmpty { offerHead(of: queue) }
+            for task in skipped.sorted() {
                 actions.append(.skip(task, reason: "an earlier task failed (fail_fast)"))
                 complete(task, succeeded: false, failure: false, into: &actions)
             }
@@ -217,15 +233,14 @@ public struct Scheduler: Sendable {
     /// Starts the most urgent ready tasks while the global limit and their queues' limits allow.
     private mutating func fillSlots(into actions: inout [Action]) {
         guard !isSuspended, cancelReason == nil else { return }
-        while running < globalLimit {
-            var best: (queue: Int, key: PriorityQueue.Key)?
-            for queue in ready.indices where runningInQueue[queue] < queueLimits[queue] {
-                if let key = ready[queue].peek(), best.map({ key < $0.key }) ?? true { best = (queue, key) }
-            }
-            guard let best, let task = ready[best.queue].pop() else { return }
+        while running < globalLimit, let task = heads.pop() {
+            let queue = tasks[task].queue
+            guard ready[queue].firstTask == task, runningInQueue[queue] < queueLimits[queue] else { continue }  // stale
+            _ = ready[queue].pop()
             running += 1
-            runningInQueue[best.queue] += 1
+            runningInQueue[queue] += 1
             actions.append(.start(task))
+            offerHead(of: queue)
         }
     }
 

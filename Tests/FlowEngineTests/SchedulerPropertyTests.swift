@@ -251,6 +251,25 @@ struct RandomGraph {
         }
     }
 
+    /// 200 random graphs with many queues: the next task is picked from the queues' first
+    /// tasks (`heads`), which must stay right as queues fill, empty and free their slots.
+    @Test(arguments: 0..<2)
+    func randomGraphsWithManyQueuesKeepEveryRule(batch: UInt64) {
+        for seed in 10_000 + batch * 100..<10_000 + (batch + 1) * 100 {
+            var rng = SplitMix64(state: seed)
+            let graph = RandomGraph(count: Int.random(in: 0...80, using: &rng), window: 20,
+                                    queueCount: Int.random(in: 5...40, using: &rng), failurePercent: 15, using: &rng)
+            let failFast = rng.chance(50)
+            let result = SchedulerChecker.run(graph.specs, queues: graph.queues, global: graph.global, failFast: failFast,
+                                              outcome: { graph.outcomes[$0] }) { _ in
+                let roll = Int.random(in: 0..<100, using: &rng)
+                return roll < 2 ? .cancel : roll < 10 ? .suspend : roll < 25 ? .resume : nil
+            }
+            #expect(result.problems == [], "seed \(seed)")
+            #expect(result.finals == graph.specs.count, "seed \(seed): every task gets one final state")
+        }
+    }
+
     @Test(arguments: [Scheduler.Outcome.succeeded, .failed])
     func hundredThousandTaskChain(first: Scheduler.Outcome) {
         let count = 100_000
