@@ -113,7 +113,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
         }
         if let stopNow { handle.terminate(grace: stopNow) }
         if let timeout = task.spec.timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.milliseconds))) { [weak self] in
+            TimerQueue.shared.asyncAfter(deadline: .now() + .milliseconds(Int(timeout.milliseconds))) { [weak self] in
                 self?.timeoutFired(attempt)
             }
         }
@@ -158,7 +158,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
         }
         lock.withLock { phase = .backingOff(attempt: attempt, work: work) }
         bus.emit(.taskRetrying(task: task.id, attempt: attempt, delayMilliseconds: delay, reason: reason))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay)), execute: work)
+        TimerQueue.shared.asyncAfter(deadline: .now() + .milliseconds(Int(delay)), execute: work)
     }
 
     /// Finishes the operation, then reports the end, once.

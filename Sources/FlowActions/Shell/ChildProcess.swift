@@ -24,6 +24,11 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// task open for as long as they live, past its timeout and past Ctrl-C.
     static let outputGrace = 1.0
 
+    /// Threads that wait for an exit where there is no pidfd: one blocked thread per child, so
+    /// a queue of flowrun's own (which gets more threads as they block), not the global one,
+    /// whose few threads a handful of waiting children would use up.
+    private static let exitWaiters = DispatchQueue(label: "flowrun.exit-waiters", attributes: .concurrent)
+
     private let pid: pid_t
     private let owner = OutputLoop.shared.makeOwner()
     private let completion: @Sendable (AttemptResult) -> Void
@@ -54,7 +59,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             // No pidfd (a kernel before 5.3, or a sandbox that forbids it): a thread waits for
             // the exit without reaping (WNOWAIT), so the group is still ours to kill.
             let pid = pid
-            DispatchQueue.global().async { [self] in
+            Self.exitWaiters.async { [self] in
                 var info = siginfo_t()
                 while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
                 reapExited()
@@ -65,7 +70,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
 
     func terminate(grace: Double) {
         guard signalGroup(SIGTERM) else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { [self] in _ = signalGroup(SIGKILL) }
+        TimerQueue.shared.asyncAfter(deadline: .now() + grace) { [self] in _ = signalGroup(SIGKILL) }
     }
 
     func kill() {
@@ -108,7 +113,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             completion(done)
         } else {
             let owner = owner
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.outputGrace) { OutputLoop.shared.abandon(owner) }
+            TimerQueue.shared.asyncAfter(deadline: .now() + Self.outputGrace) { OutputLoop.shared.abandon(owner) }
         }
     }
 
