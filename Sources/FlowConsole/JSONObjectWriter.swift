@@ -76,22 +76,7 @@ struct JSONObjectWriter {
     }
 
     static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
-        // Digits from the last, into the end of a buffer on the stack that holds Int64.min; the
-        // magnitude as UInt64, so that Int64.min does not overflow.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            var magnitude = value.magnitude
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        DecimalDigits.withBytes(of: value) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `value` as a JSON string: `"` and `\` escaped, `\n` `\r` `\t` in short form, every

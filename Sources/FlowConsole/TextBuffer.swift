@@ -34,21 +34,7 @@ struct TextBuffer: ~Copyable {
 
     /// A number in decimal, without making a `String` of it.
     mutating func append(_ number: Int) {
-        // Digits from the last, into the end of a buffer that holds Int.min.
-        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
-            var start = digits.count
-            var rest = number.magnitude
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            if number < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
-            append(UnsafeRawBufferPointer(rebasing: digits[start...]))
-        }
+        DecimalDigits.withBytes(of: Int64(number)) { append($0) }
     }
 
     /// A copy of the bytes appended so far.
