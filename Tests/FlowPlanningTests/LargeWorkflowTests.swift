@@ -29,6 +29,16 @@ import Testing
         WorkflowLoader.decode(Array(text.utf8), file: "big.yaml", directory: "/work", defaultName: "big")
     }
 
+    /// The problems planning finds in `workflow(replacing:)`, which loads without any; no plan.
+    func planningProblems(replacing lines: [Int: String]) throws -> [Diagnostic] {
+        let loaded = load(workflow(replacing: lines))
+        #expect(loaded.diagnostics.isEmpty)
+        let workflow = try #require(loaded.workflow)
+        let result = try Planner.plan(workflow, options: PlanningOptions())
+        #expect(result.plan == nil)
+        return result.diagnostics
+    }
+
     /// Line of task `index` in `workflow()`: three lines come before the first task.
     func line(ofTask index: Int) -> Int { index + 4 }
 
@@ -90,30 +100,24 @@ import Testing
     }
 
     @Test func unknownNeedsInEveryChunkAreAllReported() throws {
-        let loaded = load(workflow(replacing: [
+        let diagnostics = try planningProblems(replacing: [
             42: "  t42: {needs: [t41, nope], shell: [\"true\"]}",
             17_000: "  t17000: {needs: [gone], shell: [\"true\"]}",
-        ]))
-        let workflow = try #require(loaded.workflow)
-        let result = try Planner.plan(workflow, options: PlanningOptions())
-        #expect(result.plan == nil)
-        #expect(result.diagnostics.map(\.location.line) == [line(ofTask: 42), line(ofTask: 17_000)])
-        #expect(result.diagnostics.map(\.message.text) == [
+        ])
+        #expect(diagnostics.map(\.location.line) == [line(ofTask: 42), line(ofTask: 17_000)])
+        #expect(diagnostics.map(\.message.text) == [
             "task 't42' needs 'nope', which is not a task in this file",
             "task 't17000' needs 'gone', which is not a task in this file",
         ])
     }
 
     @Test func undefinedVariablesInEveryChunkAreAllReported() throws {
-        let loaded = load(workflow(replacing: [
+        let diagnostics = try planningProblems(replacing: [
             100: "  t100: {download: {url: \"https://${HOST}/a\", to: \"${NOPE}/a\"}}",
             19_000: "  t19000: {download: {url: \"https://${HOTS}/b\", to: \"b\"}}",
-        ]))
-        let workflow = try #require(loaded.workflow)
-        let result = try Planner.plan(workflow, options: PlanningOptions())
-        #expect(result.plan == nil)
-        #expect(result.diagnostics.map(\.location.line) == [line(ofTask: 100), line(ofTask: 19_000)])
-        #expect(result.diagnostics.map(\.message.text) == [
+        ])
+        #expect(diagnostics.map(\.location.line) == [line(ofTask: 100), line(ofTask: 19_000)])
+        #expect(diagnostics.map(\.message.text) == [
             "undefined variable 'NOPE' in 'to' of task 't100'",
             "undefined variable 'HOTS' in 'url' of task 't19000'",
         ])
