@@ -34,11 +34,6 @@ public enum Spelling {
     }
 
     /// Levenshtein distance with transpositions counted as one edit; stops early past `limit`.
-    static func editDistance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
-        var rows = Rows()
-        return editDistance(a, b, limit: limit, rows: &rows)
-    }
-
     static func editDistance(_ a: [UInt8], _ b: [UInt8], limit: Int, rows: inout Rows) -> Int {
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         // Only the first row needs its values; the other two are written before they are read.
