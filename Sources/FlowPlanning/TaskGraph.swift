@@ -46,12 +46,13 @@ public struct TaskGraph: Sendable {
         // A did-you-mean compares a name with every task id: only the first names of a file
         // get one (as clang stops after 50), so that a generated file with thousands of broken
         // needs is reported in a moment rather than in minutes.
-        let candidates = unknown.isEmpty ? [] : workflow.tasks.map(\.id) + alsoDeclared.sorted()
+        let ids = workflow.tasks.map(\.id)
+        let candidates = unknown.isEmpty ? [] : ids + alsoDeclared.sorted()
         let diagnostics = unknown.enumerated().map { number, need in
             let suggestion = number < suggestionLimit ? Spelling.suggestion(for: need.name, among: candidates) : nil
-            return Diagnostic(.unknownNeed(need.name, task: workflow.tasks[need.task].id, suggestion: suggestion), at: need.location)
+            return Diagnostic(.unknownNeed(need.name, task: ids[need.task], suggestion: suggestion), at: need.location)
         }
-        return (TaskGraph(ids: workflow.tasks.map(\.id), needs: needs, index: index), diagnostics)
+        return (TaskGraph(ids: ids, needs: needs, index: index), diagnostics)
     }
 
     /// For each task, the tasks that need it, in file order.
