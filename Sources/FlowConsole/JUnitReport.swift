@@ -30,7 +30,7 @@ import Foundation
 /// cannot be written is refused before the run starts; `finish()` writes it and renames it over
 /// the path, so that a reader never sees half a report.
 ///
-/// - Warning: the state is behind a `LockedState`; the bus calls `receive` from one queue anyway.
+/// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 public final class JUnitReport: EventSink {
     /// How many of a task's last output lines a failure shows.
     public static let outputLines = 50

@@ -24,7 +24,7 @@ import Darwin
 /// the number of lines to move up over is the number written. The cursor is hidden while the
 /// view is live and shown again by `finish()`.
 ///
-/// - Warning: `view` is shared by `receive` (the bus's queue) and the drawing (`queue`), behind
+/// - Warning: `view` is shared by `receive` (called by the bus) and the drawing (`queue`), behind
 ///   a `LockedState`; the lock is held to record an event or to take a frame's notes, never
 ///   while writing. `screen` is used only on `queue`; its lock is never contended.
 public final class LiveConsole: EventSink {

@@ -28,7 +28,7 @@ import Foundation
 /// `::error` annotation. A task that writes more than `groupFlushBytes` has its group written
 /// in parts (the later ones titled `TASK (continued)`), so memory stays bounded.
 ///
-/// - Warning: the state is behind a `LockedState`; the bus calls `receive` from one queue anyway.
+/// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 public final class PlainLog: EventSink {
     /// The shortest time between two progress lines of one task.
     public static let progressInterval: Int64 = 5000
@@ -73,7 +73,7 @@ public final class PlainLog: EventSink {
     /// Writes the lines of `events` with one `write(2)`.
     public func receive(_ events: [RunEvent]) {
         // Written under the lock, so that lines keep the order of the events even if a caller
-        // broke the one-queue contract; the lock is never contended otherwise.
+        // broke the one-at-a-time contract; the lock is never contended otherwise.
         state.withLock { state in
             var text: [UInt8] = []
             for event in events { append(event, to: &text, state: &state) }

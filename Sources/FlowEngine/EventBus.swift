@@ -10,20 +10,20 @@ import Darwin
 
 /// The one serial event sink of a run: stamps `seq` and `time` and hands events to every sink.
 ///
-/// Events wait in `pending` until the bus's queue takes them all at once: one hop to the queue
-/// for however many events came meanwhile, and a sink can write them with one `write(2)`.
-/// Nothing waits longer than that hop, so a reader tailing the stream still sees each event as
-/// it happens. (One `async` and one `write` per event was a tenth of the engine's time on a
-/// 100,000-task graph. Holding the drain back a millisecond to gather more saved a tenth of
-/// the context switches of 5,000 `true` tasks but no CPU time, so it does not.)
+/// The thread that emits an event hands it to the sinks itself, unless another thread is doing
+/// so already: that one takes every event waiting before it stops (`drainLock` makes the sinks'
+/// calls serial). No thread is woken per event. A queue of its own, woken once per batch, was
+/// measured against this on 5,000 `true` tasks (bench/README.md): a wake-up and a sleep of
+/// the bus thread per batch cost more CPU than the writes themselves, on the critical path of
+/// a 2-core machine where the children need both cores.
 ///
-/// - Warning: `pending`, `drainQueued` and `seq` are guarded by `lock`.
+/// - Warning: `pending`, `seq` and `finished` are guarded by `lock`; the sinks are called only
+///   with `drainLock` held.
 public final class EventBus: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "flowrun.events")
     private let sinks: [any EventSink]
     private let lock = NSLock()
+    private let drainLock = NSLock()
     private var pending: [RunEvent] = []
-    private var drainQueued = false
     private var seq = 0
     /// Set by `finish()`: the sinks are done (files closed), so later events are dropped.
     private var finished = false
@@ -32,35 +32,44 @@ public final class EventBus: @unchecked Sendable {
         self.sinks = sinks
     }
 
-    /// Stamps an event and queues it; events from one thread keep their order.
+    /// Stamps an event and hands it to the sinks; events from one thread keep their order.
     public func emit(_ kind: RunEvent.Kind) {
-        let queueDrain: Bool = lock.withLock {
+        let accepted: Bool = lock.withLock {
             // A signal after the end of a run (SIGUSR1, say) must not reach a closed file.
             guard !finished else { return false }
             seq += 1
             pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
-            defer { drainQueued = true }
-            return !drainQueued
+            return true
         }
-        if queueDrain { queue.async { [self] in drain() } }
+        if accepted { drainUnlessBusy() }
     }
 
-    private func drain() {
-        var events: [RunEvent] = []
-        lock.withLock {
-            swap(&events, &pending)
-            drainQueued = false
+    /// Drains on this thread unless another one is draining. That one may have found `pending`
+    /// empty just before this event came, so whoever lets go of `drainLock` looks again.
+    private func drainUnlessBusy() {
+        while drainLock.try() {
+            drainPending()
+            drainLock.unlock()
+            if lock.withLock({ pending.isEmpty }) { return }
         }
-        guard !events.isEmpty else { return }
-        for sink in sinks { sink.receive(events) }
+    }
+
+    /// Hands every waiting event to the sinks, in `seq` order. Called with `drainLock` held.
+    private func drainPending() {
+        while true {
+            var events: [RunEvent] = []
+            lock.withLock { swap(&events, &pending) }
+            guard !events.isEmpty else { return }
+            for sink in sinks { sink.receive(events) }
+        }
     }
 
     /// Hands over every event emitted so far, then lets each sink write its summary; events
     /// emitted after this are dropped.
     public func finish() {
-        queue.sync {
+        drainLock.withLock {
             lock.withLock { finished = true }
-            drain()
+            drainPending()
             for sink in sinks { sink.finish() }
         }
     }

@@ -86,8 +86,10 @@ public struct FinalCounts: Sendable, Equatable {
 
 /// Receives every event of a run, in `seq` order.
 ///
-/// Implementation requirements: `receive` is called from one serial queue; a sink needs no lock
-/// for its own state, and must not block for long (it holds up every other sink).
+/// Implementation requirements: `receive` is called once at a time, never two calls at once,
+/// but from whichever thread emitted (the bus has no thread of its own); a sink needs no lock for
+/// its own state, and must not block for long: it holds up every other sink and the thread that
+/// emitted, the engine's included.
 public protocol EventSink: AnyObject, Sendable {
     func receive(_ event: RunEvent)
     /// Events that were waiting together, in `seq` order: a sink that writes may write them

@@ -46,6 +46,57 @@ import Testing
         #expect(text.contains("exited with status 3"), "\(text)")
     }
 
+    @Test func aTaskStartsWithNoSignalBlockedOrIgnored() throws {
+        // flowrun blocks SIGINT, SIGTERM, SIGUSR1 and SIGUSR2 and ignores SIGPIPE for itself, and
+        // its own parent may pass signals on ignored (nohup ignores SIGHUP); a child gets none
+        // of that. A realtime signal too: the launcher looks those up once and resets only them.
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  masks: {shell: [grep, -E, '^Sig(Blk|Ign):', /proc/self/status]}\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import os, signal, sys
+            for number in (signal.SIGHUP, signal.SIGQUIT, signal.SIGRTMIN + 3): signal.signal(number, signal.SIG_IGN)
+            os.execv(sys.argv[1], sys.argv[1:])
+            """, FlowrunBinary.url.path, "run", "--events", "jsonl", "flow.yaml"]
+        process.currentDirectoryURL = folder.url
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        let masks = try EventStream(text).lines(of: "masks")
+        #expect(masks.first == "SigBlk:\t0000000000000000")
+        // Signals 32 and 33 are glibc's own (thread cancellation, setxid): glibc's posix_spawn
+        // leaves them ignored in every child, as does the launcher.
+        let ignored = try #require(UInt64(masks.last?.split(separator: "\t").last ?? "", radix: 16), "\(masks)")
+        let glibcOwn: UInt64 = 0b11 << 31
+        #expect(ignored & ~glibcOwn == 0, "\(masks)")
+    }
+
+    @Test func aProgramThatCannotBeExecutedFailsWithTheReason() throws {
+        // The exec fails in the child, after the fork: its errno still reaches the task.failed event.
+        let folder = try TemporaryFolder()
+        try Data("echo hi\n".utf8).write(to: folder.url.appendingPathComponent("not-executable.sh"))
+        try Data([0x7F, 0x45, 0x4C, 0x46, 0, 0, 0, 0]).write(to: folder.url.appendingPathComponent("broken"))
+        chmod(folder.url.appendingPathComponent("broken").path, 0o755)
+        try Data("""
+            version: 1
+            fail_fast: false
+            tasks:
+              plain: {shell: [./not-executable.sh]}
+              garbled: {shell: [./broken]}
+            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let events = try EventStream(result.stdout)
+        #expect(result.status == 1)
+        let reasons = Dictionary(uniqueKeysWithValues: events.named("task.failed").map { ($0.task ?? "", $0["reason"] as? String) })
+        #expect(reasons["plain"] == "cannot run './not-executable.sh': Permission denied")
+        #expect(reasons["garbled"] == "cannot run './broken': Exec format error")
+    }
+
     @Test func jOverridesTheFile() throws {
         var text = "version: 1\nconcurrency: 4\ntasks:\n"
         for index in 0..<4 { text += "  t\(index): {shell: sleep 0.1}\n" }

@@ -8,8 +8,16 @@
 /// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).
 int flowrun_pipe_cloexec(int fds[2]);
 
-/// posix_spawn_file_actions_addchdir_np, a GNU extension Swift's Glibc module does not show.
-int flowrun_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+/// Starts `path` with `argv` and `envp` in `directory`, leading a process group of its own, with
+/// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal mask and every
+/// signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed
+/// (a failed exec included: the child reports it before it exits).
+///
+/// vfork(2), as posix_spawn does, but with only the system calls a task needs: glibc's
+/// posix_spawn also maps a stack per child, asks for the descriptor limit once per file action,
+/// and visits all 64 signals in the child, where the parent waits (docs/processes.md).
+int flowrun_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
+                  int stdin_fd, int stdout_fd, int stderr_fd, pid_t *pid);
 
 /// pidfd_open(2) (Linux 5.3): a descriptor that polls readable once the child has exited, so
 /// one poll loop can wait for output and exits together. -1 with errno (ENOSYS) where missing.

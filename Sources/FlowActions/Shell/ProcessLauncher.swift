@@ -6,9 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Starts a child process with posix_spawn, in a process group of its own, with its stdout and
-/// stderr on pipes. Measured (bench/run_bench.py) against swift-subprocess: spawning is most of
-/// the cost of small tasks, and this path is as cheap as a C loop over posix_spawn.
+/// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its
+/// own, with its stdout and stderr on pipes. Measured (bench/run_bench.py) against
+/// swift-subprocess and glibc's posix_spawn: spawning is most of the cost of small tasks.
 enum ProcessLauncher {
     struct Launched {
         var pid: pid_t
@@ -45,35 +45,12 @@ enum ProcessLauncher {
             close(err[1])
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if devNull >= 0 {
-            posix_spawn_file_actions_adddup2(&actions, devNull, 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        flowrun_spawn_file_actions_addchdir(&actions, directory)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
         // Its own process group, so that cancelling kills the whole tree; default signal
-        // dispositions, because flowrun ignores SIGINT and friends and exec would pass that on.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-
+        // actions and an empty mask, because flowrun ignores SIGPIPE and blocks SIGINT and
+        // friends, and exec would pass that on.
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
-            posix_spawn(&pid, executable, &actions, &attributes, cArgv, UnsafeMutablePointer(mutating: environment))
+            flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], &pid)
         }
         guard status == 0 else {
             close(out[0]); close(err[0])
@@ -82,7 +59,8 @@ enum ProcessLauncher {
         return Launched(pid: pid, stdout: out[0], stderr: err[0])
     }
 
-    /// Every child's stdin, opened once rather than in each child (a path lookup per task).
+    /// Every child's stdin, opened once rather than in each child (a path lookup per task); -1
+    /// if that failed, and each child opens it itself.
     private static let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
 
     static func errorText(_ code: Int32) -> String {
