@@ -11,7 +11,13 @@ import Foundation
 ///
 /// The scheduler runs on whichever thread reports a task's end, under `lock`, rather than on a
 /// queue of its own: a hop to another thread per task was most of the engine's cost on graphs
-/// of small tasks (measured in bench/run_bench.py).
+/// of small tasks (measured in bench/run_bench.py). For the same reason the queues start
+/// operations on the runner's `StartQueue` when it has one (the shell runner's output loop), so
+/// that the thread that sees a task end also starts the next.
+///
+/// Events are posted to the bus under `lock`, in the scheduler's order, and handed to the sinks
+/// after it is let go: a sink writing to a slow pipe does not hold up a signal or another
+/// task's end.
 ///
 /// - Warning: all mutable state is guarded by `lock`. Calls into operations that can end them
 ///   at once (`cancelRun`) are made outside it, since an ending operation takes the lock.
@@ -37,6 +43,7 @@ public final class Engine: @unchecked Sendable {
     private let options: Options
     private let lock = NSLock()
     private let queues: [OperationQueue]
+    private let startQueue: StartQueue?
     private var scheduler: Scheduler
     private var operations: [TaskOperation?]
     private var counts = FinalCounts()
@@ -51,16 +58,21 @@ public final class Engine: @unchecked Sendable {
         self.bus = bus
         self.options = options
         scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
+        let startQueue = runner.startQueue
+        self.startQueue = startQueue
         // Index 0 is the default queue, then the named ones in file order, as the scheduler counts them.
-        queues = [Self.makeQueue("default", limit: options.concurrency)]
-            + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency) }
+        queues = [Self.makeQueue("default", limit: options.concurrency, on: startQueue)]
+            + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency, on: startQueue) }
         operations = [TaskOperation?](repeating: nil, count: plan.tasks.count)
     }
 
-    private static func makeQueue(_ name: String, limit: Int) -> OperationQueue {
+    private static func makeQueue(_ name: String, limit: Int, on startQueue: StartQueue?) -> OperationQueue {
         let queue = OperationQueue()
         queue.name = "flowrun.queue.\(name)"
         queue.maxConcurrentOperationCount = limit
+        // Serial is enough: an operation's `start` only begins an attempt and returns; the
+        // limit counts operations until they finish.
+        queue.underlyingQueue = startQueue?.queue
         return queue
     }
 
@@ -69,10 +81,11 @@ public final class Engine: @unchecked Sendable {
         lock.withLock {
             startedAt = EventBus.monotonicMilliseconds()
             let workflow = plan.workflow
-            bus.emit(.workflowStarted(workflow: workflow.name, file: workflow.file, tasks: plan.tasks.count,
+            bus.post(.workflowStarted(workflow: workflow.name, file: workflow.file, tasks: plan.tasks.count,
                                       concurrency: options.concurrency))
             perform(scheduler.begin())
         }
+        bus.flush()
         finished.wait()
         bus.finish()
         return lock.withLock { status ?? .cancelled }
@@ -86,6 +99,7 @@ public final class Engine: @unchecked Sendable {
             perform(scheduler.cancel(reason: reason))
             return operations.compactMap { $0 }
         }
+        bus.flush()
         for operation in running { operation.cancelRun(reason: reason, grace: options.grace) }
     }
 
@@ -99,34 +113,40 @@ public final class Engine: @unchecked Sendable {
         lock.withLock {
             guard scheduler.suspend() else { return }
             for queue in queues { queue.isSuspended = true }
-            bus.emit(.queueSuspended)
+            bus.post(.queueSuspended)
         }
+        bus.flush()
     }
 
     public func resume() {
         lock.withLock {
             guard scheduler.isSuspended else { return }
             for queue in queues { queue.isSuspended = false }
-            bus.emit(.queueResumed)
+            bus.post(.queueResumed)
             perform(scheduler.resume())
         }
+        bus.flush()
+        startQueue?.nudge()
     }
 
     // MARK: Performing the scheduler's actions (under `lock`)
 
     private func perform(_ actions: [Scheduler.Action]) {
+        var started = false
+        defer { if started { startQueue?.nudge() } }
         for action in actions {
             switch action {
             case .ready(let task):
-                bus.emit(.taskReady(task: plan.tasks[task].id))
+                bus.post(.taskReady(task: plan.tasks[task].id))
             case .start(let task):
                 start(task)
+                started = true
             case .skip(let task, let reason):
                 counts.skipped += 1
-                bus.emit(.taskSkipped(task: plan.tasks[task].id, reason: reason))
+                bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason))
             case .finish(let status):
                 self.status = status
-                bus.emit(.workflowFinished(workflow: plan.workflow.name, status: status,
+                bus.post(.workflowFinished(workflow: plan.workflow.name, status: status,
                                            durationMilliseconds: EventBus.monotonicMilliseconds() - startedAt, counts: counts))
                 finished.signal()
             }
@@ -136,9 +156,10 @@ public final class Engine: @unchecked Sendable {
     private func start(_ task: Int) {
         let planned = plan.tasks[task]
         // Emitted here, in the scheduler's order, so priority order shows in the stream.
-        bus.emit(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
+        bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
         let operation = TaskOperation(task: planned, runner: runner, bus: bus) { [self] end in
             lock.withLock { taskEnded(task, end) }
+            bus.flush()
         }
         operations[task] = operation
         queues[scheduler.queue(of: task)].addOperation(operation)
@@ -152,15 +173,15 @@ public final class Engine: @unchecked Sendable {
         case .succeeded(let attempts, let duration):
             counts.succeeded += 1
             outcome = .succeeded
-            bus.emit(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
+            bus.post(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
         case .failed(let attempts, let duration, let reason, let exitCode):
             counts.failed += 1
             outcome = .failed
-            bus.emit(.taskFailed(task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode))
+            bus.post(.taskFailed(task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode))
         case .cancelled(let reason):
             counts.cancelled += 1
             outcome = .cancelled
-            bus.emit(.taskCancelled(task: id, reason: reason))
+            bus.post(.taskCancelled(task: id, reason: reason))
         }
         perform(scheduler.taskFinished(task, outcome))
     }

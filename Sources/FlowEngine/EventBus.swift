@@ -11,20 +11,27 @@ import Darwin
 /// The one serial event sink of a run: stamps `seq` and `time` and hands events to every sink.
 ///
 /// The thread that emits an event hands it to the sinks itself, unless another thread is doing
-/// so already: that one takes every event waiting before it stops (`drainLock` makes the sinks'
-/// calls serial). No thread is woken per event. A queue of its own, woken once per batch, was
-/// measured against this on 5,000 `true` tasks (bench/README.md): a wake-up and a sleep of
-/// the bus thread per batch cost more CPU than the writes themselves, on the critical path of
-/// a 2-core machine where the children need both cores.
+/// so already: that one takes every event waiting before it stops (`draining`: one drainer at a
+/// time, so the sinks' calls never overlap). No thread is woken for an engine step: a queue
+/// woken per step, measured against this on 5,000 `true` tasks (bench/README.md), cost more
+/// than the writes themselves, on the critical path of a 2-core machine whose children need
+/// both cores. Events made together (an engine step, the lines of one read) are handed over
+/// together, so a sink writes them with one `write(2)`. A large batch, from a task that floods
+/// its output, is handed to the sinks on `queue` instead: the output loop goes on reading while
+/// they are written, and a flood keeps both cores busy.
 ///
-/// - Warning: `pending`, `seq` and `finished` are guarded by `lock`; the sinks are called only
-///   with `drainLock` held.
+/// - Warning: `pending`, `seq`, `draining` and `finished` are guarded by `state`; the sinks are
+///   called only by the one thread that set `draining`.
 public final class EventBus: @unchecked Sendable {
+    /// More events than this waiting at a flush are written on `queue`.
+    static let handOffBatch = 256
+
     private let sinks: [any EventSink]
-    private let lock = NSLock()
-    private let drainLock = NSLock()
+    private let queue = DispatchQueue(label: "flowrun.events")
+    private let state = NSCondition()
     private var pending: [RunEvent] = []
     private var seq = 0
+    private var draining = false
     /// Set by `finish()`: the sinks are done (files closed), so later events are dropped.
     private var finished = false
 
@@ -32,34 +39,68 @@ public final class EventBus: @unchecked Sendable {
         self.sinks = sinks
     }
 
-    /// Stamps an event and hands it to the sinks; events from one thread keep their order.
+    /// Stamps an event and hands it to the sinks, with any others waiting; events from one
+    /// thread keep their order.
     public func emit(_ kind: RunEvent.Kind) {
-        let accepted: Bool = lock.withLock {
+        post(kind)
+        flush()
+    }
+
+    /// Stamps several events and hands them to the sinks together (the lines of one read).
+    public func emit(contentsOf kinds: some Sequence<RunEvent.Kind>) {
+        state.withLock {
+            guard !finished else { return }
+            for kind in kinds { stamp(kind) }
+        }
+        flush()
+    }
+
+    /// Stamps an event and keeps it for the next `flush` (or `emit`, from any thread): for a
+    /// caller that makes several events under a lock of its own and should not write while it
+    /// holds it, as the engine does.
+    public func post(_ kind: RunEvent.Kind) {
+        state.withLock {
             // A signal after the end of a run (SIGUSR1, say) must not reach a closed file.
-            guard !finished else { return false }
-            seq += 1
-            pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
-            return true
-        }
-        if accepted { drainUnlessBusy() }
-    }
-
-    /// Drains on this thread unless another one is draining. That one may have found `pending`
-    /// empty just before this event came, so whoever lets go of `drainLock` looks again.
-    private func drainUnlessBusy() {
-        while drainLock.try() {
-            drainPending()
-            drainLock.unlock()
-            if lock.withLock({ pending.isEmpty }) { return }
+            guard !finished else { return }
+            stamp(kind)
         }
     }
 
-    /// Hands every waiting event to the sinks, in `seq` order. Called with `drainLock` held.
-    private func drainPending() {
+    /// Hands every waiting event to the sinks, unless another thread is doing so: that one
+    /// takes these too before it stops.
+    public func flush() {
+        let handOff: Bool? = state.withLock {
+            guard !draining, !pending.isEmpty else { return nil }
+            draining = true
+            return pending.count > Self.handOffBatch
+        }
+        switch handOff {
+        case true?: queue.async { [self] in drainUntilNoneWait() }
+        case false?: drainUntilNoneWait()
+        case nil: break
+        }
+    }
+
+    /// Called with `state` held.
+    private func stamp(_ kind: RunEvent.Kind) {
+        seq += 1
+        pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
+    }
+
+    /// The drainer's work: hands what waits to the sinks, in `seq` order, until nothing does.
+    private func drainUntilNoneWait() {
         while true {
             var events: [RunEvent] = []
-            lock.withLock { swap(&events, &pending) }
-            guard !events.isEmpty else { return }
+            let more: Bool = state.withLock {
+                guard !pending.isEmpty else {
+                    draining = false
+                    state.broadcast()
+                    return false
+                }
+                swap(&events, &pending)
+                return true
+            }
+            guard more else { return }
             for sink in sinks { sink.receive(events) }
         }
     }
@@ -67,11 +108,15 @@ public final class EventBus: @unchecked Sendable {
     /// Hands over every event emitted so far, then lets each sink write its summary; events
     /// emitted after this are dropped.
     public func finish() {
-        drainLock.withLock {
-            lock.withLock { finished = true }
-            drainPending()
-            for sink in sinks { sink.finish() }
+        let events: [RunEvent] = state.withLock {
+            finished = true
+            while draining { state.wait() }
+            draining = true  // for good: nothing reaches the sinks after this
+            defer { pending = [] }
+            return pending
         }
+        if !events.isEmpty { for sink in sinks { sink.receive(events) } }
+        for sink in sinks { sink.finish() }
     }
 
     /// Wall-clock milliseconds since 1970, as events carry them.

@@ -100,7 +100,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
         let id = task.id
         let bus = bus
         let events = AttemptEvents(
-            output: { stream, line in bus.emit(.taskOutput(task: id, stream: stream, line: line)) },
+            output: { stream, lines in bus.emit(contentsOf: lines.lazy.map { .taskOutput(task: id, stream: stream, line: $0) }) },
             progress: { done, total, unit in bus.emit(.taskProgress(task: id, done: done, total: total, unit: unit)) }
         )
         let handle = runner.startAttempt(of: task, attempt: attempt, events: events) { [self] result in

@@ -42,8 +42,8 @@ import Glibc
         let attempt = LockedBox(Attempt())
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let events = AttemptEvents(
-                output: { stream, line in
-                    attempt.update { stream == .stdout ? $0.stdout.append(line) : $0.stderr.append(line) }
+                output: { stream, lines in
+                    attempt.update { stream == .stdout ? $0.stdout.append(contentsOf: lines) : $0.stderr.append(contentsOf: lines) }
                 },
                 progress: { _, _, _ in }
             )

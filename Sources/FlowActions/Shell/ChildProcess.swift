@@ -43,13 +43,17 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         var watches: [OutputLoop.Watch] = []
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
+            var lines: [String] = []
             watches.append(.output(descriptor) { [self] bytes in
+                // The lines of one read go out together: one write for the sinks, not one a line.
                 if let bytes {
-                    splitter.append(bytes) { events.output(stream, $0) }
+                    splitter.append(bytes) { lines.append($0) }
                 } else {
-                    splitter.flush { events.output(stream, $0) }
-                    streamClosed()
+                    splitter.flush { lines.append($0) }
                 }
+                if !lines.isEmpty { events.output(stream, lines) }
+                lines.removeAll(keepingCapacity: true)
+                if bytes == nil { streamClosed() }
             })
         }
         let pidfd = flowrun_pidfd_open(pid)

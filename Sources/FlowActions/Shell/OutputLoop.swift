@@ -7,19 +7,22 @@ import Glibc
 import Darwin
 #endif
 
-/// One thread that watches every running child with epoll(7): the stdout and stderr pipes, and
-/// a pidfd that tells when the child has exited.
+/// One serial queue that watches every running child with epoll(7): the stdout and stderr
+/// pipes, and a pidfd that tells when the child has exited.
 ///
-/// flowrun makes fewer system calls per small task than a bare posix_spawn loop, but about 9
-/// context switches against 2 (perf, 5,000 `true` tasks). So a child is added with `epoll_ctl`
-/// from the thread that spawned it, without waking the loop (poll(2) needed a wake-up to learn
-/// of new descriptors), and the exit is watched here too rather than by a thread blocked in
-/// `waitpid` per child. Dispatch read sources were tried first: libdispatch's own epoll loop
-/// crashed (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true`
-/// tasks.
+/// The loop waits in `epoll_wait` inside a block on `queue` and, once it has handled what was
+/// ready, queues its next turn as another block. Shell tasks' operations start on the same
+/// queue (`ShellRunner.startQueue`): a child's exit, the engine's step and the spawn of the
+/// next task run on this one thread, between two turns, with no thread woken in between. An
+/// operation added from another thread nudges the loop through its wake-up pipe.
 ///
-/// - Warning: `watches`, `owners` and `abandoned` are guarded by `lock`; the handlers run on
-///   the loop's thread, so a handler needs no lock for state only it touches.
+/// A child is added with `epoll_ctl` from the thread that spawned it, without waking the loop,
+/// and the exit is watched here too rather than by a thread blocked in `waitpid` per child.
+/// Dispatch read sources were tried first: libdispatch's own epoll loop crashed
+/// (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true` tasks.
+///
+/// - Warning: `watches`, `owners` and `abandoned` are guarded by `lock`; the handlers, `ready`,
+///   `buffer` and `done` are only used on `queue`, so they need no lock.
 final class OutputLoop: @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
@@ -36,6 +39,9 @@ final class OutputLoop: @unchecked Sendable {
 
     static let shared = OutputLoop()
 
+    /// Where the loop turns, and where shell tasks' operations start.
+    let queue = DispatchQueue(label: "flowrun.output")
+    private let onQueue = DispatchSpecificKey<Bool>()
     private let epoll: Int32
     private let lock = NSLock()
     /// Each watched descriptor, with the owner that added it.
@@ -45,6 +51,9 @@ final class OutputLoop: @unchecked Sendable {
     /// Wakes the loop for `abandon`, the one request that does not come with a descriptor event.
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    private var ready = [Int32](repeating: -1, count: 64)
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+    private var done: [Int32] = []
 
     private init() {
         epoll = flowrun_epoll_create()
@@ -54,9 +63,20 @@ final class OutputLoop: @unchecked Sendable {
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
         precondition(flowrun_epoll_add(epoll, wakeRead) == 0, "cannot watch the output loop's wake-up pipe")
-        let thread = Thread { [self] in run() }
-        thread.name = "flowrun.output"
-        thread.start()
+        queue.setSpecific(key: onQueue, value: true)
+        queue.async { [self] in turn() }
+    }
+
+    /// Wakes the loop unless this is the loop's own queue, so that blocks queued behind its
+    /// waiting turn (operations to start) run.
+    func nudge() {
+        guard DispatchQueue.getSpecific(key: onQueue) == nil else { return }
+        wake()
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
     }
 
     /// A new owner, for `watch` and `abandon`: one per child.
@@ -83,44 +103,41 @@ final class OutputLoop: @unchecked Sendable {
     /// for output held open by processes that left a finished child's group.
     func abandon(_ owner: UInt64) {
         lock.withLock { abandoned.append(owner) }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake()
     }
 
-    private func run() {
-        var ready = [Int32](repeating: -1, count: 64)
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var done: [Int32] = []
-        while true {
-            let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count))
-            guard count > 0 else { continue }  // EINTR
-            for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
-                if descriptor == wakeRead {
-                    endAbandoned(into: &done)
-                    continue
-                }
-                guard let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
-                switch watch {
-                case .output(_, let handler):
-                    if !drain(descriptor, handler, into: &buffer) { done.append(descriptor) }
-                case .exit(_, let handler):
-                    handler()
-                    done.append(descriptor)
-                }
+    /// Waits for ready descriptors, handles them, and queues the next turn behind whatever the
+    /// handlers queued meanwhile (the starts of the next tasks).
+    private func turn() {
+        defer { queue.async { [self] in turn() } }
+        let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count))
+        guard count > 0 else { return }  // EINTR
+        for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
+            if descriptor == wakeRead {
+                endAbandoned()
+                continue
             }
-            // Closed only after the whole batch: a number closed earlier could otherwise be
-            // reused by a new child before a later event of this batch names it.
-            for descriptor in done {
-                lock.withLock { watches[descriptor] = nil }
-                _ = flowrun_epoll_remove(epoll, descriptor)
-                close(descriptor)
+            guard let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
+            switch watch {
+            case .output(_, let handler):
+                if !drain(descriptor, handler) { done.append(descriptor) }
+            case .exit(_, let handler):
+                handler()
+                done.append(descriptor)
             }
-            done.removeAll(keepingCapacity: true)
         }
+        // Closed only after the whole batch: a number closed earlier could otherwise be
+        // reused by a new child before a later event of this batch names it.
+        for descriptor in done {
+            lock.withLock { watches[descriptor] = nil }
+            _ = flowrun_epoll_remove(epoll, descriptor)
+            close(descriptor)
+        }
+        done.removeAll(keepingCapacity: true)
     }
 
     /// Tells the handlers of abandoned pipes that they have ended (once: `done` holds what has).
-    private func endAbandoned(into done: inout [Int32]) {
+    private func endAbandoned() {
         var byte: UInt8 = 0
         while read(wakeRead, &byte, 1) > 0 {}
         let ended: [(Int32, (ArraySlice<UInt8>?) -> Void)] = lock.withLock {
@@ -140,7 +157,7 @@ final class OutputLoop: @unchecked Sendable {
     /// Reads what is there, up to `readsPerTurn` reads, so that a child writing without pause
     /// cannot starve the others (epoll reports it again on the next turn); false (handler told)
     /// at end of file or on error.
-    private func drain(_ descriptor: Int32, _ handler: @escaping (ArraySlice<UInt8>?) -> Void, into buffer: inout [UInt8]) -> Bool {
+    private func drain(_ descriptor: Int32, _ handler: @escaping (ArraySlice<UInt8>?) -> Void) -> Bool {
         var reads = 0
         while reads < Self.readsPerTurn {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

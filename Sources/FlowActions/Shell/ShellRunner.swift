@@ -18,6 +18,12 @@ public struct ShellRunner: TaskRunner {
         signal(SIGCHLD, SIG_DFL)
     }
 
+    /// The output loop's queue: a child's exit and the next spawn on one thread (`OutputLoop`).
+    public var startQueue: StartQueue? {
+        let loop = OutputLoop.shared
+        return StartQueue(queue: loop.queue) { loop.nudge() }
+    }
+
     public func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
