@@ -52,9 +52,13 @@ int flowrun_spawn(const char *path, char *const argv[], char *const envp[], cons
     volatile int child_error = 0;
     pid_t child = vfork();
     if (child == 0) {
-        /* The child: system calls only, on the parent's memory, until execve. */
-        if (stdin_fd < 0) stdin_fd = open("/dev/null", O_RDONLY);
-        if (setpgid(0, 0) != 0 || stdin_fd < 0 || put_descriptor(stdin_fd, 0) != 0 || put_descriptor(stdout_fd, 1) != 0
+        /* The child: system calls only, on the parent's memory, until execve; it writes no
+         * variable of the parent's but child_error (and errno, which it shares with the parent
+         * thread; the parent reads errno only when vfork itself failed). */
+        /* Close-on-exec: dup2 makes fd 0 without it, and put_descriptor clears it when the
+         * open lands on 0 itself. */
+        int child_stdin = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (setpgid(0, 0) != 0 || child_stdin < 0 || put_descriptor(child_stdin, 0) != 0 || put_descriptor(stdout_fd, 1) != 0
             || put_descriptor(stderr_fd, 2) != 0 || chdir(directory) != 0)
             goto failed;
         struct sigaction fallback = { .sa_handler = SIG_DFL };

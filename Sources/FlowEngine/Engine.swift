@@ -16,8 +16,8 @@ import Foundation
 /// that the thread that sees a task end also starts the next.
 ///
 /// Events are posted to the bus under `lock`, in the scheduler's order, and handed to the sinks
-/// after it is let go: a sink writing to a slow pipe does not hold up a signal or another
-/// task's end.
+/// after it is let go; on the signal thread (cancel, suspend, resume) they are written on the
+/// bus's own queue, so a stdout nobody reads cannot hold up a Ctrl-C.
 ///
 /// - Warning: all mutable state is guarded by `lock`. Calls into operations that can end them
 ///   at once (`cancelRun`) are made outside it, since an ending operation takes the lock.
@@ -99,8 +99,8 @@ public final class Engine: @unchecked Sendable {
             perform(scheduler.cancel(reason: reason))
             return operations.compactMap { $0 }
         }
-        bus.flush()
         for operation in running { operation.cancelRun(reason: reason, grace: options.grace) }
+        bus.flushElsewhere()
     }
 
     /// Kills running tasks at once (a second Ctrl-C).
@@ -115,7 +115,7 @@ public final class Engine: @unchecked Sendable {
             for queue in queues { queue.isSuspended = true }
             bus.post(.queueSuspended)
         }
-        bus.flush()
+        bus.flushElsewhere()
     }
 
     public func resume() {
@@ -125,7 +125,7 @@ public final class Engine: @unchecked Sendable {
             bus.post(.queueResumed)
             perform(scheduler.resume())
         }
-        bus.flush()
+        bus.flushElsewhere()
         startQueue?.nudge()
     }
 

@@ -12,7 +12,8 @@ import Darwin
 ///
 /// The thread that emits an event hands it to the sinks itself, unless another thread is doing
 /// so already: that one takes every event waiting before it stops (`draining`: one drainer at a
-/// time, so the sinks' calls never overlap). No thread is woken for an engine step: a queue
+/// time, so the sinks' calls never overlap). The emitting thread writes one batch at most;
+/// whatever came meanwhile is written on `queue`, so no thread is held for longer than one write. No thread is woken for an engine step: a queue
 /// woken per step, measured against this on 5,000 `true` tasks (bench/README.md), cost more
 /// than the writes themselves, on the critical path of a 2-core machine whose children need
 /// both cores. Events made together (an engine step, the lines of one read) are handed over
@@ -67,18 +68,43 @@ public final class EventBus: @unchecked Sendable {
     }
 
     /// Hands every waiting event to the sinks, unless another thread is doing so: that one
-    /// takes these too before it stops.
+    /// takes these too before it stops. This thread writes one batch at most; what came
+    /// meanwhile, or a batch of more than `handOffBatch`, is written on `queue`.
     public func flush() {
-        let handOff: Bool? = state.withLock {
+        flush(here: true)
+    }
+
+    /// As `flush`, but the writing is always done on `queue`: for a caller that must not wait
+    /// on a sink (a stdout pipe nobody reads), such as the signal thread or the timers.
+    public func flushElsewhere() {
+        flush(here: false)
+    }
+
+    private func flush(here: Bool) {
+        let writeHere: Bool? = state.withLock {
             guard !draining, !pending.isEmpty else { return nil }
             draining = true
-            return pending.count > Self.handOffBatch
+            return here && pending.count <= Self.handOffBatch
         }
-        switch handOff {
-        case true?: queue.async { [self] in drainUntilNoneWait() }
-        case false?: drainUntilNoneWait()
+        switch writeHere {
+        case true?: drainOneBatch()
+        case false?: queue.async { [self] in drainUntilNoneWait() }
         case nil: break
         }
+    }
+
+    /// The drainer's work on the emitting thread: one batch, then `queue` takes over if more came.
+    private func drainOneBatch() {
+        var events: [RunEvent] = []
+        state.withLock { swap(&events, &pending) }
+        for sink in sinks { sink.receive(events) }
+        let more: Bool = state.withLock {
+            guard pending.isEmpty else { return true }
+            draining = false
+            state.broadcast()
+            return false
+        }
+        if more { queue.async { [self] in drainUntilNoneWait() } }
     }
 
     /// Called with `state` held.
@@ -87,7 +113,8 @@ public final class EventBus: @unchecked Sendable {
         pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
     }
 
-    /// The drainer's work: hands what waits to the sinks, in `seq` order, until nothing does.
+    /// The drainer's work on `queue`: hands what waits to the sinks, in `seq` order, until
+    /// nothing does.
     private func drainUntilNoneWait() {
         while true {
             var events: [RunEvent] = []

@@ -96,7 +96,11 @@ final class TaskOperation: Operation, @unchecked Sendable {
 
     private func runAttempt(_ attempt: Int) {
         lock.withLock { phase = .running(attempt: attempt, handle: nil, timedOut: false) }
-        if attempt > 1 { bus.emit(.taskStarted(task: task.id, attempt: attempt, kind: task.spec.action.kind)) }
+        if attempt > 1 {
+            // On the timer queue, which must not wait on a sink: its timeouts and kills would wait too.
+            bus.post(.taskStarted(task: task.id, attempt: attempt, kind: task.spec.action.kind))
+            bus.flushElsewhere()
+        }
         let id = task.id
         let bus = bus
         let events = AttemptEvents(

@@ -4,34 +4,38 @@ import Testing
 @testable import FlowEngine
 
 /// The bus with many threads emitting at once: each event reaches the sinks once, in `seq`
-/// order, with no gap, never two sink calls at the same time, each by the time its `emit`
-/// returns, and all before `finish`.
+/// order, with no gap, never two sink calls at the same time, without waiting for `finish`,
+/// and all before `finish` returns.
 @Suite struct EventBusTests {
     /// Records what it is handed and whether two calls ever overlapped.
     final class RecordingSink: EventSink, @unchecked Sendable {
         private let lock = NSLock()
         private var inside = false
-        private(set) var overlapped = false
-        private(set) var events: [RunEvent] = []
-        private(set) var finishedAfter: Int?
+        private var overlappedStored = false
+        private var eventsStored: [RunEvent] = []
+        private var finishedAfterStored: Int?
+
+        var overlapped: Bool { lock.withLock { overlappedStored } }
+        var events: [RunEvent] { lock.withLock { eventsStored } }
+        var finishedAfter: Int? { lock.withLock { finishedAfterStored } }
 
         func receive(_ event: RunEvent) { receive([event]) }
 
         func receive(_ batch: [RunEvent]) {
             enter()
-            lock.withLock { events += batch }
+            lock.withLock { eventsStored += batch }
             leave()
         }
 
         func finish() {
             enter()
-            lock.withLock { finishedAfter = events.count }
+            lock.withLock { finishedAfterStored = eventsStored.count }
             leave()
         }
 
         private func enter() {
             lock.withLock {
-                if inside { overlapped = true }
+                if inside { overlappedStored = true }
                 inside = true
             }
             usleep(0)  // leaves room for another thread to come in, if the bus let it
@@ -50,8 +54,10 @@ import Testing
                 bus.emit(.taskOutput(task: "t\(thread)", stream: .stdout, line: "\(index)"))
             }
         }
-        // Every event is with the sinks once its emit has returned, none left waiting for a
-        // later one: a tail of a stream shows each as it happens.
+        // Every event reaches the sinks without a later emit or `finish` to push it: a tail of
+        // the stream sees each as it happens. (A late one may be on the bus's queue still.)
+        let deadline = Date().addingTimeInterval(10)
+        while sink.events.count < threads * perThread && Date() < deadline { usleep(1_000) }
         #expect(sink.events.count == threads * perThread)
         bus.finish()
         bus.emit(.queueSuspended)  // after finish: dropped

@@ -28,7 +28,7 @@ struct FlowrunBinary {
     /// process's (and NO_COLOR set), and returns what it printed.
     static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
         let run = try LiveRun(arguments, in: directory, environment: environment)
-        let status = run.wait(seconds: nil)
+        let status = run.wait(seconds: 120)  // a hung run fails its test rather than the whole suite
         return Result(status: status, stdout: run.stdout, stderr: run.stderr)
     }
 }

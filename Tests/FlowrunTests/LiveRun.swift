@@ -52,12 +52,17 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
 
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the exit (at most `seconds` when given, then kills it) and returns its status.
+    /// Waits for the exit (at most `seconds` when given, then SIGTERM, and SIGKILL 5 s later if
+    /// that did not end it either: a hung run fails its test instead of hanging the suite) and
+    /// returns its status.
     func wait(seconds: Double? = 30) -> Int32 {
         if let seconds {
             let deadline = Date().addingTimeInterval(seconds)
             while process.isRunning, Date() < deadline { usleep(10_000) }
             if process.isRunning { process.terminate() }
+            let killAt = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < killAt { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         process.waitUntilExit()
         done.wait()

@@ -97,6 +97,28 @@ import Testing
         #expect(reasons["garbled"] == "cannot run './broken': Exec format error")
     }
 
+    @Test(arguments: ["1", "2"])
+    func tasksThatCannotStartDoNotStallTheRun(jobs: String) throws {
+        // Such a task ends within its operation's start, on the output loop's queue, and the
+        // next task's start is queued there from inside it; with no child running, nothing
+        // else would end the loop's wait.
+        let folder = try TemporaryFolder()
+        try Data("""
+            version: 1
+            fail_fast: false
+            tasks:
+              a: {shell: [./missing-a]}
+              b: {shell: [./missing-b]}
+              c: {shell: [./missing-c]}
+              d: {shell: [true]}
+            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let run = try LiveRun(["run", "-j", jobs, "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let status = run.wait(seconds: 20)
+        #expect(status == 1, "\(run.stdout)\(run.stderr)")
+        let events = try EventStream(run.stdout)
+        #expect(events.finals == ["a": "task.failed", "b": "task.failed", "c": "task.failed", "d": "task.succeeded"])
+    }
+
     @Test func jOverridesTheFile() throws {
         var text = "version: 1\nconcurrency: 4\ntasks:\n"
         for index in 0..<4 { text += "  t\(index): {shell: sleep 0.1}\n" }

@@ -14,7 +14,7 @@ import Darwin
 /// its whole process group when it ends, so a `sleep 1000 &` left behind by a script dies too.
 ///
 /// - Warning: `openStreams`, `exitStatus` and `reaped` are guarded by `lock`; each stream's line
-///   splitter is only touched on the output loop's thread.
+///   splitter is only touched on the output loop's queue.
 final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// Longest line passed on whole; longer ones arrive in pieces of this size.
     static let maxLineBytes = 64 * 1024

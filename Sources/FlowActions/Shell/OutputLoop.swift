@@ -22,7 +22,7 @@ import Darwin
 /// (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true` tasks.
 ///
 /// - Warning: `watches`, `owners` and `abandoned` are guarded by `lock`; the handlers, `ready`,
-///   `buffer` and `done` are only used on `queue`, so they need no lock.
+///   `buffer`, `done` and `inTurn` are only used on `queue`, so they need no lock.
 final class OutputLoop: @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
@@ -48,12 +48,15 @@ final class OutputLoop: @unchecked Sendable {
     private var watches: [Int32: (owner: UInt64, watch: Watch)] = [:]
     private var owners: UInt64 = 0
     private var abandoned: [UInt64] = []
-    /// Wakes the loop for `abandon`, the one request that does not come with a descriptor event.
+    /// Wakes the loop for what does not come with a descriptor event: `abandon` and `nudge`.
+    /// Both ends are non-blocking: a full pipe already holds a wake-up.
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var ready = [Int32](repeating: -1, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
+    /// True while a turn runs; read and written only on `queue`.
+    private var inTurn = false
 
     private init() {
         epoll = flowrun_epoll_create()
@@ -62,15 +65,18 @@ final class OutputLoop: @unchecked Sendable {
         precondition(flowrun_pipe_cloexec(&ends) == 0, "cannot create the output loop's wake-up pipe")
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
+        _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
         precondition(flowrun_epoll_add(epoll, wakeRead) == 0, "cannot watch the output loop's wake-up pipe")
         queue.setSpecific(key: onQueue, value: true)
         queue.async { [self] in turn() }
     }
 
-    /// Wakes the loop unless this is the loop's own queue, so that blocks queued behind its
-    /// waiting turn (operations to start) run.
+    /// Wakes the loop unless this is a turn, so that blocks queued behind a turn waiting in
+    /// `epoll_wait` (operations to start) run. A turn queues the next turn only when it ends,
+    /// behind what it queued; any other block on the loop's queue (an operation's start, which
+    /// can end the task at once and start another) runs with the next turn already queued.
     func nudge() {
-        guard DispatchQueue.getSpecific(key: onQueue) == nil else { return }
+        guard DispatchQueue.getSpecific(key: onQueue) == nil || !inTurn else { return }
         wake()
     }
 
@@ -109,7 +115,11 @@ final class OutputLoop: @unchecked Sendable {
     /// Waits for ready descriptors, handles them, and queues the next turn behind whatever the
     /// handlers queued meanwhile (the starts of the next tasks).
     private func turn() {
-        defer { queue.async { [self] in turn() } }
+        inTurn = true
+        defer {
+            inTurn = false
+            queue.async { [self] in turn() }
+        }
         let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count))
         guard count > 0 else { return }  // EINTR
         for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
