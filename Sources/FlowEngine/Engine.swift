@@ -51,6 +51,7 @@ public final class Engine: @unchecked Sendable {
     private var status: RunStatus?
     private let finished = DispatchSemaphore(value: 0)
     private var startedAt: Int64 = 0
+    private var flushQueued = false
 
     public init(plan: Plan, runner: any TaskRunner, bus: EventBus, options: Options) {
         self.plan = plan
@@ -85,7 +86,7 @@ public final class Engine: @unchecked Sendable {
                                       concurrency: options.concurrency))
             perform(scheduler.begin())
         }
-        bus.flush()
+        flushSoon()
         finished.wait()
         bus.finish()
         return lock.withLock { status ?? .cancelled }
@@ -129,6 +130,24 @@ public final class Engine: @unchecked Sendable {
         startQueue?.nudge()
     }
 
+    /// Writes the events of a step once the starts it queued have run: on the start queue
+    /// behind them, so that the next task is running while its predecessor's events are
+    /// written, and the events of several quick steps go out in one write. At once without a
+    /// start queue.
+    private func flushSoon() {
+        guard let startQueue else { return bus.flush() }
+        let queueFlush: Bool = lock.withLock {
+            defer { flushQueued = true }
+            return !flushQueued
+        }
+        guard queueFlush else { return }
+        startQueue.queue.async { [self] in
+            lock.withLock { flushQueued = false }
+            bus.flush()
+        }
+        startQueue.nudge()
+    }
+
     // MARK: Performing the scheduler's actions (under `lock`)
 
     private func perform(_ actions: [Scheduler.Action]) {
@@ -159,7 +178,7 @@ public final class Engine: @unchecked Sendable {
         bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
         let operation = TaskOperation(task: planned, runner: runner, bus: bus) { [self] end in
             lock.withLock { taskEnded(task, end) }
-            bus.flush()
+            flushSoon()
         }
         operations[task] = operation
         queues[scheduler.queue(of: task)].addOperation(operation)
