@@ -26,9 +26,14 @@ final class RunSignals: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelledBy: Int32?
 
-    /// Blocks the handled signals in the calling thread and every thread created after it.
+    /// Blocks the handled signals in the calling thread and every thread created after it, and
+    /// SIGCHLD, which nothing waits for: a child's exit is signalled to the thread that spawned
+    /// it, a dispatch worker that blocks it, and so to any thread that does not; before, every
+    /// exit woke the main thread to throw the signal away (a context switch per task; pidfds
+    /// tell of exits). Blocked, not ignored: ignoring SIGCHLD would lose exit statuses.
     static func blockSignals() {
         var set = handledSet()
+        sigaddset(&set, SIGCHLD)
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
