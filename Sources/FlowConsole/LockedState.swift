@@ -2,8 +2,8 @@ import Foundation
 
 /// A value behind a lock, for the mutable state of a sink.
 ///
-/// The bus calls a sink once at a time (never two calls at once), so the lock is never contended; it is here so
-/// that a sink is `Sendable` by construction rather than by promise, as the house style asks.
+/// The bus never calls a sink twice at once, so the lock is never contended; it is here so that
+/// a sink is `Sendable` by construction rather than by promise, as the house style asks.
 /// `NSLock` rather than `Mutex` because the package still supports macOS 13.
 final class LockedState<Value>: @unchecked Sendable {  // `lock` guards `value`.
     private let lock = NSLock()

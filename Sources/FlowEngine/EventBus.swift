@@ -13,10 +13,10 @@ import Darwin
 /// The thread that emits an event hands it to the sinks itself, unless another thread is doing
 /// so already: that one takes every event waiting before it stops (`draining`: one drainer at a
 /// time, so the sinks' calls never overlap). The emitting thread writes one batch at most;
-/// whatever came meanwhile is written on `queue`, so no thread is held for longer than one write. No thread is woken for an engine step: a queue
-/// woken per step, measured against this on 5,000 `true` tasks (bench/README.md), cost more
-/// than the writes themselves, on the critical path of a 2-core machine whose children need
-/// both cores. Events made together (an engine step, the lines of one read) are handed over
+/// whatever came meanwhile is written on `queue`, so no thread is held for longer than one
+/// write. No thread is woken for an engine step: a queue woken per step, measured against this
+/// on 5,000 `true` tasks (bench/README.md), cost more than the writes themselves, on the
+/// critical path of a 2-core machine whose children need both cores. Events made together (an engine step, the lines of one read) are handed over
 /// together, so a sink writes them with one `write(2)`. A large batch, from a task that floods
 /// its output, is handed to the sinks on `queue` instead: the output loop goes on reading while
 /// they are written, and a flood keeps both cores busy.
@@ -93,43 +93,46 @@ public final class EventBus: @unchecked Sendable {
         }
     }
 
-    /// The drainer's work on the emitting thread: one batch, then `queue` takes over if more came.
+    /// The drainer's work on the emitting thread: one batch; if more came meanwhile, the drainer
+    /// takes it and `queue` writes it and what follows.
     private func drainOneBatch() {
-        var events: [RunEvent] = []
-        state.withLock { swap(&events, &pending) }
-        for sink in sinks { sink.receive(events) }
-        let more: Bool = state.withLock {
-            guard pending.isEmpty else { return true }
-            draining = false
-            state.broadcast()
-            return false
+        guard let events = takePendingOrStop() else { return }
+        deliver(events)
+        guard let more = takePendingOrStop() else { return }
+        queue.async { [self] in
+            deliver(more)
+            drainUntilNoneWait()
         }
-        if more { queue.async { [self] in drainUntilNoneWait() } }
+    }
+
+    /// The drainer's work on `queue`: hands what waits to the sinks until nothing does.
+    private func drainUntilNoneWait() {
+        while let events = takePendingOrStop() { deliver(events) }
+    }
+
+    /// For the drainer: every event waiting, in `seq` order; or, when none waits, nil, and it
+    /// is the drainer no more.
+    private func takePendingOrStop() -> [RunEvent]? {
+        state.withLock {
+            guard !pending.isEmpty else {
+                draining = false
+                state.broadcast()
+                return nil
+            }
+            var events: [RunEvent] = []
+            swap(&events, &pending)
+            return events
+        }
+    }
+
+    private func deliver(_ events: [RunEvent]) {
+        for sink in sinks { sink.receive(events) }
     }
 
     /// Called with `state` held.
     private func stamp(_ kind: RunEvent.Kind) {
         seq += 1
         pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
-    }
-
-    /// The drainer's work on `queue`: hands what waits to the sinks, in `seq` order, until
-    /// nothing does.
-    private func drainUntilNoneWait() {
-        while true {
-            var events: [RunEvent] = []
-            let more: Bool = state.withLock {
-                guard !pending.isEmpty else {
-                    draining = false
-                    state.broadcast()
-                    return false
-                }
-                swap(&events, &pending)
-                return true
-            }
-            guard more else { return }
-            for sink in sinks { sink.receive(events) }
-        }
     }
 
     /// Hands over every event emitted so far, then lets each sink write its summary; events
@@ -142,7 +145,7 @@ public final class EventBus: @unchecked Sendable {
             defer { pending = [] }
             return pending
         }
-        if !events.isEmpty { for sink in sinks { sink.receive(events) } }
+        if !events.isEmpty { deliver(events) }
         for sink in sinks { sink.finish() }
     }
 

@@ -1,7 +1,6 @@
 #ifndef FLOWRUN_CSPAWN_H
 #define FLOWRUN_CSPAWN_H
 
-#include <spawn.h>
 #include <sys/types.h>
 
 /// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically, so a child spawned by another
@@ -9,8 +8,8 @@
 int flowrun_pipe_cloexec(int fds[2]);
 
 /// Starts `path` with `argv` and `envp` in `directory`, leading a process group of its own, with
-/// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal mask and every
-/// signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed
+/// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal
+/// mask and every signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed
 /// (a failed exec included: the child reports it before it exits).
 ///
 /// vfork(2), as posix_spawn does, but with only the system calls a task needs: glibc's
