@@ -24,24 +24,34 @@ import Testing
         #expect(events.named("task.succeeded").count == 9)
     }
 
-    @Test func aFailureIsReportedEvenWhenFlowrunStartsWithSigchldIgnored() throws {
-        // A parent may pass SIGCHLD on ignored; then the kernel reaps children at once and their
-        // status is lost, and a failing task looked as if it succeeded. (python3, not sh: dash
-        // does not pass an ignored SIGCHLD on to what it execs.)
+    /// Writes `workflow` as `flow.yaml` in a new folder and runs `flowrun run --events EVENTS
+    /// flow.yaml` there from python3, which first sets `ignored` (names from Python's `signal`
+    /// module) to SIG_IGN, as a parent may pass signals on ignored. (python3, not sh: dash does
+    /// not pass an ignored SIGCHLD on to what it execs.)
+    func runWithSignalsIgnored(_ ignored: [String], _ workflow: String, events: String) throws -> (status: Int32, stdout: String) {
         let folder = try TemporaryFolder()
-        try Data("version: 1\ntasks:\n  fails: {shell: \"exit 3\"}\n".utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])",
-                             FlowrunBinary.url.path, "run", "--events", "plain", "flow.yaml"]
+        process.arguments = ["python3", "-c", """
+            import os, signal, sys
+            for number in (\(ignored.map { "signal.\($0)" }.joined(separator: ", ")),): signal.signal(number, signal.SIG_IGN)
+            os.execv(sys.argv[1], sys.argv[1:])
+            """, FlowrunBinary.url.path, "run", "--events", events, "flow.yaml"]
         process.currentDirectoryURL = folder.url
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(text)")
+        return (process.terminationStatus, text)
+    }
+
+    @Test func aFailureIsReportedEvenWhenFlowrunStartsWithSigchldIgnored() throws {
+        // A parent may pass SIGCHLD on ignored; then the kernel reaps children at once and their
+        // status is lost, and a failing task looked as if it succeeded.
+        let (status, text) = try runWithSignalsIgnored(["SIGCHLD"], "version: 1\ntasks:\n  fails: {shell: \"exit 3\"}\n", events: "plain")
+        #expect(status == 1, "\(text)")
         #expect(text.contains("[fails] failed in"), "\(text)")
         #expect(text.contains("exited with status 3"), "\(text)")
     }
@@ -50,23 +60,10 @@ import Testing
         // flowrun blocks SIGINT, SIGTERM, SIGUSR1 and SIGUSR2 and ignores SIGPIPE for itself, and
         // its own parent may pass signals on ignored (nohup ignores SIGHUP); a child gets none
         // of that. A realtime signal too: the launcher looks those up once and resets only them.
-        let folder = try TemporaryFolder()
-        try Data("version: 1\ntasks:\n  masks: {shell: [grep, -E, '^Sig(Blk|Ign):', /proc/self/status]}\n".utf8)
-            .write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
-            import os, signal, sys
-            for number in (signal.SIGHUP, signal.SIGQUIT, signal.SIGRTMIN + 3): signal.signal(number, signal.SIG_IGN)
-            os.execv(sys.argv[1], sys.argv[1:])
-            """, FlowrunBinary.url.path, "run", "--events", "jsonl", "flow.yaml"]
-        process.currentDirectoryURL = folder.url
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try runWithSignalsIgnored(
+            ["SIGHUP", "SIGQUIT", "SIGRTMIN + 3"],
+            "version: 1\ntasks:\n  masks: {shell: [grep, -E, '^Sig(Blk|Ign):', /proc/self/status]}\n", events: "jsonl")
+        #expect(status == 0, "\(text)")
         let masks = try EventStream(text).lines(of: "masks")
         #expect(masks.first == "SigBlk:\t0000000000000000")
         // Signals 32 and 33 are glibc's own (thread cancellation, setxid): glibc's posix_spawn
