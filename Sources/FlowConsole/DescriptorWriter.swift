@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FlowModel
 import Foundation
 
 /// Writes whole buffers to a file descriptor, each with one `write(2)` where the kernel allows.
@@ -10,37 +11,65 @@ import Foundation
 /// Each call hands the kernel a complete line (or a complete block of lines), so that output
 /// written to the same pipe or file by other writers can never land inside one of our lines.
 /// A short write (a full pipe, a signal) is finished by further calls; `EINTR` is retried.
-/// Errors such as `EPIPE` (the reader went away) drop the buffer: a console must never stop a
-/// run. Note that `EPIPE` needs `SIGPIPE` ignored, or the process dies first.
+///
+/// The first error (`ENOSPC`, `EIO`, `EPIPE`: the reader went away) is kept as `failure`, told
+/// once to `onFailure`, and every later write is dropped: a console must never stop a run, and
+/// a full disk must not get one message per line. A regular file is cut back to the end of its
+/// last whole buffer, so that a reader never finds half a line. Note that `EPIPE` needs
+/// `SIGPIPE` ignored, or the process dies first.
 public struct DescriptorWriter: Sendable {
     public let descriptor: Int32
+    /// What messages call the output: its path, or "standard output".
+    public let name: String
     /// Whether `close()` closes the descriptor (only for files this writer opened).
     private let ownsDescriptor: Bool
     /// Keeps a `FileHandle` alive, and with it its descriptor, for as long as the writer.
     private let handle: FileHandle?
+    /// Shared by the copies of this writer, so that a failure seen by one stops them all.
+    private let failureState = LockedState<WriteFailure?>(nil)
+    private let onFailure: (@Sendable (WriteFailure) -> Void)?
 
-    /// Writes to `descriptor`, which the caller keeps open and closes.
-    public init(descriptor: Int32) {
+    /// Writes to `descriptor`, which the caller keeps open and closes. `name` defaults to
+    /// "standard output" or "standard error" for descriptors 1 and 2.
+    public init(descriptor: Int32, name: String? = nil, onFailure: (@Sendable (WriteFailure) -> Void)? = nil) {
         self.descriptor = descriptor
+        self.name = name ?? Self.defaultName(of: descriptor)
         self.ownsDescriptor = false
         self.handle = nil
+        self.onFailure = onFailure
     }
 
     /// Writes to the descriptor of `fileHandle`, such as `FileHandle.standardOutput`.
     public init(fileHandle: FileHandle) {
         self.descriptor = fileHandle.fileDescriptor
+        self.name = Self.defaultName(of: fileHandle.fileDescriptor)
         self.ownsDescriptor = false
         self.handle = fileHandle
+        self.onFailure = nil
     }
 
-    /// Creates or truncates the file at `path` (mode 0644); `close()` closes it.
+    /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
+    /// `close()` closes it.
     public init(creatingFileAt path: String) throws(OpenError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OpenError(path: path, code: errno) }
         self.descriptor = descriptor
+        self.name = path
         self.ownsDescriptor = true
         self.handle = nil
+        self.onFailure = nil
     }
+
+    private static func defaultName(of descriptor: Int32) -> String {
+        switch descriptor {
+        case STDOUT_FILENO: "standard output"
+        case STDERR_FILENO: "standard error"
+        default: "file descriptor \(descriptor)"
+        }
+    }
+
+    /// The first write (or `synchronize`, or `close`) that failed, if one did.
+    public var failure: WriteFailure? { failureState.withLock { $0 } }
 
     public func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { write($0) }
@@ -52,7 +81,7 @@ public struct DescriptorWriter: Sendable {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard var next = bytes.baseAddress else { return }
+        guard var next = bytes.baseAddress, failure == nil else { return }
         var remaining = bytes.count
         while remaining > 0 {
             #if canImport(Glibc)
@@ -61,7 +90,21 @@ public struct DescriptorWriter: Sendable {
             let written = Darwin.write(descriptor, next, remaining)
             #endif
             if written < 0 {
-                if errno == EINTR { continue }
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK {
+                    // A descriptor someone else made non-blocking: wait until it takes more.
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                    continue
+                }
+                let partial = bytes.count - remaining
+                if partial > 0 {
+                    // Fails harmlessly (ESPIPE, EINVAL) on what is not a regular file.
+                    let end = lseek(descriptor, 0, SEEK_CUR)
+                    if end >= partial { _ = ftruncate(descriptor, end - off_t(partial)) }
+                }
+                fail(code)
                 return
             }
             remaining -= written
@@ -69,14 +112,33 @@ public struct DescriptorWriter: Sendable {
         }
     }
 
-    /// Closes the descriptor if this writer opened it; otherwise does nothing.
+    /// Flushes what was written to the disk (`fsync`): a file renamed into place afterwards is
+    /// whole even after a crash.
+    public func synchronize() {
+        guard failure == nil else { return }
+        if fsync(descriptor) != 0 { fail(errno) }
+    }
+
+    /// Closes the descriptor if this writer opened it; otherwise does nothing. A failed close
+    /// (a network file system reports a lost write there) is a failure too.
     public func close() {
         guard ownsDescriptor else { return }
         #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
+        let closed = Glibc.close(descriptor)
         #else
-        _ = Darwin.close(descriptor)
+        let closed = Darwin.close(descriptor)
         #endif
+        if closed != 0, errno != EINTR { fail(errno) }
+    }
+
+    private func fail(_ code: Int32) {
+        let failure = WriteFailure(output: name, code: code)
+        let first: Bool = failureState.withLock { state in
+            guard state == nil else { return false }
+            state = failure
+            return true
+        }
+        if first { onFailure?(failure) }
     }
 
     /// The file could not be created.

@@ -40,6 +40,8 @@ public final class JSONLinesSink: EventSink {
 
     /// Writes the lines of `events` with one `write(2)`.
     public func receive(_ events: [RunEvent]) {
+        // After a failed write nothing more is written: nor need it be encoded.
+        guard writer.failure == nil else { return }
         line.withLock { buffer in
             var lines: [UInt8] = []
             for event in events {
@@ -53,6 +55,8 @@ public final class JSONLinesSink: EventSink {
     public func finish() {
         writer.close()
     }
+
+    public var writeFailure: WriteFailure? { writer.failure }
 
     /// The line of `event`, without its newline.
     public static func line(for event: RunEvent) -> String {

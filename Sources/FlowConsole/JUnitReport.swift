@@ -26,9 +26,12 @@ import Foundation
 /// reported as skipped, with the reason. Text is escaped for XML, and characters XML 1.0 cannot
 /// hold (most C0 controls, U+FFFE, U+FFFF) are dropped, with terminal escape sequences.
 ///
-/// The temporary file is created by the initialiser, beside the report, so that a report that
-/// cannot be written is refused before the run starts; `finish()` writes it and renames it over
-/// the path, so that a reader never sees half a report.
+/// The initialiser opens what it will write, so that a report that cannot be written is refused
+/// before the run starts (a folder, too: as `curl -o`). A new file or a regular one (also behind
+/// a symbolic link, which stays a link) gets a temporary file beside it, which `finish()` writes,
+/// flushes to disk and renames over it: a reader never sees half a report, and an old report is
+/// replaced only by a whole new one. A device or a FIFO (`/dev/stdout`, `/dev/null`, a pipe to a
+/// reader) is written directly, as `tee` would, never replaced by a file.
 ///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 public final class JUnitReport: EventSink {
@@ -38,10 +41,11 @@ public final class JUnitReport: EventSink {
     static let maximumLineLength = 2000
 
     public let path: String
-    private let temporaryPath: String
+    /// The file renamed over at the end, or nil when `path` is written directly.
+    private let replacing: (temporary: String, destination: String)?
     private let writer: DescriptorWriter
     private let state = LockedState(State())
-    private let failureMessage = LockedState<String?>(nil)
+    private let failure = LockedState<WriteFailure?>(nil)
 
     private struct State {
         var workflow = ""
@@ -83,17 +87,42 @@ public final class JUnitReport: EventSink {
         var lastLines: [String] { Array(output[next...] + output[..<next]) }
     }
 
-    /// Creates the temporary file beside `path`, or throws if the folder does not let it.
+    /// Opens `path` if it is a device or a FIFO, or else creates the temporary file beside the
+    /// file it names; throws if that cannot be done, or if `path` is a folder.
     public init(path: String) throws(DescriptorWriter.OpenError) {
         self.path = path
-        let url = URL(fileURLWithPath: path)
+        var target = stat()
+        var link = stat()
+        let exists = stat(path, &target) == 0
+        if exists, target.st_mode & S_IFMT == S_IFDIR { throw DescriptorWriter.OpenError(path: path, code: EISDIR) }
+        let isRegular = exists && target.st_mode & S_IFMT == S_IFREG
+        let isDanglingLink = !exists && lstat(path, &link) == 0
+        guard isRegular || (!exists && !isDanglingLink) else {
+            // A device, a FIFO, or a link to nothing yet (created through it, as `curl -o` does).
+            writer = try DescriptorWriter(creatingFileAt: path)
+            replacing = nil
+            return
+        }
+        // A link's target is replaced, not the link; realpath fails only for a new file.
+        let destination = realpath(path, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? path
+        let url = URL(fileURLWithPath: destination)
         let folder = url.deletingLastPathComponent().path
-        temporaryPath = "\(folder)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        writer = try DescriptorWriter(creatingFileAt: temporaryPath)
+        let temporary = "\(folder)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        do {
+            writer = try DescriptorWriter(creatingFileAt: temporary)
+        } catch {
+            throw DescriptorWriter.OpenError(path: path, code: error.code)
+        }
+        // The new report keeps the old one's permissions, as an edit in place would.
+        if isRegular { _ = fchmod(writer.descriptor, target.st_mode & 0o7777) }
+        replacing = (temporary, destination)
     }
 
     /// Why the report could not be written, once `finish()` has tried; nil if it was written.
-    public var failure: String? { failureMessage.withLock { $0 } }
+    public var writeFailure: WriteFailure? { failure.withLock { $0 } }
 
     public func receive(_ event: RunEvent) {
         state.withLock { state in
@@ -130,17 +159,19 @@ public final class JUnitReport: EventSink {
         }
     }
 
-    /// Writes the report to the temporary file and renames it over `path`.
+    /// Writes the report: to the temporary file, flushed and renamed over the destination if
+    /// all of it was written (or else removed, and the old report kept); or directly.
     public func finish() {
         let document = state.withLock { Self.document($0) }
         writer.write(document)
+        if replacing != nil { writer.synchronize() }
         writer.close()
-        guard rename(temporaryPath, path) == 0 else {
-            let message = "cannot write the JUnit report to \(path): \(String(cString: strerror(errno)))"
-            unlink(temporaryPath)
-            failureMessage.withLock { $0 = message }
-            return
+        var code = writer.failure?.code
+        if let (temporary, destination) = replacing {
+            if code == nil, rename(temporary, destination) != 0 { code = errno }
+            if code != nil { unlink(temporary) }
         }
+        if let code { failure.withLock { $0 = WriteFailure(output: path, code: code) } }
     }
 
     private static func document(_ state: State) -> String {

@@ -83,6 +83,8 @@ public final class LiveConsole: EventSink {
         if first && refreshInterval != .never { queue.async { self.startTimer() } }
     }
 
+    public var writeFailure: WriteFailure? { writer.failure }
+
     /// Stops the timer, replaces the live area with the summary and shows the cursor again.
     public func finish() {
         queue.sync {

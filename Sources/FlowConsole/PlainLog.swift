@@ -95,6 +95,8 @@ public final class PlainLog: EventSink {
         if let folded = Self.github(event, task: task, line: line, groups: &state.groups) { text += folded.utf8 }
     }
 
+    public var writeFailure: WriteFailure? { writer.failure }
+
     /// Writes any fold still held: every task has a final event, so this is for a run that broke off.
     public func finish() {
         state.withLock { state in

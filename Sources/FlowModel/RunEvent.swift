@@ -97,6 +97,8 @@ public protocol EventSink: AnyObject, Sendable {
     func receive(_ events: [RunEvent])
     /// Called once after `workflow.finished`: write summaries, flush files.
     func finish()
+    /// The first write of this sink that failed, if one did; the sink writes nothing after it.
+    var writeFailure: WriteFailure? { get }
 }
 
 extension EventSink {
@@ -105,4 +107,6 @@ extension EventSink {
     }
 
     public func finish() {}
+
+    public var writeFailure: WriteFailure? { nil }
 }

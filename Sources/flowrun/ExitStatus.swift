@@ -1,4 +1,6 @@
 import ArgumentParser
+import FlowModel
+import Foundation
 
 /// The exit statuses of the command line contract, in one table. Only this target exits.
 enum ExitStatus {
@@ -11,4 +13,11 @@ enum ExitStatus {
     static let interrupted = ExitCode(130)
     /// SIGTERM cancelled the run (128 + 15).
     static let terminated = ExitCode(143)
+    /// Standard output's reader went away (128 + SIGPIPE's 13), as a shell reports `yes | head -1`.
+    static let outputClosed = ExitCode(141)
+
+    /// For an output that could not be written: 141 if its reader went away, else 1 (as a failure).
+    static func forWriteFailure(_ failure: WriteFailure) -> ExitCode {
+        failure.code == EPIPE ? outputClosed : taskFailed
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowModel
 import Foundation
 
 /// The root command: `flowrun FILE [TASK...]` runs a workflow; subcommands stop before running.
@@ -11,8 +12,9 @@ struct Flowrun: ParsableCommand {
             file first, then runs each task as soon as its needs allow, within the concurrency \
             limits, by priority.
 
-            Exit status: 0 every task succeeded (or the file is valid); 1 a task failed; \
-            2 invalid file or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
+            Exit status: 0 every task succeeded (or the file is valid); 1 a task failed, or an \
+            output could not be written; 2 invalid file or usage; 130 interrupted (SIGINT); \
+            141 standard output was closed; 143 terminated (SIGTERM).
             """,
         version: "0.1.0",
         subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self],
@@ -24,6 +26,7 @@ struct Flowrun: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+            try flushStandardOutput()
             Foundation.exit(0)
         } catch let failure as CommandFailure {
             FileHandle.standardError.write(Data("flowrun: error: \(failure.message)\n".utf8))
@@ -36,5 +39,15 @@ struct Flowrun: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+
+    /// `print` keeps text in stdio's buffer, and exit would flush it without a word if the write
+    /// failed: flushed and checked here, as GNU's `close_stdout` does, so that `flowrun schema
+    /// >/dev/full` is an error, not a silent 0. (glibc keeps what it failed to write in the
+    /// buffer, so an earlier failure fails this flush again.)
+    private static func flushStandardOutput() throws {
+        guard fflush(nil) != 0 else { return }
+        let failure = WriteFailure(output: "standard output", code: errno)
+        throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure))
     }
 }

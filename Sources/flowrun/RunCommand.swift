@@ -18,8 +18,9 @@ struct RunCommand: ParsableCommand {
             SIGKILL after --grace seconds; a second Ctrl-C kills at once); SIGUSR1 pauses the \
             queues (running tasks go on, none starts) and SIGUSR2 resumes them.
 
-            Exit status: 0 every task succeeded; 1 a task failed; 2 invalid file or usage; \
-            130 interrupted (SIGINT); 143 terminated (SIGTERM).
+            Exit status: 0 every task succeeded; 1 a task failed, or an output could not be \
+            written; 2 invalid file or usage; 130 interrupted (SIGINT); 141 standard output was \
+            closed; 143 terminated (SIGTERM).
             """
     )
 
@@ -75,40 +76,47 @@ struct RunCommand: ParsableCommand {
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             PlanPrinter(style: style).write(plan) { standardOutput.write($0) }
+            if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
             return
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
-        let (sinks, junitReport) = try sinks(environment: environment)
+        try OutputPaths.refuseOverlaps(workflow: file, eventsFile: eventsFile, junit: junit)
+        let standardOutputClosed = StandardOutputClosed()
+        let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed)
         let bus = EventBus(sinks: sinks)
         let runner: any TaskRunner = engineOnly ? NoopRunner() : ShellRunner(processEnvironment: environment)
         let engine = Engine(plan: plan, runner: runner, bus: bus, options: Engine.Options(
             concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
         let signals = RunSignals(engine: engine)
+        standardOutputClosed.watch(engine)
         let status = engine.run()
-        if let failure = junitReport?.failure {
-            FileHandle.standardError.write(Data("flowrun: error: cannot write the JUnit report: \(failure)\n".utf8))
+        // Each output tells its first failed write, once; it wrote nothing after it.
+        let writeFailures = sinks.compactMap(\.writeFailure)
+        for failure in writeFailures {
+            FileHandle.standardError.write(Data("flowrun: error: \(failure)\n".utf8))
         }
+        if standardOutputClosed.isClosed, signals.cancellingSignal == nil { throw ExitStatus.outputClosed }
         switch (status, signals.cancellingSignal) {
-        case (.succeeded, _): return
+        case (.succeeded, _): if !writeFailures.isEmpty { throw ExitStatus.taskFailed }
         case (.failed, _): throw ExitStatus.taskFailed
         case (.cancelled, SIGTERM): throw ExitStatus.terminated
         case (.cancelled, _): throw ExitStatus.interrupted
         }
     }
 
-    /// The console on stdout, plus the files asked for; the JUnit report is also returned so
-    /// that a failure to write it can be told after the run.
-    private func sinks(environment: [String: String]) throws -> (sinks: [any EventSink], junit: JUnitReport?) {
+    /// The console on stdout, plus the files asked for.
+    private func sinks(environment: [String: String], standardOutputClosed: StandardOutputClosed) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
         let color = Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor)
+        let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO, onFailure: standardOutputClosed.writeFailed)
         var sinks: [any EventSink] = []
         switch events ?? (interactive ? .human : .plain) {
         case .jsonl:
-            sinks.append(JSONLinesSink(descriptor: STDOUT_FILENO))
+            sinks.append(JSONLinesSink(writer: standardOutput))
         case .plain:
-            sinks.append(PlainLog(descriptor: STDOUT_FILENO, githubActions: PlainLog.isGitHubActions(environment)))
+            sinks.append(PlainLog(writer: standardOutput, githubActions: PlainLog.isGitHubActions(environment)))
         case .human:
-            sinks.append(LiveConsole(descriptor: STDOUT_FILENO, style: Style(enabled: color)))
+            sinks.append(LiveConsole(writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) }))
         }
         if let eventsFile {
             do {
@@ -117,16 +125,14 @@ struct RunCommand: ParsableCommand {
                 throw CommandFailure("cannot write the events file: \(error)")
             }
         }
-        var report: JUnitReport?
         if let junit {
             do {
-                report = try JUnitReport(path: junit)
+                sinks.append(try JUnitReport(path: junit))
             } catch {
                 throw CommandFailure("cannot write the JUnit report: \(error)")
             }
-            sinks.append(report!)
         }
-        return (sinks, report)
+        return sinks
     }
 
     /// Only shell tasks run in this version; a plan with another action is refused before

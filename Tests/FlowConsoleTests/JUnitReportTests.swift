@@ -13,7 +13,7 @@ import FoundationXML
         defer { file.remove() }
         let report = try JUnitReport(path: file.path)
         script.play(into: report)
-        #expect(report.failure == nil)
+        #expect(report.writeFailure == nil)
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: file.path), options: [])
         return (document, try FileManager.default.contentsOfDirectory(atPath: file.folder.path))
     }
@@ -79,6 +79,13 @@ import FoundationXML
         let clean = "<b>\"fish\" & 'chips'</b>]]>\ttab"
         #expect(attributes(failure)["message"] == clean + "\nsecond line")
         #expect(failure?.stringValue == clean + "\n")
+    }
+
+    @Test func refusesAFolderBeforeTheRun() throws {
+        let file = try OutputFile()
+        defer { file.remove() }
+        #expect(throws: DescriptorWriter.OpenError.self) { try JUnitReport(path: file.folder.path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: file.folder.path).isEmpty)
     }
 
     @Test func refusesAFolderItCannotWriteBeforeTheRun() {

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The outputs of a run (stdout, `--events-file`, `--junit`): a failed write is an error, and
+/// no output ever destroys data that was there before.
+@Suite struct OutputTests {
+    /// Two tasks; `first` leaves a marker file, so that a test can tell whether anything ran.
+    static let workflow = """
+        version: 1
+        tasks:
+          first: {shell: "echo one; touch marker"}
+          second: {needs: first, shell: "echo two"}
+        """
+
+    func folder(_ workflow: String = Self.workflow) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        return folder
+    }
+
+    /// Runs `executable arguments...` in `folder` with stdout on `standardOutput`, and returns
+    /// its exit status and what it wrote on stderr.
+    func run(_ executable: String, _ arguments: [String], in folder: TemporaryFolder, standardOutput: FileHandle)
+        throws -> (status: Int32, stderr: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = folder.url
+        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+        let errors = Pipe()
+        process.standardOutput = standardOutput
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    func contents(_ folder: TemporaryFolder, _ name: String) -> String? {
+        FileManager.default.contents(atPath: folder.url.appendingPathComponent(name).path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test(arguments: [["--junit", "full"], ["--events-file", "full"], ["--events", "plain"], ["--events", "jsonl"]])
+    func aFullDiskIsReportedOnceAndFailsTheRun(_ arguments: [String]) throws {
+        let folder = try folder()
+        // /dev/full takes nothing: each write fails with ENOSPC. Without an output option it is
+        // stdout. The options name it through a link of the test's own, so that a flowrun that
+        // renames its report over the path replaces the link, not the machine's /dev/full.
+        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("full").path, withDestinationPath: "/dev/full")
+        let fileOption = arguments[0] != "--events"
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let result = try run(FlowrunBinary.url.path, ["flow.yaml"] + arguments, in: folder,
+                             standardOutput: fileOption ? FileHandle.nullDevice : full)
+        let output = fileOption ? "full" : "standard output"
+        #expect(result.status == 1)
+        #expect(result.stderr == "flowrun: error: cannot write \(output): No space left on device\n")
+        // The run itself went on to its end.
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
+    }
+
+    @Test(arguments: [["run", "--dry-run", "flow.yaml"], ["graph", "flow.yaml"], ["schema"]])
+    func aCommandThatPrintsToAFullDiskFails(_ arguments: [String]) throws {
+        let folder = try folder()
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let result = try run(FlowrunBinary.url.path, arguments, in: folder, standardOutput: full)
+        #expect(result.status == 1)
+        #expect(result.stderr == "flowrun: error: cannot write standard output: No space left on device\n")
+    }
+
+    @Test func aFolderAsTheReportIsRefusedBeforeAnyTaskRuns() throws {
+        let folder = try folder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("reports"), withIntermediateDirectories: false)
+        let result = try FlowrunBinary.run(["flow.yaml", "--junit", "reports"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr == "flowrun: error: cannot write the JUnit report: cannot create reports: Is a directory\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
+    }
+
+    @Test(arguments: [
+        ["--junit", "flow.yaml"], ["--events-file", "./flow.yaml"], ["--junit", "link.yaml"],
+        ["--junit", "a.xml", "--events-file", "./a.xml"], ["--junit", "old.xml", "--events-file", "old-link.xml"],
+    ])
+    func anOutputThatIsTheWorkflowOrTheOtherOutputIsRefusedBeforeTheRun(_ arguments: [String]) throws {
+        let folder = try folder()
+        let fileManager = FileManager.default
+        try fileManager.createSymbolicLink(atPath: folder.url.appendingPathComponent("link.yaml").path, withDestinationPath: "flow.yaml")
+        try Data("old report\n".utf8).write(to: folder.url.appendingPathComponent("old.xml"))
+        try fileManager.createSymbolicLink(atPath: folder.url.appendingPathComponent("old-link.xml").path, withDestinationPath: "old.xml")
+        let result = try FlowrunBinary.run(["flow.yaml"] + arguments, in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("flowrun: error: "), "\(result.stderr)")
+        #expect(result.stderr.contains(arguments.last!), "\(result.stderr)")
+        #expect(contents(folder, "flow.yaml") == Self.workflow)
+        #expect(contents(folder, "old.xml") == "old report\n")
+        #expect(!fileManager.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
+        #expect(!fileManager.fileExists(atPath: folder.url.appendingPathComponent("a.xml").path))
+    }
+
+    @Test func theReportIsWrittenThroughAFIFOWhichStaysAFIFO() throws {
+        let folder = try folder()
+        let fifo = folder.url.appendingPathComponent("report.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = LockedData()
+        let reader = Thread {
+            received.set(FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data())
+        }
+        reader.start()
+        let result = try FlowrunBinary.run(["flow.yaml", "--junit", fifo], in: folder.url)
+        // Should flowrun not have opened the FIFO, opening it here lets the reader's open return.
+        let deadline = Date().addingTimeInterval(30)  // a hang guard only
+        while !received.isSet, Date() < deadline {
+            let release = open(fifo, O_WRONLY | O_NONBLOCK)
+            if release >= 0 { close(release) }
+            usleep(10_000)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = received.text
+        #expect(report.hasPrefix("<?xml"), "\(report)")
+        #expect(report.contains("<testcase classname=\"flow\" name=\"second\""))
+        #expect(report.hasSuffix("</testsuites>\n"))
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    @Test func aReportBehindASymbolicLinkReplacesItsTargetAndTheLinkStays() throws {
+        let folder = try folder()
+        let reports = folder.url.appendingPathComponent("reports")
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: false)
+        try Data("old report\n".utf8).write(to: reports.appendingPathComponent("junit.xml"))
+        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path,
+                                                   withDestinationPath: "reports/junit.xml")
+        let result = try FlowrunBinary.run(["flow.yaml", "--junit", "latest.xml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path)
+            == "reports/junit.xml")
+        let report = try #require(contents(folder, "reports/junit.xml"))
+        #expect(report.contains("<testcase classname=\"flow\" name=\"first\""))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: reports.path) == ["junit.xml"])  // no temporary file left
+    }
+
+    @Test func anOldReportSurvivesWhenTheNewOneCannotBeWrittenWhole() throws {
+        // A file size limit of 512 bytes (`ulimit -f 1`, with SIGXFSZ ignored so that a write
+        // past it fails with EFBIG) stands in for a full disk: the report of 30 tasks and the
+        // events are larger than that.
+        var workflow = "version: 1\ntasks:\n"
+        for index in 1...30 { workflow += "  task\(index): {shell: echo hello}\n" }
+        let folder = try folder(workflow)
+        try Data("<old report/>\n".utf8).write(to: folder.url.appendingPathComponent("report.xml"))
+        let result = try run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", FlowrunBinary.url.path,
+                                         "flow.yaml", "--junit", "report.xml", "--events-file", "events.jsonl"],
+                             in: folder, standardOutput: FileHandle.nullDevice)
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").sorted() == [
+            "flowrun: error: cannot write events.jsonl: File too large",
+            "flowrun: error: cannot write report.xml: File too large",
+        ])
+        #expect(contents(folder, "report.xml") == "<old report/>\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["events.jsonl", "flow.yaml", "report.xml"])
+        // The events file holds whole lines only: no event stops half-way.
+        let events = try #require(contents(folder, "events.jsonl"))
+        #expect(events.isEmpty || events.hasSuffix("\n"))
+        #expect(events.utf8.count <= 512)
+    }
+
+    @Test func aClosedStandardOutputCancelsTheRunAndLeavesNoTaskBehind() throws {
+        // As `flowrun ... | head -1`: the reader goes away while a task still runs and writes.
+        let marker = "10\(Int.random(in: 10_000...99_999))"
+        let folder = try folder("""
+            version: 1
+            tasks:
+              talker: {shell: "sleep \(marker) & while :; do echo tick; sleep 0.05; done"}
+              after: {needs: talker, shell: "true"}
+            """)
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = FlowrunBinary.url
+        process.arguments = ["flow.yaml", "--events-file", "events.jsonl"]
+        process.currentDirectoryURL = folder.url
+        process.standardOutput = output
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        var seen = ""
+        repeat {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        } while !seen.contains("tick")
+        try output.fileHandleForReading.close()
+        let deadline = Date().addingTimeInterval(60)  // a hang guard only
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 141)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message == "flowrun: error: cannot write standard output: Broken pipe\n")
+        let events = try EventStream(try #require(contents(folder, "events.jsonl")))
+        #expect(events.finals == ["talker": "task.cancelled", "after": "task.skipped"])
+        #expect(events.named("task.cancelled").first?["reason"] as? String == "standard output was closed")
+        #expect(try RunTests().processesMatching("sleep \(marker)").isEmpty)
+    }
+}
+
+/// Bytes handed over by another thread.
+private final class LockedData: @unchecked Sendable {  // `lock` guards `data`.
+    private let lock = NSLock()
+    private var data: Data?
+
+    func set(_ data: Data) { lock.withLock { self.data = data } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var text: String { lock.withLock { String(decoding: data ?? Data(), as: UTF8.self) } }
+}
