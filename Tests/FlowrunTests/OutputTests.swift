@@ -145,9 +145,9 @@ import Glibc
     }
 
     @Test func anOldReportSurvivesWhenTheNewOneCannotBeWrittenWhole() throws {
-        // A file size limit of 512 bytes (`ulimit -f 1`, with SIGXFSZ ignored so that a write
-        // past it fails with EFBIG) stands in for a full disk: the report of 30 tasks and the
-        // events are larger than that.
+        // A file size limit of one block (`ulimit -f 1`: 512 bytes in dash, 1 KiB in bash), with
+        // SIGXFSZ ignored so that a write past it fails with EFBIG, stands in for a full disk:
+        // the report of 30 tasks and the events are larger than that.
         var workflow = "version: 1\ntasks:\n"
         for index in 1...30 { workflow += "  task\(index): {shell: echo hello}\n" }
         let folder = try folder(workflow)
@@ -165,7 +165,6 @@ import Glibc
         // The events file holds whole lines only: no event stops half-way.
         let events = try #require(contents(folder, "events.jsonl"))
         #expect(events.isEmpty || events.hasSuffix("\n"))
-        #expect(events.utf8.count <= 512)
     }
 
     @Test func aClosedStandardOutputCancelsTheRunAndLeavesNoTaskBehind() throws {
