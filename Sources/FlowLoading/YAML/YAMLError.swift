@@ -19,6 +19,9 @@ extension Diagnostic.Message {
     static func aliasExpansionTooLarge(limit: Int) -> Self {
         Self("aliases expand to more than \(limit) nodes; refusing to load (is this a billion-laughs file?)")
     }
+    static func aliasBytesTooLarge(limit: Int) -> Self {
+        Self("aliases expand to more than \(limit >> 20) MiB of text; refusing to load (is a long value anchored and referenced many times?)")
+    }
     static func nestingTooDeep(limit: Int) -> Self {
         Self("nesting is deeper than \(limit) levels")
     }
