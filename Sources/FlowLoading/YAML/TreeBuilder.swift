@@ -54,6 +54,11 @@ struct TreeBuilder {
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
             let text = Self.string(data.value, length: data.length)
+            // Only an escape (`"\0"`) can write one; C strings end there, so it would cut a
+            // script, a variable, an argument or a path short without a word.
+            if memchr(data.value, 0, data.length) != nil {
+                diagnostics.append(Diagnostic(.nulInScalar, at: location(line, column)))
+            }
             var isPlain = data.style == YAML_PLAIN_SCALAR_STYLE
             if let tag = data.tag.map({ Self.string($0) }) {
                 isPlain = isPlain && checkTag(tag, line, column)

@@ -28,6 +28,7 @@ extension Diagnostic.Message {
     static func unsupportedTag(_ tag: String) -> Self {
         Self("unsupported tag '\(tag)'", hint: "flowrun reads plain YAML; only !!str is understood")
     }
+    static let nulInScalar = Self("a value cannot hold a NUL character (\\0): scripts, variables, arguments and paths would end there")
     static let tabIndentation = Self("a tab character cannot indent YAML; indent with spaces")
     static let secondDocument = Self("a workflow file holds one YAML document; this is a second one")
     static func badMergeValue(found: String) -> Self {
