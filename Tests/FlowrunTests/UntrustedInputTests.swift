@@ -24,4 +24,26 @@ import Testing
         #expect(result.stderr == "flow.yaml:68:36: error: aliases expand to more than 64 MiB of text; "
             + "refusing to load (is a long value anchored and referenced many times?)\n")
     }
+
+    @Test(arguments: [["run"], ["run", "--dry-run"], ["validate"]])
+    func anEnvNameOutsideTheFilesRuleIsAUsageError(command: [String]) throws {
+        // bash reads `BASH_FUNC_ls%%` from its environment as a function: it would replace `ls`.
+        let (result, folder) = try flowrun(command + ["--env", "BASH_FUNC_ls%%=() { touch owned; }", "flow.yaml"],
+                                           file: "version: 1\ntasks:\n  list: {shell: [bash, -c, ls]}\n")
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix(
+            "Error: invalid environment variable name 'BASH_FUNC_ls%%' in --env: use letters, digits and _, not starting with a digit\n"))
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("owned").path))
+    }
+
+    @Test func anEnvNameStartingWithADigitIsRefusedAndAValidOneIsTaken() throws {
+        let file = "version: 1\ntasks:\n  t: {shell: \"true\"}\n"
+        let refused = try flowrun(["run", "--dry-run", "--env", "2ND=x", "flow.yaml"], file: file).result
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: invalid environment variable name '2ND' in --env"))
+        let taken = try flowrun(["run", "--dry-run", "--env", "_MODE_2=fast", "flow.yaml"], file: file).result
+        #expect(taken.status == 0)
+        #expect(taken.stdout.contains("env: _MODE_2=fast\n"))
+    }
 }
