@@ -46,4 +46,13 @@ import Testing
         #expect(taken.status == 0)
         #expect(taken.stdout.contains("env: _MODE_2=fast\n"))
     }
+
+    /// As make and ninja take it: `-j8` as well as `-j 8`.
+    @Test(arguments: [["-j8"], ["-j", "8"], ["--concurrency", "8"], ["--concurrency=8"]])
+    func concurrencyIsTakenInEverySpelling(option: [String]) throws {
+        let result = try flowrun(["run", "--dry-run"] + option + ["flow.yaml"], file: "version: 1\ntasks:\n  t: {shell: \"true\"}\n").result
+        #expect(result.stderr == "")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("plan flow (flow.yaml): 1 of 1 tasks in 1 waves, concurrency 8, "))
+    }
 }
