@@ -55,4 +55,15 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("plan flow (flow.yaml): 1 of 1 tasks in 1 waves, concurrency 8, "))
     }
+
+    /// A file that is not a regular one has no size to tell, and may never end: what is read of
+    /// it is bounded, and the message says so rather than "0 bytes".
+    @Test(arguments: [["validate"], ["run", "--dry-run"]])
+    func aDeviceThatNeverEndsIsRefusedAtTheSizeLimit(command: [String]) throws {
+        let result = try FlowrunBinary.run(command + ["/dev/zero"])
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "/dev/zero: error: the file is larger than the 32 MiB limit of workflow files "
+            + "(it is not a regular file, and did not end)\n")
+    }
 }
