@@ -66,4 +66,26 @@ import Testing
         #expect(result.stderr == "/dev/zero: error: the file is larger than the 32 MiB limit of workflow files "
             + "(it is not a regular file, and did not end)\n")
     }
+
+    /// The child's chdir fails before its exec, with the same errno: the reason names the
+    /// workdir, not the program ("cannot run '/bin/sh'").
+    @Test func aTaskWhoseWorkdirIsMissingFailsNamingTheWorkdir() throws {
+        let (result, folder) = try flowrun(["run", "--events", "jsonl", "flow.yaml"], file: """
+            version: 1
+            fail_fast: false
+            tasks:
+              script: {shell: "echo hi", workdir: missing/folder}
+              argv: {shell: [./build.sh], workdir: flow.yaml}
+              found: {shell: [true], workdir: /nonexistent-flowrun-dir}
+            """)
+        #expect(result.status == 1)
+        let events = try EventStream(result.stdout)
+        let reasons = Dictionary(uniqueKeysWithValues: events.named("task.failed").map { ($0.task ?? "", $0["reason"] as? String) })
+        let root = folder.url.standardizedFileURL.path
+        #expect(reasons == [
+            "script": "workdir '\(root)/missing/folder' does not exist",
+            "argv": "workdir '\(root)/flow.yaml' is not a directory",
+            "found": "workdir '/nonexistent-flowrun-dir' does not exist",
+        ])
+    }
 }
