@@ -88,4 +88,47 @@ import Testing
             "found": "workdir '/nonexistent-flowrun-dir' does not exist",
         ])
     }
+
+    /// Values from `--env` or the process environment whose names look secret are printed as
+    /// `***`, wherever they appear; values written in the file are shown as written.
+    @Test func dryRunMasksSecretValuesFromTheCommandLineAndTheEnvironment() throws {
+        let (result, folder) = try flowrun(
+            ["run", "--dry-run", "--env", "API_TOKEN=cli-secret", "--env", "MODE=slow", "--env", "db_password=pw", "flow.yaml"],
+            file: """
+                version: 1
+                env: {API_TOKEN: from-file, MODE: fast, FILE_KEY: written-here}
+                tasks:
+                  fetch:
+                    download:
+                      url: "https://example.com/get?token=${GH_TOKEN}&k=${API_TOKEN}&mode=${MODE}&f=${FILE_KEY}"
+                      to: "out/${DEPLOY_CREDENTIALS}/file"
+                      headers: {Authorization: "Bearer ${GH_TOKEN}", X-Home: "${FLOWRUN_TEST_HOME}"}
+                    workdir: "w/${Signing_Secret}"
+                  local:
+                    shell: make
+                    env: {GH_TOKEN: task-own-token}
+                    workdir: "x/${GH_TOKEN}"
+                """,
+            environment: ["GH_TOKEN": "ghp_process", "DEPLOY_CREDENTIALS": "c", "Signing_Secret": "s", "FLOWRUN_TEST_HOME": "home"])
+        let root = folder.url.standardizedFileURL.path
+        #expect(result.stderr == "")
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            plan flow (flow.yaml): 2 of 2 tasks in 1 waves, concurrency 2, fail fast
+
+            wave 1
+              1. fetch  download
+                   url: https://example.com/get?token=***&k=***&mode=slow&f=written-here
+                   to: \(root)/w/***/out/***/file
+                   header: Authorization: Bearer ***
+                   header: X-Home: home
+                   workdir: \(root)/w/***
+                   env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=***
+              2. local  shell
+                   run: make
+                   workdir: \(root)/x/task-own-token
+                   env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=*** GH_TOKEN=task-own-token
+
+            """)
+    }
 }
