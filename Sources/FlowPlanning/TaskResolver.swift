@@ -63,11 +63,11 @@ struct TaskResolver {
 
     /// The task's fields resolved again with secret values as `***`, if any of them took one.
     private mutating func shownFields(of task: TaskSpec, workdir: String, action: Action) -> ShownFields? {
+        guard takesSecret else { return nil }
         // What is shown is not checked: `https://***/` may not parse as a URL, yet the task is valid.
         let checked = diagnostics.count
         defer { diagnostics.removeSubrange(checked...) }
-        guard takesSecret,
-            let shown = resolveFields(of: task, interpolation: interpolation(for: task, maskingSecrets: true)),
+        guard let shown = resolveFields(of: task, interpolation: interpolation(for: task, maskingSecrets: true)),
             shown.workdir != workdir || shown.action != action
         else { return nil }
         return ShownFields(workdir: shown.workdir, action: shown.action)
