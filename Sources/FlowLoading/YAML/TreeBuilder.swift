@@ -54,9 +54,10 @@ struct TreeBuilder {
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
             let text = Self.string(data.value, length: data.length)
-            // Only an escape (`"\0"`) can write one; C strings end there, so it would cut a
-            // script, a variable, an argument or a path short without a word.
-            if memchr(data.value, 0, data.length) != nil {
+            // Only an escape (`"\0"`) can write one, in a double-quoted scalar (libyaml refuses
+            // a raw one); C strings end there, so it would cut a script, a variable, an argument
+            // or a path short without a word.
+            if data.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE, memchr(data.value, 0, data.length) != nil {
                 diagnostics.append(Diagnostic(.nulInScalar, at: location(line, column)))
             }
             var isPlain = data.style == YAML_PLAIN_SCALAR_STYLE
