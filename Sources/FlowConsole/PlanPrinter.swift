@@ -97,8 +97,13 @@ public struct PlanPrinter: Sendable {
         if task.pointee.spec.continueOnError { settings.add("continue on error", to: &text) }
         settings.end(&text)
         // Secret values from `--env` or the process environment are shown as `***` (`SecretName`).
-        appendAction(task.pointee.shown?.action ?? task.pointee.action, to: &text)
-        field("workdir", task.pointee.shown?.workdir ?? task.pointee.workdir, to: &text)
+        if let shown = task.pointee.shown {
+            appendAction(shown.action, to: &text)
+            field("workdir", shown.workdir, to: &text)
+        } else {
+            appendAction(task.pointee.action, to: &text)
+            field("workdir", task.pointee.workdir, to: &text)
+        }
         if !task.pointee.environment.isEmpty {
             startField("env", to: &text)
             for (index, entry) in task.pointee.environment.enumerated() {

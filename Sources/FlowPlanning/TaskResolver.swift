@@ -84,12 +84,17 @@ struct TaskResolver {
         let taskEnvironment = task.env
         let workflowValues = workflowValues
         let processEnvironment = processEnvironment
-        let maskedNames = maskingSecrets ? maskedNames : []
+        guard maskingSecrets else {
+            return Interpolation { name in
+                if name == Self.workflowDirectoryVariable { return directory }
+                return taskEnvironment.last { $0.name == name }?.value ?? workflowValues[name] ?? processEnvironment[name]
+            }
+        }
+        let maskedNames = maskedNames
         return Interpolation { name in
             if name == Self.workflowDirectoryVariable { return directory }
             if let value = taskEnvironment.last(where: { $0.name == name })?.value { return value }
-            if maskedNames.contains(name) { return SecretName.mask }
-            return workflowValues[name] ?? processEnvironment[name]
+            return maskedNames.contains(name) ? SecretName.mask : workflowValues[name] ?? processEnvironment[name]
         }
     }
 
