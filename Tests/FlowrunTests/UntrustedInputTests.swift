@@ -64,7 +64,7 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(result.stderr == "/dev/zero: error: the file is larger than the 32 MiB limit of workflow files "
-            + "(it is not a regular file, and did not end)\n")
+            + "(it is not a regular file: reading stopped there)\n")
     }
 
     /// The child's chdir fails before its exec, with the same errno: the reason names the
