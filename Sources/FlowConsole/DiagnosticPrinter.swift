@@ -1,6 +1,9 @@
 import FlowModel
 
 /// Renders diagnostics as `FILE:LINE:COLUMN: error: MESSAGE`, with a `note:` line for a hint.
+///
+/// Messages quote the file, whose values may hold any character: each line is passed through
+/// `VisibleText`, so that none of them can write a terminal escape or start a line of its own.
 public struct DiagnosticPrinter: Sendable {
     public var style: Style
     public init(style: Style = Style(enabled: false)) { self.style = style }
@@ -9,10 +12,10 @@ public struct DiagnosticPrinter: Sendable {
     public func render(_ diagnostics: [Diagnostic]) -> String {
         var output = ""
         for diagnostic in diagnostics.sortedByPosition() {
-            let place = position(diagnostic.location)
-            output += "\(style.bold(place)): \(style.red("error:")) \(diagnostic.message.text)\n"
+            let place = VisibleText.escaped(position(diagnostic.location))
+            output += "\(style.bold(place)): \(style.red("error:")) \(VisibleText.escaped(diagnostic.message.text))\n"
             if let hint = diagnostic.message.hint {
-                output += "\(style.bold(place)): \(style.cyan("note:")) \(hint)\n"
+                output += "\(style.bold(place)): \(style.cyan("note:")) \(VisibleText.escaped(hint))\n"
             }
         }
         return output

@@ -62,14 +62,15 @@ public struct PlanPrinter: Sendable {
                     previousWave = task.pointee.wave
                     text.append("\n" + style.cyan("wave \(previousWave)") + "\n")
                 }
-                describe(task, number: place + 1, in: tasks, into: &text)
+                describe(task, number: place + 1, in: tasks, secretOverrides: plan.secretOverrides, into: &text)
             }
         }
         return text.bytes
     }
 
     private func describe(
-        _ task: UnsafePointer<PlannedTask>, number: Int, in tasks: UnsafeBufferPointer<PlannedTask>, into text: inout TextBuffer
+        _ task: UnsafePointer<PlannedTask>, number: Int, in tasks: UnsafeBufferPointer<PlannedTask>,
+        secretOverrides: [String: String], into text: inout TextBuffer
     ) {
         text.append("  ")
         text.append(number)
@@ -95,15 +96,21 @@ public struct PlanPrinter: Sendable {
         if let timeout = task.pointee.spec.timeout { settings.add("timeout \(timeout)", to: &text) }
         if task.pointee.spec.continueOnError { settings.add("continue on error", to: &text) }
         settings.end(&text)
-        appendAction(task.pointee.action, to: &text)
-        field("workdir", task.pointee.workdir, to: &text)
+        // Secret values from `--env` or the process environment are shown as `***` (`SecretName`).
+        if let shown = task.pointee.shown {
+            appendAction(shown.action, to: &text)
+            field("workdir", shown.workdir, to: &text)
+        } else {
+            appendAction(task.pointee.action, to: &text)
+            field("workdir", task.pointee.workdir, to: &text)
+        }
         if !task.pointee.environment.isEmpty {
             startField("env", to: &text)
             for (index, entry) in task.pointee.environment.enumerated() {
                 if index > 0 { text.append(" ") }
                 text.append(entry.name)
                 text.append("=")
-                text.append(entry.value)
+                text.append(!secretOverrides.isEmpty && secretOverrides[entry.name] == entry.value ? SecretName.mask : entry.value)
             }
             text.append("\n")
         }

@@ -21,7 +21,10 @@ public enum WorkflowLoader {
             defer { try? handle.close() }
             let data = try handle.read(upToCount: limits.maxFileBytes + 1) ?? Data()
             if data.count > limits.maxFileBytes {
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? data.count
+                // A device or a pipe has no size to tell (`/dev/zero` would be "0 bytes").
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                let isRegular = attributes?[.type] as? FileAttributeType == .typeRegular
+                let size = isRegular ? attributes?[.size] as? Int : nil
                 return LoadedWorkflow(diagnostics: [Diagnostic(.fileTooLarge(bytes: size, limit: limits.maxFileBytes), at: wholeFile)])
             }
             bytes = [UInt8](data)

@@ -48,4 +48,15 @@ public struct EnvironmentEntry: Hashable, Sendable {
         self.name = name
         self.value = value
     }
+
+    /// Whether `name` is a variable name a file or `--env` may set: letters, digits and `_`, not
+    /// starting with a digit (POSIX's portable names; also what a shell can read back). Others,
+    /// such as bash's exported functions `BASH_FUNC_ls%%`, could change how a task's shell runs.
+    package static func isValidName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        }
+    }
 }

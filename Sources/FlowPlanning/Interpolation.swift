@@ -21,7 +21,8 @@ public struct Interpolation: Sendable {
         case failed([Problem])
     }
 
-    public func expand(_ text: String) -> Expansion {
+    /// `text` with its variables expanded; `substituted` is told each name whose value it took.
+    public func expand(_ text: String, substituted: (String) -> Void = { _ in }) -> Expansion {
         guard text.utf8.contains(UInt8(ascii: "$")) else { return .expanded(text) }
         var output = ""
         var problems: [Problem] = []
@@ -44,6 +45,7 @@ public struct Interpolation: Sendable {
                     if !problems.contains(.malformed) { problems.append(.malformed) }
                 } else if let value = lookup(name) {
                     output += value
+                    substituted(name)
                 } else if !problems.contains(.undefined(name)) {
                     problems.append(.undefined(name))
                 }

@@ -8,6 +8,9 @@ public struct Plan: Sendable {
     /// Topological order with file order as the tie-break.
     public var tasks: [PlannedTask]
     public var waveCount: Int
+    /// The `--env` values whose names look secret (`SecretName`), by name: `--dry-run` prints
+    /// `***` for an env entry that holds one.
+    public var secretOverrides: [String: String] = [:]
 
     /// The tasks of each wave (1-based), in plan order.
     public var waves: [[PlannedTask]] {
@@ -34,6 +37,21 @@ public struct PlannedTask: Sendable {
     public var environment: [EnvironmentEntry]
     /// The action with `${...}` expanded and relative paths resolved against `workdir`.
     public var action: Action
+    /// The workdir and action as `--dry-run` prints them, when a `${NAME}` in them took a secret
+    /// value from `--env` or the process environment (`SecretName`): that value is `***` here.
+    public var shown: ShownFields?
 
     public var id: TaskID { spec.id }
+}
+
+/// A task's fields with the secret values they took shown as `***` (`PlannedTask.shown`); a
+/// class, so that the many tasks without one pay a pointer.
+public final class ShownFields: Sendable {
+    public let workdir: String
+    public let action: Action
+
+    init(workdir: String, action: Action) {
+        self.workdir = workdir
+        self.action = action
+    }
 }

@@ -42,14 +42,16 @@ public enum Planner {
         let (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
             for index in range {
                 let task = order[index]
-                let (workdir, environment, action) = resolved[task]!
+                let (workdir, environment, action, shown) = resolved[task]!
                 add(PlannedTask(spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
                                 wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
-                                environment: environment, action: action))
+                                environment: environment, action: action, shown: shown))
             }
         }
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
-        return PlanResult(plan: Plan(workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount), diagnostics: [])
+        let plan = Plan(workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount,
+                        secretOverrides: resolver.secretOverrides)
+        return PlanResult(plan: plan, diagnostics: [])
     }
 }

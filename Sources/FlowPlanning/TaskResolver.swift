@@ -8,6 +8,13 @@ struct TaskResolver {
     let workflowEnvironment: [EnvironmentEntry]
     private let workflowValues: [String: String]
     private let processEnvironment: [String: String]
+    /// Variables whose values came from `--env` or the process environment and whose names
+    /// look secret: `--dry-run` shows them as `***` (`SecretName`).
+    private let maskedNames: Set<String>
+    /// `--env` values among them, by name: the plan's `secretOverrides`.
+    let secretOverrides: [String: String]
+    /// Whether the task being resolved took the value of one of `maskedNames`.
+    private var takesSecret = false
     private(set) var diagnostics: [Diagnostic] = []
 
     static let workflowDirectoryVariable = "FLOWRUN_WORKFLOW_DIR"
@@ -18,16 +25,21 @@ struct TaskResolver {
         workflowEnvironment = workflow.env.filter { !overridden.contains($0.name) } + options.environmentOverrides
         workflowValues = Dictionary(workflowEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         processEnvironment = options.processEnvironment
+        let overrides = options.environmentOverrides.filter { SecretName.looksSecret($0.name) }
+        secretOverrides = Dictionary(overrides.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        let workflowValues = workflowValues
+        maskedNames = Set(overrides.map(\.name)).union(
+            options.processEnvironment.keys.filter { workflowValues[$0] == nil && SecretName.looksSecret($0) })
     }
 
-    typealias Resolved = (workdir: String, environment: [EnvironmentEntry], action: Action)
+    typealias Resolved = (workdir: String, environment: [EnvironmentEntry], action: Action, shown: ShownFields?)
 
     /// The workflow's task at `index`, resolved (see `resolve(_:)`).
     mutating func resolve(taskAt index: Int) -> Resolved? {
         // Nothing to expand: scripts read their variables from the environment at run time.
         // Asked of the task in place: a copy of it would retain a dozen fields.
         if workflow.tasks[index].workdir == nil, case .shell = workflow.tasks[index].action {
-            return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action)
+            return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action, nil)
         }
         return resolve(workflow.tasks[index])
     }
@@ -35,15 +47,30 @@ struct TaskResolver {
     /// Where the task runs, its environment and its action, resolved; nil if something is undefined.
     mutating func resolve(_ task: TaskSpec) -> Resolved? {
         let before = diagnostics.count
-        let interpolation = interpolation(for: task)
+        takesSecret = false
+        let resolved = resolveFields(of: task, interpolation: interpolation(for: task))
+        guard diagnostics.count == before, let (workdir, action) = resolved else { return nil }
+        return (workdir, merged(task.env), action, shownFields(of: task, workdir: workdir, action: action))
+    }
+
+    private mutating func resolveFields(of task: TaskSpec, interpolation: Interpolation) -> (workdir: String, action: Action)? {
         var workdir = workflow.directory
         if let written = task.workdir, let expanded = expand(written, "'workdir' of task '\(task.id)'", interpolation, task) {
             workdir = PathResolution.resolve(expanded.value, against: workflow.directory)
         }
-        let environment = merged(task.env)
-        let action = resolve(task.action, task: task, interpolation: interpolation, workdir: workdir)
-        guard diagnostics.count == before, let action else { return nil }
-        return (workdir, environment, action)
+        return resolve(task.action, task: task, interpolation: interpolation, workdir: workdir).map { (workdir, $0) }
+    }
+
+    /// The task's fields resolved again with secret values as `***`, if any of them took one.
+    private mutating func shownFields(of task: TaskSpec, workdir: String, action: Action) -> ShownFields? {
+        guard takesSecret else { return nil }
+        // What is shown is not checked: `https://***/` may not parse as a URL, yet the task is valid.
+        let checked = diagnostics.count
+        defer { diagnostics.removeSubrange(checked...) }
+        guard let shown = resolveFields(of: task, interpolation: interpolation(for: task, maskingSecrets: true)),
+            shown.workdir != workdir || shown.action != action
+        else { return nil }
+        return ShownFields(workdir: shown.workdir, action: shown.action)
     }
 
     private func merged(_ taskEnvironment: [EnvironmentEntry]) -> [EnvironmentEntry] {
@@ -52,14 +79,22 @@ struct TaskResolver {
         return workflowEnvironment.filter { !names.contains($0.name) } + taskEnvironment
     }
 
-    private func interpolation(for task: TaskSpec) -> Interpolation {
+    private func interpolation(for task: TaskSpec, maskingSecrets: Bool = false) -> Interpolation {
         let directory = workflow.directory
         let taskEnvironment = task.env
         let workflowValues = workflowValues
         let processEnvironment = processEnvironment
+        guard maskingSecrets else {
+            return Interpolation { name in
+                if name == Self.workflowDirectoryVariable { return directory }
+                return taskEnvironment.last { $0.name == name }?.value ?? workflowValues[name] ?? processEnvironment[name]
+            }
+        }
+        let maskedNames = maskedNames
         return Interpolation { name in
             if name == Self.workflowDirectoryVariable { return directory }
-            return taskEnvironment.last { $0.name == name }?.value ?? workflowValues[name] ?? processEnvironment[name]
+            if let value = taskEnvironment.last(where: { $0.name == name })?.value { return value }
+            return maskedNames.contains(name) ? SecretName.mask : workflowValues[name] ?? processEnvironment[name]
         }
     }
 
@@ -104,7 +139,9 @@ struct TaskResolver {
     }
 
     private mutating func expand(_ value: Located<String>, _ field: String, _ interpolation: Interpolation, _ task: TaskSpec) -> Located<String>? {
-        switch interpolation.expand(value.value) {
+        let expansion = maskedNames.isEmpty ? interpolation.expand(value.value)
+            : interpolation.expand(value.value) { if maskedNames.contains($0) { takesSecret = true } }
+        switch expansion {
         case .expanded(let text):
             return Located(text, at: value.location)
         case .failed(let problems):

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowConsole
 import FlowModel
 import Foundation
 
@@ -29,7 +30,7 @@ struct Flowrun: ParsableCommand {
             try flushStandardOutput()
             Foundation.exit(0)
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("flowrun: error: \(failure.message)\n".utf8))
+            FileHandle.standardError.write(Data("flowrun: error: \(VisibleText.escaped(failure.message))\n".utf8))
             Foundation.exit(failure.status.rawValue)
         } catch {
             let code = exitCode(for: error)

@@ -33,7 +33,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Check the file and print the plan (order, waves, queues, resolved urls and paths); run nothing.")
     var dryRun = false
 
-    @Option(name: [.customShort("j"), .customLong("concurrency")], help: ArgumentHelp("Most tasks executing at once (overrides the file).", valueName: "N"))
+    @Option(name: [.customShort("j", allowingJoined: true), .customLong("concurrency")], help: ArgumentHelp("Most tasks executing at once (overrides the file).", valueName: "N"))
     var concurrency: Int?
 
     @OptionGroup var workflow: WorkflowOptions

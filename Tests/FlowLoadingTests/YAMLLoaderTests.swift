@@ -48,6 +48,32 @@ import Testing
         }
     }
 
+    /// One long value anchored and referenced many times: few nodes, gigabytes of text.
+    @Test func aLongValueReferencedManyTimesIsRefusedAtTheAliasThatCrossesTheLimit() {
+        let value = String(repeating: "x", count: 1 << 20)
+        let text = "a: &long \"\(value)\"\nb:\n" + String(repeating: "  - *long\n", count: 70)
+        #expect {
+            _ = try load(text)
+        } throws: { error in
+            // 64 references make 64 MiB, the limit; the 65th, on line 67, crosses it.
+            guard let diagnostic = (error as? YAMLError)?.diagnostic else { return false }
+            return rendered(diagnostic) == "f.yaml:67:5: error: aliases expand to more than 64 MiB of text; "
+                + "refusing to load (is a long value anchored and referenced many times?)"
+        }
+    }
+
+    @Test func aliasBytesCountEveryScalarOfTheAnchoredNodeEachTime() throws {
+        var limits = YAMLLimits()
+        limits.maxAliasBytes = 40
+        let anchored = "d: &d {key: value, list: [abc, de]}\n"  // 3 + 5 + 4 + 3 + 2 = 17 bytes
+        #expect(try YAMLLoader.load(Array((anchored + "x: *d\ny: *d\n").utf8), file: "f.yaml", limits: limits).diagnostics.isEmpty)
+        #expect {
+            _ = try YAMLLoader.load(Array((anchored + "x: *d\ny: *d\nz: [*d]\n").utf8), file: "f.yaml", limits: limits)
+        } throws: { error in
+            (error as? YAMLError).map { rendered($0.diagnostic) }?.hasPrefix("f.yaml:4:5: error: aliases expand to more than") == true
+        }
+    }
+
     @Test func deepNestingIsRefusedAtItsPosition() {
         let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect {

@@ -132,4 +132,29 @@ import Testing
         #expect(download.url.value == "https://example.org/a.tgz")
         #expect(download.to.value == "/work/mine/${literal}")
     }
+
+    /// A secret from the environment is what the task uses; only what `--dry-run` shows masks it.
+    @Test func aSecretTakenFromTheEnvironmentIsKeptForTheRunAndMaskedForShowing() throws {
+        let result = try plan("""
+            version: 1
+            tasks:
+              get: {download: {url: "https://h/?t=${GH_TOKEN}", to: "${HOME_DIR}/f"}, workdir: "${GH_TOKEN}"}
+              other: {download: {url: "https://h/${HOME_DIR}", to: f}}
+              whole: {download: {url: "${URL_SECRET}", to: f}}
+            """, environment: ["GH_TOKEN": "ghp_1", "HOME_DIR": "home", "URL_SECRET": "https://h/s"])
+        // "***" is no URL, but what is shown is not checked: the URL used is.
+        #expect(messages(result) == [])
+        let tasks = try #require(result.plan).tasks
+        if case .download(let whole)? = tasks[2].shown?.action { #expect(whole.url.value == "***") } else { Issue.record("not shown") }
+        guard case .download(let used) = tasks[0].action, case .download(let shown)? = tasks[0].shown?.action else {
+            Issue.record("not downloads")
+            return
+        }
+        #expect(used.url.value == "https://h/?t=ghp_1")
+        #expect(tasks[0].workdir == "/work/ghp_1")
+        #expect(shown.url.value == "https://h/?t=***")
+        #expect(shown.to.value == "/work/***/home/f")
+        #expect(tasks[0].shown?.workdir == "/work/***")
+        #expect(tasks[1].shown == nil)
+    }
 }

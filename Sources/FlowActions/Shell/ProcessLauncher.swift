@@ -26,6 +26,20 @@ enum ProcessLauncher {
         static func cannotRun(_ name: String, code: Int32) -> Self {
             Self(message: "cannot run '\(name)': \(errorText(code))", code: code)
         }
+
+        /// Why the child cannot change into `directory`, if it cannot: its `chdir` comes before
+        /// `execve`, with the same errno, so a failed spawn is checked for it (only then, to
+        /// spare every task a `stat`) and told apart from a program that cannot run.
+        static func unusableWorkdir(_ directory: String) -> Self? {
+            var info = stat()
+            guard stat(directory, &info) == 0 else {
+                let reason = errno == ENOENT ? "does not exist" : "cannot be used: \(errorText(errno))"
+                return Self(message: "workdir '\(directory)' \(reason)")
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else { return Self(message: "workdir '\(directory)' is not a directory") }
+            guard access(directory, X_OK) == 0 else { return Self(message: "workdir '\(directory)' cannot be used: \(errorText(errno))") }
+            return nil
+        }
     }
 
     /// Spawns the program at `executable` (found by `ExecutableLookup`; a relative path is taken
@@ -54,7 +68,7 @@ enum ProcessLauncher {
         }
         guard status == 0 else {
             close(out[0]); close(err[0])
-            throw .cannotRun(argv[0], code: status)
+            throw LaunchError.unusableWorkdir(directory) ?? .cannotRun(argv[0], code: status)
         }
         return Launched(pid: pid, stdout: out[0], stderr: err[0])
     }

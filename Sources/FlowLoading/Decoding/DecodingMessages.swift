@@ -79,7 +79,11 @@ extension Diagnostic.Message {
     static func cannotRead(_ reason: String) -> Self {
         Self("cannot read the file: \(reason)")
     }
-    static func fileTooLarge(bytes: Int, limit: Int) -> Self {
-        Self("the file is \(bytes) bytes; workflow files are limited to \(limit >> 20) MiB")
+    /// `bytes` is nil when the file is not a regular one, and more than `limit` was read from it.
+    static func fileTooLarge(bytes: Int?, limit: Int) -> Self {
+        guard let bytes else {
+            return Self("the file is larger than the \(limit >> 20) MiB limit of workflow files (it is not a regular file: reading stopped there)")
+        }
+        return Self("the file is \(bytes) bytes; workflow files are limited to \(limit >> 20) MiB")
     }
 }

@@ -155,7 +155,7 @@ extension WorkflowDecoder {
         guard let entries = entries(node, field()) else { return nil }
         var result: [EnvironmentEntry] = []
         for entry in entries {
-            guard Self.isEnvironmentName(entry.key) else {
+            guard EnvironmentEntry.isValidName(entry.key) else {
                 report(.invalidEnvName(entry.key), at: entry.keyMark)
                 continue
             }
@@ -164,13 +164,5 @@ extension WorkflowDecoder {
             }
         }
         return result
-    }
-
-    static func isEnvironmentName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
-        return name.utf8.allSatisfy { byte in
-            byte == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        }
     }
 }

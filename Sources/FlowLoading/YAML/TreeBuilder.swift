@@ -15,7 +15,10 @@ struct TreeBuilder {
     private(set) var diagnostics: [Diagnostic] = []
     private var stack: [Frame] = []
     private var anchors: [String: Node] = [:]
+    /// Scalar bytes of anchored nodes already referenced, so that each is walked once.
+    private var anchoredBytes: [String: Int] = [:]
     private var aliasExpansion = 0
+    private var aliasBytes = 0
     private var documents = 0
 
     init(file: String, limits: YAMLLimits) {
@@ -51,6 +54,12 @@ struct TreeBuilder {
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
             let text = Self.string(data.value, length: data.length)
+            // Only an escape (`"\0"`) can write one, in a double-quoted scalar (libyaml refuses
+            // a raw one); C strings end there, so it would cut a script, a variable, an argument
+            // or a path short without a word.
+            if data.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE, memchr(data.value, 0, data.length) != nil {
+                diagnostics.append(Diagnostic(.nulInScalar, at: location(line, column)))
+            }
             var isPlain = data.style == YAML_PLAIN_SCALAR_STYLE
             if let tag = data.tag.map({ Self.string($0) }) {
                 isPlain = isPlain && checkTag(tag, line, column)
@@ -63,6 +72,10 @@ struct TreeBuilder {
             aliasExpansion += node.weight
             if aliasExpansion > limits.maxAliasExpansion {
                 throw fail(.aliasExpansionTooLarge(limit: limits.maxAliasExpansion), line, column)
+            }
+            aliasBytes += bytes(ofAnchor: name, node)
+            if aliasBytes > limits.maxAliasBytes {
+                throw fail(.aliasBytesTooLarge(limit: limits.maxAliasBytes), line, column)
             }
             try add(node, anchor: nil, writtenAt: (line, column))
         case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
@@ -77,7 +90,7 @@ struct TreeBuilder {
             let content: Node.Content = frame.isMapping ? .mapping(merged(frame)) : .sequence(frame.items)
             let node = Node(content, line: frame.line, column: frame.column, weight: frame.weight)
             try add(node, anchor: nil)
-            if let anchor = frame.anchor { anchors[anchor] = node }
+            if let anchor = frame.anchor { define(anchor, node) }
         default:
             break
         }
@@ -88,7 +101,7 @@ struct TreeBuilder {
     private mutating func add(
         _ node: Node, anchor: UnsafeMutablePointer<yaml_char_t>?, writtenAt: (Int32, Int32)? = nil
     ) throws {
-        if let anchor { anchors[Self.string(anchor)] = node }
+        if let anchor { define(Self.string(anchor), node) }
         guard !stack.isEmpty else {
             root = node
             return
@@ -112,6 +125,33 @@ struct TreeBuilder {
         } else {
             stack[top].pairs.append(Node.Pair(key: key, value: node))
         }
+    }
+
+    /// An anchor may be defined again; aliases after that refer to the new node.
+    private mutating func define(_ anchor: String, _ node: Node) {
+        anchors[anchor] = node
+        anchoredBytes[anchor] = nil
+    }
+
+    /// The bytes of every scalar in the anchored `node`, counted once per anchor: the walk costs
+    /// the node's weight, already counted against the node limit, so it is bounded too.
+    private mutating func bytes(ofAnchor name: String, _ node: Node) -> Int {
+        if let known = anchoredBytes[name] { return known }
+        var total = 0
+        var pending = [node]
+        while let next = pending.popLast() {
+            switch next.content {
+            case .scalar(let scalar): total += scalar.text.utf8.count
+            case .sequence(let items): pending += items
+            case .mapping(let pairs):
+                for pair in pairs {
+                    pending.append(pair.key)
+                    pending.append(pair.value)
+                }
+            }
+        }
+        anchoredBytes[name] = total
+        return total
     }
 
     /// Records a key, reporting it if the mapping already has it.

@@ -19,12 +19,16 @@ extension Diagnostic.Message {
     static func aliasExpansionTooLarge(limit: Int) -> Self {
         Self("aliases expand to more than \(limit) nodes; refusing to load (is this a billion-laughs file?)")
     }
+    static func aliasBytesTooLarge(limit: Int) -> Self {
+        Self("aliases expand to more than \(limit >> 20) MiB of text; refusing to load (is a long value anchored and referenced many times?)")
+    }
     static func nestingTooDeep(limit: Int) -> Self {
         Self("nesting is deeper than \(limit) levels")
     }
     static func unsupportedTag(_ tag: String) -> Self {
         Self("unsupported tag '\(tag)'", hint: "flowrun reads plain YAML; only !!str is understood")
     }
+    static let nulInScalar = Self("a value cannot hold a NUL character (\\0): scripts, variables, arguments and paths would end there")
     static let tabIndentation = Self("a tab character cannot indent YAML; indent with spaces")
     static let secondDocument = Self("a workflow file holds one YAML document; this is a second one")
     static func badMergeValue(found: String) -> Self {
