@@ -1,0 +1,4 @@
+#ifndef FLOWRUN_CPNG_SHIM_H
+#define FLOWRUN_CPNG_SHIM_H
+#include <png.h>
+#endif
