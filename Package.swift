@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "CSpawn"),
-        .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn"]),
+        .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive"]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
         .executableTarget(
             name: "flowrun",

@@ -1,0 +1,190 @@
+import CArchive
+import FlowModel
+import Foundation
+
+/// One pass over an archive: libarchive's reader, a disk writer rooted in the staging folder,
+/// and the counts the ceilings watch.
+final class ExtractionSession {
+    private let reader: OpaquePointer
+    private let writer: OpaquePointer
+    private let staging: String
+    private let archivePath: String
+    private let archiveSize: Int64?
+    private let extractor: ArchiveExtractor
+    private var entries = 0
+    private var bytesWritten: Int64 = 0
+    /// Links to check on the finished tree (`SymlinkContainment`).
+    private var links: [[String]] = []
+    private var lastProgress: UInt64 = 0
+
+    init(archive: String, staging: String, extractor: ArchiveExtractor) throws(ExtractionFailure) {
+        guard let reader = archive_read_new() else { throw ExtractionFailure("out of memory") }
+        guard let writer = archive_write_disk_new() else {
+            archive_read_free(reader)
+            throw ExtractionFailure("out of memory")
+        }
+        self.reader = reader
+        self.writer = writer
+        self.staging = staging
+        self.archivePath = archive
+        self.extractor = extractor
+        var info = stat()
+        archiveSize = stat(archive, &info) == 0 ? Int64(info.st_size) : nil
+        archive_read_support_filter_all(reader)
+        archive_read_support_format_all(reader)
+        archive_read_support_format_raw(reader)
+        // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
+        // libarchive sees them (staging paths are absolute), so NOABSOLUTEPATHS is not set.
+        let flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
+            | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_UNLINK
+        archive_write_disk_set_options(writer, flags)
+        guard archive_read_open_filename(reader, archive, 64 * 1024) == ARCHIVE_OK else {
+            throw ExtractionFailure("cannot read '\(archive)': \(Self.message(reader))")
+        }
+    }
+
+    deinit {
+        archive_read_free(reader)
+        archive_write_free(writer)
+    }
+
+    func extractAll(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
+        var detected: DetectedFormat?
+        while true {
+            if isCancelled() { throw .stopped }
+            var entryPointer: OpaquePointer?
+            let status = archive_read_next_header(reader, &entryPointer)
+            if status == ARCHIVE_EOF { break }
+            guard status >= ARCHIVE_WARN, let entry = entryPointer else {
+                throw ExtractionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
+            }
+            if detected == nil {
+                let found = DetectedFormat(reader)
+                try check(found)
+                detected = found
+            }
+            try extract(entry, detected!, isCancelled: isCancelled, progress: progress)
+        }
+        if detected == nil, let format = extractor.format, format != .tar {
+            throw ExtractionFailure("'\(archivePath)' is empty, not \(format.rawValue) as 'format' says")
+        }
+        guard archive_write_close(writer) == ARCHIVE_OK else {
+            throw ExtractionFailure("cannot finish writing: \(Self.message(writer))")
+        }
+        for link in links where !SymlinkContainment.staysInside(root: staging, link: link) {
+            throw .entry(link.joined(separator: "/"), "is a symlink that leads out of the destination")
+        }
+    }
+
+    private func check(_ found: DetectedFormat) throws(ExtractionFailure) {
+        if let expected = extractor.format {
+            guard found.matches(expected) else {
+                throw ExtractionFailure("'\(archivePath)' is \(found.description), not \(expected.rawValue) as 'format' says")
+            }
+        } else if found.isSingleFile && found.filters.isEmpty {
+            throw ExtractionFailure("'\(archivePath)' is not an archive flowrun can read")
+        }
+    }
+
+    private func extract(
+        _ entry: OpaquePointer, _ detected: DetectedFormat, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
+    ) throws(ExtractionFailure) {
+        let name = detected.isSingleFile ? SingleFileName.of(archive: archivePath) : Self.text(archive_entry_pathname(entry)) ?? ""
+        let strip = detected.isSingleFile ? 0 : extractor.stripComponents
+        let components: [String]
+        switch EntryPath.resolve(name, strip: strip, zip: detected.isZip) {
+        case .refused(let why): throw .entry(name, why)
+        case .stripped: return
+        case .inside(let parts): components = parts
+        }
+        if components.isEmpty { return }  // the archive's root folder: the staging folder itself
+        entries += 1
+        if entries > extractor.limits.maxFiles {
+            throw ExtractionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles) entries (max_files)")
+        }
+        let type = archive_entry_filetype(entry) & S_IFMT
+        if ![S_IFREG, S_IFDIR, S_IFLNK].contains(type) {
+            throw .entry(name, "is a device, FIFO or socket, which flowrun does not create")
+        }
+        if let hardlink = Self.text(archive_entry_hardlink(entry)) {
+            switch EntryPath.resolve(hardlink, strip: strip, zip: detected.isZip) {
+            case .refused(let why): throw .entry(name, "is a hard link whose target '\(hardlink)' \(why)")
+            case .stripped, .inside([]): return  // as bsdtar: a link to a stripped entry is skipped
+            case .inside(let parts):
+                if let info = FileTree.status(staging + "/" + parts.joined(separator: "/")), info.st_mode & S_IFMT == S_IFLNK {
+                    throw .entry(name, "is a hard link to the symlink '\(hardlink)'")
+                }
+                archive_entry_set_hardlink(entry, staging + "/" + parts.joined(separator: "/"))
+            }
+        }
+        if type == S_IFLNK {
+            let target = Self.text(archive_entry_symlink(entry)) ?? ""
+            guard EntryPath.symlinkStaysInside(at: components, target: target) else {
+                throw .entry(name, "is a symlink to '\(target)', which leads out of the destination")
+            }
+            links.append(components)
+        }
+        try refuseWriteThroughSymlink(components, name: name)
+        archive_entry_set_pathname(entry, staging + "/" + components.joined(separator: "/"))
+        archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o1777)  // no setuid, no setgid
+        guard archive_write_header(writer, entry) >= ARCHIVE_WARN else {
+            throw .entry(name, "cannot be written: \(Self.message(writer))")
+        }
+        try copyData(of: name, isCancelled: isCancelled, progress: progress)
+        guard archive_write_finish_entry(writer) >= ARCHIVE_WARN else {
+            throw .entry(name, "cannot be written: \(Self.message(writer))")
+        }
+    }
+
+    /// A folder of the path that is a symlink already extracted: writing through it could land
+    /// anywhere, so it is refused (libarchive's SECURE_SYMLINKS too, without naming the entry).
+    private func refuseWriteThroughSymlink(_ components: [String], name: String) throws(ExtractionFailure) {
+        var path = staging
+        for part in components.dropLast() {
+            path += "/" + part
+            guard let info = FileTree.status(path) else { return }
+            if info.st_mode & S_IFMT == S_IFLNK { throw .entry(name, "would be written through the symlink '\(part)'") }
+        }
+    }
+
+    private func copyData(of name: String, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
+        let limits = extractor.limits
+        while true {
+            var buffer: UnsafeRawPointer?
+            var size = 0
+            var offset: la_int64_t = 0
+            let status = archive_read_data_block(reader, &buffer, &size, &offset)
+            if status == ARCHIVE_EOF { return }
+            guard status == ARCHIVE_OK else {
+                throw .entry(name, "cannot be read: \(Self.message(reader))")
+            }
+            guard archive_write_data_block(writer, buffer, size, offset) >= ARCHIVE_WARN else {
+                throw .entry(name, "cannot be written: \(Self.message(writer))")
+            }
+            bytesWritten += Int64(size)
+            let compressed = archive_filter_bytes(reader, -1)
+            if bytesWritten > limits.maxBytes {
+                throw ExtractionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes) bytes (max_bytes), at entry '\(name)'")
+            }
+            if bytesWritten > limits.ratioGrace, bytesWritten > limits.maxRatio * max(compressed, 1) {
+                throw ExtractionFailure(
+                    "'\(archivePath)' expands more than \(limits.maxRatio) times (max_ratio): \(bytesWritten) bytes from \(compressed), at entry '\(name)'"
+                )
+            }
+            if isCancelled() { throw .stopped }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now - lastProgress >= 100_000_000 {
+                lastProgress = now
+                progress(compressed, archiveSize)
+            }
+        }
+    }
+
+    private static func text(_ pointer: UnsafePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func message(_ archive: OpaquePointer) -> String {
+        archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The name a single compressed file (`app.log.gz`) is written under: the name in its gzip
+/// header when it has one, else the archive's own name without its last extension.
+enum SingleFileName {
+    static func of(archive path: String) -> String {
+        if let stored = gzipStoredName(path), let name = usable(stored) { return name }
+        let base = (path as NSString).lastPathComponent
+        let stem = (base as NSString).deletingPathExtension
+        return usable(stem) ?? "data"
+    }
+
+    /// The last component only: a header naming `../x` or `/etc/x` still lands inside `to`.
+    private static func usable(_ name: String) -> String? {
+        let last = name.split(separator: "/").last.map(String.init) ?? ""
+        return last.isEmpty || last == "." || last == ".." ? nil : last
+    }
+
+    /// RFC 1952: ID1 ID2 CM FLG MTIME(4) XFL OS, then FEXTRA (2-byte length), then FNAME.
+    private static func gzipStoredName(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64 * 1024), head.count > 10 else { return nil }
+        let bytes = [UInt8](head)
+        guard bytes[0] == 0x1f, bytes[1] == 0x8b, bytes[3] & 0x08 != 0 else { return nil }
+        var index = 10
+        if bytes[3] & 0x04 != 0 {
+            guard bytes.count > 12 else { return nil }
+            index += 2 + (Int(bytes[10]) | Int(bytes[11]) << 8)
+        }
+        guard index < bytes.count, let end = bytes[index...].firstIndex(of: 0) else { return nil }
+        return String(decoding: bytes[index..<end], as: UTF8.self)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Puts a finished staging folder in place at `to`.
+///
+/// A missing or empty `to` becomes the staging folder by one rename. An existing `to` is
+/// merged into, as `tar -C to -x` does: the archive's files replace same-named files, other
+/// files stay. Every conflict (a file where the archive has a folder, or the other way round)
+/// is found before anything moves, so that a failure leaves `to` as it was.
+enum StagingPlacement {
+    static func place(_ staging: String, at to: String) throws(ExtractionFailure) {
+        guard let existing = FileTree.status(to) else {
+            return try rename(staging, to)
+        }
+        guard FileTree.isDirectory(existing) else {
+            throw ExtractionFailure("'\(to)' exists and is not a folder")
+        }
+        if try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
+        try findConflicts(staging, to)
+        try merge(staging, to)
+        FileTree.remove(staging)
+    }
+
+    private static func rename(_ from: String, _ to: String) throws(ExtractionFailure) {
+        guard Foundation.rename(from, to) == 0 else {
+            throw ExtractionFailure("cannot move '\(from)' to '\(to)': \(FileTree.errorText())")
+        }
+    }
+
+    private static func findConflicts(_ source: String, _ destination: String) throws(ExtractionFailure) {
+        for name in try FileTree.children(source) {
+            let from = source + "/" + name, to = destination + "/" + name
+            guard let existing = FileTree.status(to), let incoming = FileTree.status(from) else { continue }
+            switch (FileTree.isDirectory(incoming), FileTree.isDirectory(existing)) {
+            case (true, true): try findConflicts(from, to)
+            case (false, false): continue
+            case (true, false): throw ExtractionFailure("'\(to)' exists and is not a folder, but the archive has a folder there")
+            case (false, true): throw ExtractionFailure("'\(to)' is a folder, but the archive has a file there")
+            }
+        }
+    }
+
+    private static func merge(_ source: String, _ destination: String) throws(ExtractionFailure) {
+        chmod(source, 0o700)  // moving out of a folder needs write access to it
+        for name in try FileTree.children(source) {
+            let from = source + "/" + name, to = destination + "/" + name
+            if let existing = FileTree.status(to), FileTree.isDirectory(existing) {
+                try merge(from, to)
+            } else {
+                try rename(from, to)
+            }
+        }
+    }
+}
