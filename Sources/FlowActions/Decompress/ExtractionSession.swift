@@ -31,8 +31,7 @@ final class ExtractionSession {
         var info = stat()
         archiveSize = stat(archive, &info) == 0 ? Int64(info.st_size) : nil
         archive_read_support_filter_all(reader)
-        archive_read_support_format_all(reader)
-        archive_read_support_format_raw(reader)
+        Self.supportFormats(reader)
         // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
         // libarchive sees them (staging paths are absolute), so NOABSOLUTEPATHS is not set.
         let flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
@@ -41,6 +40,26 @@ final class ExtractionSession {
         guard archive_read_open_filename(reader, archive, 64 * 1024) == ARCHIVE_OK else {
             throw ExtractionFailure("cannot read '\(archive)': \(Self.message(reader))")
         }
+    }
+
+    /// Every format libarchive reads but mtree, a text format that claims any text file (a
+    /// gzipped README would extract as empty files named after its words) and can name host
+    /// files as contents; raw last, for a single compressed file.
+    private static func supportFormats(_ reader: OpaquePointer) {
+        archive_read_support_format_7zip(reader)
+        archive_read_support_format_ar(reader)
+        archive_read_support_format_cab(reader)
+        archive_read_support_format_cpio(reader)
+        archive_read_support_format_empty(reader)
+        archive_read_support_format_iso9660(reader)
+        archive_read_support_format_lha(reader)
+        archive_read_support_format_rar(reader)
+        archive_read_support_format_rar5(reader)
+        archive_read_support_format_tar(reader)
+        archive_read_support_format_warc(reader)
+        archive_read_support_format_xar(reader)
+        archive_read_support_format_zip(reader)
+        archive_read_support_format_raw(reader)
     }
 
     deinit {
@@ -84,6 +103,7 @@ final class ExtractionSession {
         } else if found.isSingleFile && found.filters.isEmpty {
             throw ExtractionFailure("'\(archivePath)' is not an archive flowrun can read")
         }
+        if found.isZip { try ZipHeaderCheck.check(archivePath) }
     }
 
     private func extract(

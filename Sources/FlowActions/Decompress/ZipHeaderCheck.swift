@@ -1,0 +1,115 @@
+import Foundation
+
+/// Checks that a zip's central directory and its local headers agree on each entry's name and
+/// sizes. libarchive reads the name from the local header and checks the sizes only, so a zip
+/// whose directory lists `good.txt` would silently extract another name.
+///
+/// One entry at a time, by `pread`: memory does not grow with the number of entries.
+struct ZipHeaderCheck {
+    private let fd: Int32
+    private let path: String
+
+    static func check(_ path: String) throws(ExtractionFailure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ExtractionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        defer { close(fd) }
+        try ZipHeaderCheck(fd: fd, path: path).run()
+    }
+
+    private func run() throws(ExtractionFailure) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ExtractionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        let size = Int64(info.st_size)
+        let tailStart = max(0, size - 65_557)
+        let tail = try read(at: tailStart, count: Int(size - tailStart))
+        guard let end = (0...max(0, tail.count - 22)).reversed().first(where: { tail.count >= 22 && u32(tail, $0) == 0x0605_4b50 }) else {
+            throw broken("has no end of central directory record (truncated?)")
+        }
+        var count = Int64(u16(tail, end + 10)), directorySize = Int64(u32(tail, end + 12)), directoryOffset = Int64(u32(tail, end + 16))
+        let endPosition = tailStart + Int64(end)
+        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF, end >= 20, u32(tail, end - 20) == 0x0706_4b50 {
+            let record = try read(at: Int64(u64(tail, end - 12)), count: 56)
+            guard u32(record, 0) == 0x0606_4b50 else { throw broken("has a damaged zip64 end record") }
+            count = Int64(u64(record, 32))
+            directorySize = Int64(u64(record, 40))
+            directoryOffset = Int64(u64(record, 48))
+        }
+        // Bytes before the archive (a self-extracting stub) shift every offset alike.
+        let shift = max(0, endPosition - directorySize - directoryOffset)
+        var position = directoryOffset + shift
+        for _ in 0..<count {
+            let header = try read(at: position, count: 46)
+            guard u32(header, 0) == 0x0201_4b50 else { throw broken("has a damaged central directory") }
+            let nameLength = Int(u16(header, 28)), extraLength = Int(u16(header, 30)), commentLength = Int(u16(header, 32))
+            let variable = try read(at: position + 46, count: nameLength + extraLength)
+            let name = Array(variable[0..<nameLength])
+            var sizes = Sizes(compressed: UInt64(u32(header, 20)), uncompressed: UInt64(u32(header, 24)))
+            var offset = UInt64(u32(header, 42))
+            sizes.widen(extra: Array(variable[nameLength...]), offset: &offset)
+            try compare(name: name, sizes: sizes, localAt: Int64(offset) + shift)
+            position += 46 + Int64(nameLength + extraLength + commentLength)
+        }
+    }
+
+    private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ExtractionFailure) {
+        let shown = String(decoding: name, as: UTF8.self)
+        let header = try read(at: position, count: 30)
+        guard u32(header, 0) == 0x0403_4b50 else { throw .entry(shown, "has no local header where the central directory says") }
+        let nameLength = Int(u16(header, 26)), extraLength = Int(u16(header, 28))
+        let variable = try read(at: position + 30, count: nameLength + extraLength)
+        let localName = Array(variable[0..<nameLength])
+        guard localName == name else {
+            throw .entry(shown, "is named '\(String(decoding: localName, as: UTF8.self))' in its local header: the zip's headers disagree")
+        }
+        guard u16(header, 6) & 0x08 == 0 else { return }  // sizes follow the data, in a descriptor
+        var local = Sizes(compressed: UInt64(u32(header, 18)), uncompressed: UInt64(u32(header, 22)))
+        var unused: UInt64 = 0
+        local.widen(extra: Array(variable[nameLength...]), offset: &unused)
+        guard local == sizes else {
+            throw .entry(shown, "has sizes in its local header that disagree with the central directory")
+        }
+    }
+
+    /// An entry's sizes, read from the zip64 extra field where the 32-bit ones are saturated.
+    private struct Sizes: Equatable {
+        var compressed: UInt64
+        var uncompressed: UInt64
+
+        mutating func widen(extra: [UInt8], offset: inout UInt64) {
+            var index = 0
+            while index + 4 <= extra.count {
+                let id = u16(extra, index), length = Int(u16(extra, index + 2))
+                var field = index + 4
+                if id == 0x0001 {
+                    for value in [\Sizes.uncompressed, \Sizes.compressed] where self[keyPath: value] == 0xFFFF_FFFF && field + 8 <= extra.count {
+                        self[keyPath: value] = u64(extra, field)
+                        field += 8
+                    }
+                    if offset == 0xFFFF_FFFF && field + 8 <= extra.count { offset = u64(extra, field) }
+                    return
+                }
+                index += 4 + length
+            }
+        }
+    }
+
+    private func broken(_ problem: String) -> ExtractionFailure {
+        ExtractionFailure("'\(path)' \(problem)")
+    }
+
+    private func read(at offset: Int64, count: Int) throws(ExtractionFailure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw broken(got == 0 ? "ends early" : "cannot be read: \(FileTree.errorText())") }
+            done += got
+        }
+        return bytes
+    }
+}
+
+private func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
+private func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 { UInt32(u16(bytes, at)) | UInt32(u16(bytes, at + 2)) << 16 }
+private func u64(_ bytes: [UInt8], _ at: Int) -> UInt64 { UInt64(u32(bytes, at)) | UInt64(u32(bytes, at + 4)) << 32 }
