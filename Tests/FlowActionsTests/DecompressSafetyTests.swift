@@ -1,0 +1,171 @@
+@testable import FlowActions
+import FlowModel
+import Foundation
+import Testing
+
+/// Hostile archives: each fails naming the entry, writes nothing outside `to`, and leaves `to`
+/// as it was with no staging folder beside it.
+@Suite struct DecompressSafetyTests {
+    static let helpers = """
+        def add(t, name, data=b'', kind=tarfile.REGTYPE, link='', mode=0o644):
+            info = tarfile.TarInfo(name); info.type = kind; info.linkname = link; info.mode = mode
+            info.size = len(data) if kind == tarfile.REGTYPE else 0
+            t.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+        def tar(name, *entries):
+            with tarfile.open(name, 'w') as t:
+                add(t, 'ok.txt', b'fine')
+                for entry in entries: add(t, *entry)
+
+        """
+
+    /// Extracts `archive` into the existing folder `out` (holding `keep.txt`) and checks the failure.
+    func expectRefused(_ archive: String, naming entry: String, _ fixtures: DecompressFixtures, strip: Int = 0,
+                       sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
+        try "keep".write(toFile: fixtures.path("out/keep.txt"), atomically: false, encoding: .utf8)
+        let failure = fixtures.extract(archive, strip: strip)
+        #expect(failure?.message.contains("'\(entry)'") == true, "\(String(describing: failure))", sourceLocation: sourceLocation)
+        #expect(fixtures.listing("out") == ["keep.txt"], sourceLocation: sourceLocation)
+        #expect(!fixtures.listing().contains { $0.contains("flowrun-") }, "no staging folder", sourceLocation: sourceLocation)
+    }
+
+    @Test func zipSlipAbsolutePathsAndBackslashesAreRefused() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + """
+            tar('dotdot.tar', ('a/../../evil.txt', b'x'))
+            tar('absolute.tar', ('/tmp/flowrun-evil.txt', b'x'))
+            for name, entry in [('slip.zip', '../evil.txt'), ('backslash.zip', '..\\\\evil.txt')]:
+                with zipfile.ZipFile(name, 'w') as z:
+                    z.writestr('ok.txt', 'fine'); z.writestr(entry, 'x')
+            """)
+        try expectRefused("dotdot.tar", naming: "a/../../evil.txt", fixtures)
+        try expectRefused("absolute.tar", naming: "/tmp/flowrun-evil.txt", fixtures)
+        try expectRefused("slip.zip", naming: "../evil.txt", fixtures)
+        try expectRefused("backslash.zip", naming: "../evil.txt", fixtures)  // libarchive turns the backslash round already
+        #expect(FileTree.status(fixtures.path("evil.txt")) == nil)
+        #expect(FileTree.status("/tmp/flowrun-evil.txt") == nil)
+    }
+
+    @Test func symlinkAndHardlinkEscapesAreRefused() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + """
+            tar('symlink-out.tar', ('link', b'', tarfile.SYMTYPE, '../..'))
+            tar('symlink-absolute.tar', ('etc', b'', tarfile.SYMTYPE, '/etc'))
+            tar('write-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/up', b'', tarfile.SYMTYPE, '..'), ('sub/up/x', b'x'))
+            tar('chained.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'))
+            tar('hardlink-out.tar', ('passwd', b'', tarfile.LNKTYPE, '../../../../etc/passwd'))
+            tar('hardlink-absolute.tar', ('passwd', b'', tarfile.LNKTYPE, '/etc/passwd'))
+            """)
+        try expectRefused("symlink-out.tar", naming: "link", fixtures)
+        try expectRefused("symlink-absolute.tar", naming: "etc", fixtures)
+        try expectRefused("write-through.tar", naming: "sub/up/x", fixtures)
+        try expectRefused("chained.tar", naming: "s", fixtures)
+        try expectRefused("hardlink-out.tar", naming: "passwd", fixtures)
+        try expectRefused("hardlink-absolute.tar", naming: "passwd", fixtures)
+    }
+
+    @Test func devicesAndFIFOsAreRefused() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + """
+            tar('fifo.tar', ('pipe', b'', tarfile.FIFOTYPE))
+            tar('device.tar', ('null', b'', tarfile.CHRTYPE))
+            """)
+        try expectRefused("fifo.tar", naming: "pipe", fixtures)
+        try expectRefused("device.tar", naming: "null", fixtures)
+    }
+
+    @Test func truncatedArchivesFail() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + """
+            data = os.urandom(300000)
+            with tarfile.open('whole.tar.gz', 'w:gz') as t: add(t, 'data.bin', data)
+            whole = open('whole.tar.gz', 'rb').read(); open('cut.tar.gz', 'wb').write(whole[:len(whole) // 2])
+            tar('whole.tar', ('data.bin', data))
+            whole = open('whole.tar', 'rb').read(); open('cut.tar', 'wb').write(whole[:200000])
+            with zipfile.ZipFile('whole.zip', 'w') as z: z.writestr('data.bin', data)
+            whole = open('whole.zip', 'rb').read(); open('cut.zip', 'wb').write(whole[:200000])
+            """)
+        for archive in ["cut.tar.gz", "cut.tar", "cut.zip"] {
+            FileTree.remove(fixtures.path("out"))
+            try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
+            #expect(fixtures.extract(archive) != nil, "\(archive)")
+            #expect(fixtures.listing("out").isEmpty)
+            #expect(!fixtures.listing().contains { $0.contains("flowrun-") })
+        }
+    }
+
+    @Test func aZipWhoseHeadersDisagreeFails() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python("""
+            with zipfile.ZipFile('good.zip', 'w') as z: z.writestr('good.txt', 'hello world')
+            data = bytearray(open('good.zip', 'rb').read())
+            renamed = bytearray(data); renamed[30:38] = b'evil.txt'; open('renamed.zip', 'wb').write(renamed)
+            resized = bytearray(data); struct.pack_into('<I', resized, 22, 5); open('resized.zip', 'wb').write(resized)
+            """)
+        try expectRefused("renamed.zip", naming: "good.txt", fixtures)
+        #expect(try #require(fixtures.extract("resized.zip")).message.contains("good.txt"))
+        #expect(fixtures.extract("good.zip", to: "fine") == nil)
+    }
+
+    @Test func bombsStopBeforeTwoHundredMegabytes() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python("""
+            with zipfile.ZipFile('bomb.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+                with z.open('zeros.bin', 'w', force_zip64=True) as f:
+                    block = bytes(1 << 20)
+                    for _ in range(1024): f.write(block)
+            open('nested.gz', 'wb').write(gzip.compress(gzip.compress(b'a' * (400 << 20), 9), 9))
+            """)
+        for bomb in ["bomb.zip", "nested.gz"] {
+            let failure = try #require(fixtures.extract(bomb, to: bomb + ".out"), "\(bomb)")
+            #expect(failure.message.contains("max_ratio"), "\(failure)")
+            #expect(!fixtures.listing().contains { $0.contains("flowrun-") || $0.hasSuffix(".out") })
+        }
+        // A raised ceiling lets a deliberate one through.
+        #expect(fixtures.extract("nested.gz", limits: ExtractionLimits(maxFiles: nil, maxBytes: nil, maxRatio: 1_000_000)) == nil)
+    }
+
+    @Test func theFileAndByteCeilingsStopAnExtraction() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + "tar('three.tar', ('b.txt', b'1234567890'), ('c.txt', b'x'))")
+        let files = try #require(fixtures.extract("three.tar", limits: ExtractionLimits(maxFiles: 2, maxBytes: nil, maxRatio: nil)))
+        #expect(files.message.contains("max_files"))
+        let bytes = try #require(fixtures.extract("three.tar", limits: ExtractionLimits(maxFiles: nil, maxBytes: 8, maxRatio: nil)))
+        #expect(bytes.message.contains("max_bytes") && bytes.message.contains("b.txt"))
+        fixtures.expectOnly(["three.tar"])
+    }
+
+    @Test func cancellingLeavesToAsItWasAndNoStagingFolder() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + "tar('big.tar', ('big.bin', os.urandom(4 << 20)), ('after.txt', b'x'))")
+        try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
+        try "keep".write(toFile: fixtures.path("out/keep.txt"), atomically: false, encoding: .utf8)
+        var asked = 0
+        let failure = try #require(fixtures.extract("big.tar", isCancelled: { asked += 1; return asked > 5 }))
+        #expect(failure.cancelled)
+        #expect(fixtures.listing("out") == ["keep.txt"])
+        fixtures.expectOnly(["big.tar", "out"])
+    }
+
+    @Test func setuidBitsAreDroppedAndOwnersNotRestored() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(Self.helpers + """
+            with tarfile.open('owned.tar', 'w') as t:
+                info = tarfile.TarInfo('tool'); info.mode = 0o6755; info.uid = 4242; info.gid = 4242; info.size = 2
+                t.addfile(info, io.BytesIO(b'hi'))
+            """)
+        #expect(fixtures.extract("owned.tar") == nil)
+        let tool = try #require(FileTree.status(fixtures.path("out/tool")))
+        #expect(tool.st_mode & 0o7777 == 0o755)
+        #expect(tool.st_uid == getuid())
+    }
+}
