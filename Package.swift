@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "CSpawn"),
         .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn"]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
-        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine"]),
+        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [

@@ -15,7 +15,7 @@ import Foundation
 ///   is `@unchecked Sendable`.
 final class TaskOperation: Operation, @unchecked Sendable {
     /// What the operation tells the engine.
-    enum Report: Sendable {
+    enum Report: Equatable, Sendable {
         case started(attempt: Int)
         case retrying(attempt: Int, delayMilliseconds: Int64, reason: String)
         case ended(TaskEnd)
