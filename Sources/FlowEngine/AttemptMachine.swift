@@ -135,7 +135,7 @@ package struct AttemptMachine: Sendable {
         if policy.timeout != nil { actions.append(.disarm(.timeout(attempt: attempt))) }
         if stop != nil { actions.append(.disarm(.grace(attempt: attempt))) }
         if case .cancelled(let reason) = stop {
-            return actions + end(.cancelled(reason: reason))
+            return end(.cancelled(reason: reason), after: actions)
         }
         var outcome = result
         if stop == .timedOut, let timeout = policy.timeout {
@@ -143,15 +143,16 @@ package struct AttemptMachine: Sendable {
         }
         let duration = now - startedAt
         guard case .failed(let reason, let exitCode) = outcome else {
-            return actions + end(.succeeded(attempts: attempt, durationMilliseconds: duration))
+            return end(.succeeded(attempts: attempt, durationMilliseconds: duration), after: actions)
         }
         guard attempt <= policy.retries else {
-            return actions + end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode))
+            return end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode), after: actions)
         }
         let delay = RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter())
         phase = .backingOff(attempt: attempt)
-        return actions + [.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason),
-                          .arm(.backoff(attempt: attempt), at: now + delay)]
+        actions.append(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
+        actions.append(.arm(.backoff(attempt: attempt), at: now + delay))
+        return actions
     }
 
     private mutating func timerFired(_ timer: Timer, now: Int64) -> [Action] {
@@ -181,7 +182,7 @@ package struct AttemptMachine: Sendable {
         case .running(_, .cancelled), .ended:
             return []
         case .backingOff(let attempt):
-            return [.disarm(.backoff(attempt: attempt))] + end(.cancelled(reason: reason))
+            return end(.cancelled(reason: reason), after: [.disarm(.backoff(attempt: attempt))])
         }
     }
 
@@ -190,8 +191,10 @@ package struct AttemptMachine: Sendable {
         return [.terminate(attempt: attempt), .arm(.grace(attempt: attempt), at: now + policy.graceMilliseconds)]
     }
 
-    private mutating func end(_ taskEnd: TaskEnd) -> [Action] {
+    private mutating func end(_ taskEnd: TaskEnd, after actions: [Action] = []) -> [Action] {
         phase = .ended
-        return [.end(taskEnd)]
+        var actions = actions
+        actions.append(.end(taskEnd))
+        return actions
     }
 }
