@@ -21,8 +21,6 @@ package struct AttemptMachine: Sendable {
         case attemptEnded(attempt: Int, AttemptResult)
         case timerFired(Timer)
         case cancel(reason: String)
-        /// Kill the running attempt at once (a second Ctrl-C).
-        case kill
     }
 
     /// A timer the machine asks for; it is told when one fires, and ignores one that is stale.
@@ -104,7 +102,6 @@ package struct AttemptMachine: Sendable {
         case .attemptEnded(let attempt, let result): attemptEnded(attempt, result, now: now)
         case .timerFired(let timer): timerFired(timer, now: now)
         case .cancel(let reason): cancel(reason, now: now)
-        case .kill: runningAttempt.map { [.forceKill(attempt: $0)] } ?? []
         }
     }
 

@@ -10,9 +10,9 @@ import Foundation
 /// `isExecuting` and `isFinished` are announced with `willChangeValue`/`didChangeValue`, which is
 /// what swift-corelibs-foundation's `OperationQueue` listens to.
 ///
-/// - Warning: `executing` and `finished` are guarded by `lock`, since the queues read them from
-///   any thread; `machine`, `running` and `timers` are only touched on the loop. That is why it
-///   is `@unchecked Sendable`.
+/// - Warning: `executing`, `finished` and `killable` are guarded by `lock`, since they are read
+///   from other threads; `machine`, `running` and `timers` are only touched on the loop. That is
+///   why it is `@unchecked Sendable`.
 final class TaskOperation: Operation, @unchecked Sendable {
     /// What the operation tells the engine.
     enum Report: Equatable, Sendable {
@@ -30,7 +30,11 @@ final class TaskOperation: Operation, @unchecked Sendable {
     private var executing = false
     private var finished = false
     private var machine: AttemptMachine
-    private var running: (attempt: Int, handle: any RunningAttempt)?
+    private var running: (attempt: Int, handle: any RunningAttempt)? {
+        didSet { lock.withLock { killable = running?.handle } }
+    }
+    /// The running attempt, for a second Ctrl-C.
+    private var killable: (any RunningAttempt)?
     private var timers: [AttemptMachine.Timer: LoopTimer] = [:]
 
     init(
@@ -69,9 +73,10 @@ final class TaskOperation: Operation, @unchecked Sendable {
         loop.post { [self] in handle(.cancel(reason: reason)) }
     }
 
-    /// Kills the running attempt at once (a second Ctrl-C), from any thread.
+    /// Kills the running attempt at once (a second Ctrl-C), from any thread: without waiting
+    /// for the loop, which may be held up writing to a stdout nobody reads.
     func killRun() {
-        loop.post { [self] in handle(.kill) }
+        lock.withLock { killable }?.kill()
     }
 
     // MARK: Performing the machine's actions (on the loop)

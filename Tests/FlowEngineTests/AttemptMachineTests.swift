@@ -42,7 +42,6 @@ private func machine(retries: Int = 0, delay: Int64 = 1_000, timeout: Int64? = n
         #expect(m.handle(.timerFired(.timeout(attempt: 1)), now: 1_000) == [])
         #expect(m.handle(.attemptEnded(attempt: 1, .succeeded), now: 1_001) == [])
         #expect(m.handle(.cancel(reason: "interrupted"), now: 1_002) == [])
-        #expect(m.handle(.kill, now: 1_003) == [])
     }
 
     @Test func cancelStopsTheAttemptOnceAndItsEndIsACancel() {

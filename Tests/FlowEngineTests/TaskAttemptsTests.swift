@@ -226,8 +226,7 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         let attempt = try h.running
         h.cancel()
         h.operation.killRun()
-        h.loop.runPosted()
-        #expect(attempt.signals.map(\.signal) == [.terminate, .kill])
+        #expect(attempt.signals.map(\.signal) == [.terminate, .kill], "killed without waiting for the loop")
         #expect(attempt.signals.map(\.at) == [h.loop.now, h.loop.now])
     }
 }
