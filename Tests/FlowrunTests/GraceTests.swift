@@ -5,7 +5,7 @@ import Testing
 @Suite struct GraceTests {
     /// Before, a timed-out attempt got SIGKILL 10 s after SIGTERM whatever `--grace` said: a
     /// cleanup of 11 s was cut short. The trap writes its file once the cleanup is done.
-    @Test func aTimedOutTaskFinishesItsCleanupWithinTheGraceGiven() throws {
+    @Test func aTimedOutTaskFinishesItsCleanupWithinTheGraceGiven() async throws {
         let folder = try TemporaryFolder()
         try Data("""
             version: 1
@@ -16,7 +16,13 @@ import Testing
                   trap 'sleep 11; echo cleaned > cleaned; exit 3' TERM
                   sleep 1000 & wait
             """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "--grace", "30", "flow.yaml"], in: folder.url)
+        // On a thread of its own: the run takes 12 s, for which a blocking wait would hold one
+        // of the few threads the suite's async tests share.
+        let arguments = ["run", "--events", "jsonl", "--grace", "30", "flow.yaml"]
+        let url = folder.url
+        let result = try await withCheckedThrowingContinuation { done in
+            Thread.detachNewThread { done.resume(with: Result { try FlowrunBinary.run(arguments, in: url) }) }
+        }
         let events = try EventStream(result.stdout)
         #expect(result.status == 1)
         #expect(events.named("task.failed").first?["reason"] as? String == "timed out after 1s")
