@@ -84,8 +84,9 @@ struct RunCommand: ParsableCommand {
         let standardOutputClosed = StandardOutputClosed()
         let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed)
         let bus = EventBus(sinks: sinks)
-        let runner: any TaskRunner = engineOnly ? NoopRunner() : ShellRunner(processEnvironment: environment)
-        let engine = Engine(plan: plan, runner: runner, bus: bus, options: Engine.Options(
+        let (runner, loop): (any TaskRunner, any EngineLoop) = engineOnly ? (NoopRunner(), SerialQueueLoop())
+            : (ShellRunner(processEnvironment: environment), ShellRunner.loop)
+        let engine = Engine(plan: plan, runner: runner, loop: loop, bus: bus, options: Engine.Options(
             concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
         let signals = RunSignals(engine: engine)
         standardOutputClosed.watch(engine)
