@@ -34,7 +34,7 @@ public final class EventBus: @unchecked Sendable {
     /// More events than this waiting at a flush are written on `queue`.
     static let handOffBatch = 256
     /// Past this many bytes of events held, output readers wait (`hasRoom`).
-    public static let defaultMaxHeldBytes = 4 << 20
+    public static let defaultMaxHeldBytes = 2 << 20
     /// What one event costs besides its text: the `RunEvent`, its slot and a string's header.
     static let eventOverheadBytes = 128
 
