@@ -116,7 +116,8 @@ final class TaskOperation: Operation, @unchecked Sendable {
         let bus = bus
         let events = AttemptEvents(
             output: { stream, lines in bus.emit(contentsOf: lines.lazy.map { .taskOutput(task: id, stream: stream, line: $0) }) },
-            progress: { done, total, unit in bus.emit(.taskProgress(task: id, done: done, total: total, unit: unit)) }
+            progress: { done, total, unit in bus.emit(.taskProgress(task: id, done: done, total: total, unit: unit)) },
+            hasRoomForOutput: { bus.hasRoom(whenDrained: $0) }
         )
         let handle = runner.startAttempt(of: task, attempt: attempt, events: events) { [self] result in
             if running?.attempt == attempt { running = nil }

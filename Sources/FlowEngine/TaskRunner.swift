@@ -20,13 +20,19 @@ public struct AttemptEvents: Sendable {
     /// Lines of output, in order: all those one read brought, together.
     public var output: @Sendable (OutputStream, [String]) -> Void
     public var progress: @Sendable (_ done: Int64, _ total: Int64?, ProgressUnit) -> Void
+    /// Whether the sinks have room for more output (`EventBus.hasRoom`); when they have not,
+    /// the closure given is called once, from another thread, when they do. A runner stops
+    /// reading the task's output until then, so that a slow reader slows the task down.
+    public var hasRoomForOutput: @Sendable (_ whenRoom: @escaping @Sendable () -> Void) -> Bool
 
     public init(
         output: @escaping @Sendable (OutputStream, [String]) -> Void,
-        progress: @escaping @Sendable (Int64, Int64?, ProgressUnit) -> Void
+        progress: @escaping @Sendable (Int64, Int64?, ProgressUnit) -> Void,
+        hasRoomForOutput: @escaping @Sendable (_ whenRoom: @escaping @Sendable () -> Void) -> Bool = { _ in true }
     ) {
         self.output = output
         self.progress = progress
+        self.hasRoomForOutput = hasRoomForOutput
     }
 }
 

@@ -54,7 +54,12 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
                 }
                 if !lines.isEmpty { events.output(stream, lines) }
                 lines.removeAll(keepingCapacity: true)
-                if bytes == nil { streamClosed() }
+                if bytes == nil {
+                    streamClosed()
+                } else if !events.hasRoomForOutput({ OutputLoop.shared.resumeReading() }) {
+                    // The sinks are behind: the child waits on its full pipe until they catch up.
+                    OutputLoop.shared.pauseReading(descriptor)
+                }
             })
         }
         let pidfd = flowrun_pidfd_open(pid)

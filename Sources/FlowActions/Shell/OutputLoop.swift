@@ -24,8 +24,13 @@ import Darwin
 /// Dispatch read sources were tried first: libdispatch's own epoll loop crashed
 /// (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true` tasks.
 ///
-/// - Warning: `watches`, `owners`, `abandoned` and the timers are guarded by `lock`; the
-///   handlers, `ready`, `buffer`, `done` and `inTurn` are only used on `queue`, so they need no lock.
+/// A handler can pause the reading of its pipe (`pauseReading`) when the events have no room:
+/// the pipe leaves the epoll set, the child blocks in write(2) once it is full, and the exits,
+/// the wake-up pipe and the other pipes are still watched, so the loop itself never waits.
+///
+/// - Warning: `watches`, `owners`, `abandoned`, `resumeRequested` and the timers are guarded by
+///   `lock`; the handlers, `ready`, `buffer`, `done`, `paused` and `inTurn` are only used on
+///   `queue`, so they need no lock.
 final class OutputLoop: EngineLoop, @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
@@ -58,6 +63,10 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     private var ready = [Int32](repeating: -1, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
+    /// Pipes out of the epoll set until `resumeReading`.
+    private var paused: Set<Int32> = []
+    /// Set by `resumeReading`: at its next turn the loop reads the paused pipes again.
+    private var resumeRequested = false
     /// True while a turn runs; read and written only on `queue`.
     private var inTurn = false
     private var timers = LoopTimers()
@@ -134,6 +143,20 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         wake()
     }
 
+    /// Stops reading `descriptor` until `resumeReading`; called on the loop's queue, by the
+    /// pipe's handler, when the events it makes have no room (`EventBus.hasRoom`).
+    func pauseReading(_ descriptor: Int32) {
+        guard paused.insert(descriptor).inserted else { return }
+        _ = flowrun_epoll_remove(epoll, descriptor)
+    }
+
+    /// Reads every paused pipe again, from the loop's next turn; called from any thread. A pipe
+    /// that still has no room is paused again by its handler after one read.
+    func resumeReading() {
+        lock.withLock { resumeRequested = true }
+        wake()
+    }
+
     /// Waits for ready descriptors, handles them, and queues the next turn behind whatever the
     /// handlers queued meanwhile (the starts of the next tasks).
     private func turn() {
@@ -149,9 +172,10 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
             if descriptor == wakeRead {
                 endAbandoned()
+                resumeIfRequested()
                 continue
             }
-            guard let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
+            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
             switch watch {
             case .output(_, let handler):
                 if !drain(descriptor, handler) { done.append(descriptor) }
@@ -164,7 +188,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         // reused by a new child before a later event of this batch names it.
         for descriptor in done {
             lock.withLock { watches[descriptor] = nil }
-            _ = flowrun_epoll_remove(epoll, descriptor)
+            if paused.remove(descriptor) == nil { _ = flowrun_epoll_remove(epoll, descriptor) }
             close(descriptor)
         }
         done.removeAll(keepingCapacity: true)
@@ -189,9 +213,29 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             }
         }
         for (descriptor, handler) in ended where !done.contains(descriptor) {
+            // Paused with every writer gone, it holds only what the child wrote before its
+            // exit: that is read to its end once the events have room, not thrown away.
+            if paused.contains(descriptor) && Self.isHungUp(descriptor) { continue }
             handler(nil)
             done.append(descriptor)
         }
+    }
+
+    private func resumeIfRequested() {
+        guard lock.withLock({ () -> Bool in
+            defer { resumeRequested = false }
+            return resumeRequested
+        }) else { return }
+        for descriptor in paused {
+            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+        }
+        paused.removeAll()
+    }
+
+    /// Whether no process holds the pipe's write end any more.
+    private static func isHungUp(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLHUP) != 0
     }
 
     /// Reads what is there, up to `readsPerTurn` reads, so that a child writing without pause
@@ -203,6 +247,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 handler(buffer[0..<count])
+                if paused.contains(descriptor) { return true }
                 reads += 1
             } else if count < 0 && errno == EINTR {
                 continue
