@@ -10,9 +10,10 @@ import Foundation
 /// and reports back through the loop.
 package struct ActionRunner: TaskRunner {
     private let shell: ShellRunner
+    private let decompress = DecompressRunner(loop: ActionRunner.loop)
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
-    package static let runnableKinds: Set<String> = ["shell"]
+    package static let runnableKinds: Set<String> = ["shell", "decompress"]
 
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         shell = ShellRunner(processEnvironment: processEnvironment)
@@ -28,7 +29,9 @@ package struct ActionRunner: TaskRunner {
         switch task.spec.action {
         case .shell:
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
-        case .download, .decompress, .combine:
+        case .decompress:
+            return decompress.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .download, .combine:
             // RunCommand refuses such a plan before the run (`runnableKinds`).
             completion(.failed(reason: "this flowrun cannot run \(task.spec.action.kind) tasks", exitCode: nil))
             return ShellRunner.NotStarted()

@@ -61,12 +61,22 @@ public struct DecompressAction: Hashable, Sendable {
     /// nil: detected from the content.
     public var format: ArchiveFormat?
     public var stripComponents: Int
+    /// Ceilings against archive bombs (`max_files`, `max_bytes`, `max_ratio`); nil: the default.
+    public var maxFiles: Int?
+    public var maxBytes: Int?
+    public var maxRatio: Int?
 
-    public init(from: Located<String>, to: Located<String>, format: ArchiveFormat?, stripComponents: Int) {
+    public init(
+        from: Located<String>, to: Located<String>, format: ArchiveFormat?, stripComponents: Int,
+        maxFiles: Int? = nil, maxBytes: Int? = nil, maxRatio: Int? = nil
+    ) {
         self.from = from
         self.to = to
         self.format = format
         self.stripComponents = stripComponents
+        self.maxFiles = maxFiles
+        self.maxBytes = maxBytes
+        self.maxRatio = maxRatio
     }
 }
 

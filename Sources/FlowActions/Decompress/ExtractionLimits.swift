@@ -6,14 +6,14 @@ package struct ExtractionLimits: Sendable, Equatable {
     /// Entries (files, folders, links) at most.
     package var maxFiles: Int = 1_000_000
     /// Data bytes written at most (sparse holes do not count).
-    package var maxBytes: Int64 = 64 << 30
+    package var maxBytes = 64 << 30
     /// Data bytes written per compressed byte read, at most, once `ratioGrace` bytes were written.
-    package var maxRatio: Int64 = 200
-    package var ratioGrace: Int64 = 100 << 20
+    package var maxRatio = 200
+    package var ratioGrace = 100 << 20
 
     package init() {}
 
-    package init(maxFiles: Int?, maxBytes: Int64?, maxRatio: Int64?) {
+    package init(maxFiles: Int?, maxBytes: Int?, maxRatio: Int?) {
         if let maxFiles { self.maxFiles = maxFiles }
         if let maxBytes { self.maxBytes = maxBytes }
         if let maxRatio { self.maxRatio = maxRatio }

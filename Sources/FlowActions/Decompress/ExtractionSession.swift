@@ -16,6 +16,7 @@ final class ExtractionSession {
     /// Links to check on the finished tree (`SymlinkContainment`).
     private var links: [[String]] = []
     private var lastProgress: UInt64 = 0
+    private var descriptor: Int32 = -1
 
     init(archive: String, staging: String, extractor: ArchiveExtractor) throws(ExtractionFailure) {
         guard let reader = archive_read_new() else { throw ExtractionFailure("out of memory") }
@@ -29,7 +30,7 @@ final class ExtractionSession {
         self.archivePath = archive
         self.extractor = extractor
         var info = stat()
-        archiveSize = stat(archive, &info) == 0 ? Int64(info.st_size) : nil
+        archiveSize = stat(archive, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
         archive_read_support_filter_all(reader)
         Self.supportFormats(reader)
         // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
@@ -37,7 +38,11 @@ final class ExtractionSession {
         let flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
             | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_UNLINK
         archive_write_disk_set_options(writer, flags)
-        guard archive_read_open_filename(reader, archive, 64 * 1024) == ARCHIVE_OK else {
+        // Opened here, not by archive_read_open_filename, whose close reads a pipe to its end:
+        // a cancelled extraction from an endless pipe would never finish.
+        descriptor = open(archive, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ExtractionFailure("cannot read '\(archive)': \(FileTree.errorText())") }
+        guard archive_read_open_fd(reader, descriptor, 64 * 1024) == ARCHIVE_OK else {
             throw ExtractionFailure("cannot read '\(archive)': \(Self.message(reader))")
         }
     }
@@ -65,6 +70,7 @@ final class ExtractionSession {
     deinit {
         archive_read_free(reader)
         archive_write_free(writer)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     func extractAll(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
@@ -183,10 +189,10 @@ final class ExtractionSession {
             }
             bytesWritten += Int64(size)
             let compressed = archive_filter_bytes(reader, -1)
-            if bytesWritten > limits.maxBytes {
+            if bytesWritten > Int64(limits.maxBytes) {
                 throw ExtractionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes) bytes (max_bytes), at entry '\(name)'")
             }
-            if bytesWritten > limits.ratioGrace, bytesWritten > limits.maxRatio * max(compressed, 1) {
+            if bytesWritten > Int64(limits.ratioGrace), bytesWritten / max(compressed, 1) > Int64(limits.maxRatio) {
                 throw ExtractionFailure(
                     "'\(archivePath)' expands more than \(limits.maxRatio) times (max_ratio): \(bytesWritten) bytes from \(compressed), at entry '\(name)'"
                 )

@@ -71,14 +71,19 @@ extension WorkflowDecoder {
     }
 
     private mutating func decompress(_ node: Node, _ field: @autoclosure () -> String) -> DecompressAction? {
-        guard let fields = actionFields(node, field(), allowed: ["from", "to", "format", "strip_components"], required: ["from", "to"])
-        else { return nil }
+        let allowed: Set = ["from", "to", "format", "strip_components", "max_files", "max_bytes", "max_ratio"]
+        guard let fields = actionFields(node, field(), allowed: allowed, required: ["from", "to"]) else { return nil }
         let from = fields["from"].flatMap { nonEmptyString($0, "'from' of \(field())") }
         let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }
         let format: ArchiveFormat? = fields["format"].flatMap { choice($0, "'format' of \(field())") }
         let strip = fields["strip_components"].flatMap { int($0, "'strip_components' of \(field())", minimum: 0) }
+        let maxFiles = fields["max_files"].flatMap { int($0, "'max_files' of \(field())", minimum: 1) }
+        let maxBytes = fields["max_bytes"].flatMap { int($0, "'max_bytes' of \(field())", minimum: 1) }
+        let maxRatio = fields["max_ratio"].flatMap { int($0, "'max_ratio' of \(field())", minimum: 1) }
         guard let from, let to else { return nil }
-        return DecompressAction(from: from, to: to, format: format, stripComponents: strip ?? 0)
+        return DecompressAction(
+            from: from, to: to, format: format, stripComponents: strip ?? 0, maxFiles: maxFiles, maxBytes: maxBytes, maxRatio: maxRatio
+        )
     }
 
     static let imageKeys = ["layout", "columns", "size", "background"]
