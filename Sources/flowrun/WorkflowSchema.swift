@@ -302,6 +302,21 @@ enum WorkflowSchema {
           "description": "Leading path components removed from each entry. Default: 0.",
           "type": "integer",
           "minimum": 0
+        },
+        "max_files": {
+          "description": "Ceiling against archive bombs: most entries extracted. Default: 1000000.",
+          "type": "integer",
+          "minimum": 1
+        },
+        "max_bytes": {
+          "description": "Ceiling against archive bombs: most data bytes written (sparse holes do not count). Default: 68719476736 (64 GiB).",
+          "type": "integer",
+          "minimum": 1
+        },
+        "max_ratio": {
+          "description": "Ceiling against archive bombs: most bytes written per compressed byte read, once more than 100 MiB were written. Default: 200.",
+          "type": "integer",
+          "minimum": 1
         }
       },
       "required": ["from", "to"],

@@ -59,6 +59,22 @@ import Glibc
         #expect(listing(folder.url) == ["evil.zip", "flow.yaml"])
     }
 
+    @Test func theCeilingFieldsReachTheExtraction() throws {
+        let folder = try TemporaryFolder()
+        try python("""
+            os.chdir(sys.argv[1])
+            with zipfile.ZipFile('two.zip', 'w') as z:
+                z.writestr('a.txt', 'a'); z.writestr('b.txt', 'b')
+            """, in: folder.url)
+        try Data("version: 1\ntasks:\n  unpack: {decompress: {from: two.zip, to: out, max_files: 1}}\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        #expect(result.status == 1)
+        let failed = try EventStream(result.stdout).named("task.failed").first
+        #expect((failed?["reason"] as? String)?.contains("max_files") == true, "\(result.stdout)")
+        #expect(listing(folder.url) == ["flow.yaml", "two.zip"])
+    }
+
     @Test func ctrlCDuringAnExtractionLeavesToAsItWasAndNoStagingFolder() throws {
         let folder = try TemporaryFolder()
         let out = folder.url.appendingPathComponent("out")
