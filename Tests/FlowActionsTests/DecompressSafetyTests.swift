@@ -155,6 +155,41 @@ import Testing
         fixtures.expectOnly(["big.tar", "out"])
     }
 
+    @Test func aCancelIsSeenWhileAPipeWriterIsSilent() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try #require(mkfifo(fixtures.path("stalled.tar"), 0o600) == 0)
+        // Writes the start of an entry, then nothing: a read would wait for the writer (which
+        // gives up after 60 s, a hang guard that makes the test fail rather than hang).
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        writer.arguments = ["python3", "-c", """
+            import io, sys, tarfile, time
+            f = open(sys.argv[1], 'wb')
+            info = tarfile.TarInfo('big.bin'); info.size = 1 << 30
+            f.write(info.tobuf() + bytes(1 << 16)); f.flush()
+            time.sleep(60)
+            open(sys.argv[1] + '.gave-up', 'w').close()
+            """, fixtures.path("stalled.tar")]
+        try writer.run()
+        defer { if writer.isRunning { writer.terminate() } }
+        // Cancelled from another thread a moment after the first data, when the extraction is
+        // waiting for more (were it not yet, the cancel would be seen between blocks: the test
+        // passes either way with a working cancel, and hangs for 60 s without one).
+        let cancel = CancelFlag()
+        let extractor = ArchiveExtractor(from: fixtures.path("stalled.tar"), to: fixtures.path("out"), format: nil, stripComponents: 0, limits: ExtractionLimits())
+        var failure: ExtractionFailure?
+        do {
+            try extractor.run(isCancelled: { cancel.isSet }, progress: { _, _ in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancel.set() }
+            })
+        } catch {
+            failure = error
+        }
+        #expect(failure?.cancelled == true, "\(String(describing: failure))")
+        fixtures.expectOnly(["stalled.tar"])  // no stalled.tar.gave-up: stopped while the writer was silent
+    }
+
     @Test func setuidBitsAreDroppedAndOwnersNotRestored() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
@@ -168,4 +203,12 @@ import Testing
         #expect(tool.st_mode & 0o7777 == 0o755)
         #expect(tool.st_uid == getuid())
     }
+}
+
+/// A cancel request set from another thread.
+final class CancelFlag: @unchecked Sendable {  // `lock` guards `value`.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

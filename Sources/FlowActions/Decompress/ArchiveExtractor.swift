@@ -29,8 +29,11 @@ package struct ArchiveExtractor {
         try FileTree.makeFolders(parent.isEmpty ? "." : parent)
         let staging = try makeStaging(beside: target)
         defer { FileTree.remove(staging) }
-        let session = try ExtractionSession(archive: from, staging: staging, extractor: self)
-        try session.extractAll(isCancelled: isCancelled, progress: progress)
+        try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
+            // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
+            let session = try ExtractionSession(archive: from, staging: staging, extractor: self, isCancelled: isCancelled)
+            try session.extractAll(isCancelled: isCancelled, progress: progress)
+        }
         if isCancelled() { throw .stopped }
         try StagingPlacement.place(staging, at: target)
     }

@@ -17,8 +17,10 @@ final class ExtractionSession {
     private var links: [[String]] = []
     private var lastProgress: UInt64 = 0
     private var descriptor: Int32 = -1
+    private let isRegularFile: Bool
+    private var pipeSource: PipeSource?
 
-    init(archive: String, staging: String, extractor: ArchiveExtractor) throws(ExtractionFailure) {
+    init(archive: String, staging: String, extractor: ArchiveExtractor, isCancelled: @escaping () -> Bool) throws(ExtractionFailure) {
         guard let reader = archive_read_new() else { throw ExtractionFailure("out of memory") }
         guard let writer = archive_write_disk_new() else {
             archive_read_free(reader)
@@ -30,7 +32,8 @@ final class ExtractionSession {
         self.archivePath = archive
         self.extractor = extractor
         var info = stat()
-        archiveSize = stat(archive, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
+        isRegularFile = stat(archive, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        archiveSize = isRegularFile ? Int64(info.st_size) : nil
         archive_read_support_filter_all(reader)
         Self.supportFormats(reader)
         // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
@@ -42,7 +45,9 @@ final class ExtractionSession {
         // a cancelled extraction from an endless pipe would never finish.
         descriptor = open(archive, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ExtractionFailure("cannot read '\(archive)': \(FileTree.errorText())") }
-        guard archive_read_open_fd(reader, descriptor, 64 * 1024) == ARCHIVE_OK else {
+        if !isRegularFile { pipeSource = PipeSource(descriptor: descriptor, isCancelled: isCancelled) }
+        let opened = pipeSource?.open(reader) ?? archive_read_open_fd(reader, descriptor, 64 * 1024)
+        guard opened == ARCHIVE_OK else {
             throw ExtractionFailure("cannot read '\(archive)': \(Self.message(reader))")
         }
     }
@@ -81,6 +86,7 @@ final class ExtractionSession {
             let status = archive_read_next_header(reader, &entryPointer)
             if status == ARCHIVE_EOF { break }
             guard status >= ARCHIVE_WARN, let entry = entryPointer else {
+                if isCancelled() { throw .stopped }
                 throw ExtractionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
             }
             if detected == nil {
@@ -109,7 +115,8 @@ final class ExtractionSession {
         } else if found.isSingleFile && found.filters.isEmpty {
             throw ExtractionFailure("'\(archivePath)' is not an archive flowrun can read")
         }
-        if found.isZip { try ZipHeaderCheck.check(archivePath) }
+        // A zip from a pipe is read as a stream: there is no central directory to check it against.
+        if found.isZip && isRegularFile { try ZipHeaderCheck.check(archivePath) }
     }
 
     private func extract(
@@ -182,6 +189,7 @@ final class ExtractionSession {
             let status = archive_read_data_block(reader, &buffer, &size, &offset)
             if status == ARCHIVE_EOF { return }
             guard status == ARCHIVE_OK else {
+                if isCancelled() { throw .stopped }
                 throw .entry(name, "cannot be read: \(Self.message(reader))")
             }
             guard archive_write_data_block(writer, buffer, size, offset) >= ARCHIVE_WARN else {
