@@ -168,6 +168,9 @@ public struct PlanPrinter: Sendable {
             field("to", decompress.to.value, to: &text)
             field("format", decompress.format?.rawValue ?? "detected from the content", to: &text)
             if decompress.stripComponents > 0 { field("strip_components", "\(decompress.stripComponents)", to: &text) }
+            for (key, value) in [("max_files", decompress.maxFiles), ("max_bytes", decompress.maxBytes), ("max_ratio", decompress.maxRatio)] {
+                if let value { field(key, "\(value)", to: &text) }
+            }
         case .combine(let combine):
             for input in combine.inputs { field("input", input.value, to: &text) }
             field("to", combine.to.value, to: &text)

@@ -15,7 +15,7 @@ package enum EntryPath {
     package static func resolve(_ name: String, strip: Int, zip: Bool) -> Verdict {
         let text = zip ? name.replacingOccurrences(of: "\\", with: "/") : name
         if text.hasPrefix("/") { return .refused("has an absolute path") }
-        if zip, text.count >= 2, text.dropFirst().first == ":" { return .refused("has an absolute path") }
+        if zip, let drive = text.first, drive.isLetter, text.dropFirst().first == ":" { return .refused("has an absolute path") }
         var parts: [String] = []
         for part in text.split(separator: "/", omittingEmptySubsequences: true) {
             if part == ".." { return .refused("has a '..' component") }

@@ -99,6 +99,7 @@ final class ExtractionSession {
         if detected == nil, let format = extractor.format, format != .tar {
             throw ExtractionFailure("'\(archivePath)' is empty, not \(format.rawValue) as 'format' says")
         }
+        progress(archive_filter_bytes(reader, -1), archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
             throw ExtractionFailure("cannot finish writing: \(Self.message(writer))")
         }
