@@ -102,6 +102,11 @@ import Testing
         #expect(fixtures.listing("out") == ["inside.log"])
         #expect(fixtures.extract("notes.txt.gz", to: "notes") == nil)
         #expect(fixtures.text("notes/notes.txt") == "notes\n")
+        // `format: gz` is gunzip, whatever the content: a .tar.gz yields its .tar.
+        try fixtures.python(Self.tree + "with tarfile.open('app.tar', 'w') as t: tree(t)\nopen('app.tar.gz', 'wb').write(gzip.compress(open('app.tar', 'rb').read()))")
+        #expect(fixtures.extract("app.tar.gz", to: "tar", format: .gz) == nil)
+        #expect(fixtures.listing("tar") == ["app.tar"])
+        #expect(FileManager.default.contentsEqual(atPath: fixtures.path("tar/app.tar"), andPath: fixtures.path("app.tar")))
     }
 
     @Test func aFormatThatDoesNotMatchFailsClearly() throws {

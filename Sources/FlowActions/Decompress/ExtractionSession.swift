@@ -35,7 +35,11 @@ final class ExtractionSession {
         isRegularFile = stat(archive, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         archiveSize = isRegularFile ? Int64(info.st_size) : nil
         archive_read_support_filter_all(reader)
-        Self.supportFormats(reader)
+        if extractor.format == .gz {
+            archive_read_support_format_raw(reader)  // gunzip: a .tar.gz given as gz yields its .tar
+        } else {
+            Self.supportFormats(reader)
+        }
         // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
         // libarchive sees them (staging paths are absolute), so NOABSOLUTEPATHS is not set.
         let flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
