@@ -23,8 +23,6 @@ public struct DescriptorWriter: Sendable {
     public let name: String
     /// Whether `close()` closes the descriptor (only for files this writer opened).
     private let ownsDescriptor: Bool
-    /// Keeps a `FileHandle` alive, and with it its descriptor, for as long as the writer.
-    private let handle: FileHandle?
     /// Shared by the copies of this writer, so that a failure seen by one stops them all.
     private let failureState = LockedState<WriteFailure?>(nil)
     private let onFailure: (@Sendable (WriteFailure) -> Void)?
@@ -35,18 +33,9 @@ public struct DescriptorWriter: Sendable {
         self.descriptor = descriptor
         self.name = name ?? Self.defaultName(of: descriptor)
         self.ownsDescriptor = false
-        self.handle = nil
         self.onFailure = onFailure
     }
 
-    /// Writes to the descriptor of `fileHandle`, such as `FileHandle.standardOutput`.
-    public init(fileHandle: FileHandle) {
-        self.descriptor = fileHandle.fileDescriptor
-        self.name = Self.defaultName(of: fileHandle.fileDescriptor)
-        self.ownsDescriptor = false
-        self.handle = fileHandle
-        self.onFailure = nil
-    }
 
     /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
     /// `close()` closes it.
@@ -56,7 +45,6 @@ public struct DescriptorWriter: Sendable {
         self.descriptor = descriptor
         self.name = path
         self.ownsDescriptor = true
-        self.handle = nil
         self.onFailure = nil
     }
 
