@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FlowModel
 import Foundation
 
@@ -35,7 +31,6 @@ public struct DescriptorWriter: Sendable {
         self.ownsDescriptor = false
         self.onFailure = onFailure
     }
-
 
     /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
     /// `close()` closes it.
@@ -72,11 +67,7 @@ public struct DescriptorWriter: Sendable {
         guard var next = bytes.baseAddress, failure == nil else { return }
         var remaining = bytes.count
         while remaining > 0 {
-            #if canImport(Glibc)
             let written = Glibc.write(descriptor, next, remaining)
-            #else
-            let written = Darwin.write(descriptor, next, remaining)
-            #endif
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -111,11 +102,7 @@ public struct DescriptorWriter: Sendable {
     /// (a network file system reports a lost write there) is a failure too.
     public func close() {
         guard ownsDescriptor else { return }
-        #if canImport(Glibc)
         let closed = Glibc.close(descriptor)
-        #else
-        let closed = Darwin.close(descriptor)
-        #endif
         if closed != 0, errno != EINTR { fail(errno) }
     }
 

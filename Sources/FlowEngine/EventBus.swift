@@ -2,11 +2,7 @@ import Dispatch
 import FlowModel
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The one serial event sink of a run: stamps `seq` and `time` and hands events to every sink.
 ///

@@ -2,11 +2,7 @@ import CSpawn
 import FlowEngine
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The engine's loop for shell tasks (`EngineLoop`): one serial queue that watches every
 /// running child with epoll(7), the stdout and stderr pipes and a pidfd that tells when the
