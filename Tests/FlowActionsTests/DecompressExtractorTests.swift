@@ -118,6 +118,11 @@ import Testing
         let plain = try #require(fixtures.extract("plain.txt"))
         #expect(plain.message.contains("not an archive"), "\(plain)")
         fixtures.expectOnly(["app.tar.gz", "plain.txt"])
+        // With no entry to read, the format is still checked.
+        try fixtures.python("tarfile.open('empty.tar.gz', 'w:gz').close()\nopen('empty', 'w').close()")
+        #expect(fixtures.extract("empty.tar.gz", to: "e1", format: .tarGz) == nil)
+        #expect(fixtures.extract("empty.tar.gz", to: "e2", format: .tarXz)?.message.contains("not tar.xz") == true)
+        #expect(fixtures.extract("empty", to: "e3", format: .zip)?.message.contains("is empty, not zip") == true)
     }
 
     @Test func anExistingFolderIsMergedInto() throws {

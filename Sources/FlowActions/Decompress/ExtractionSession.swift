@@ -100,8 +100,9 @@ final class ExtractionSession {
             }
             try extract(entry, detected!, isCancelled: isCancelled, progress: progress)
         }
-        if detected == nil, let format = extractor.format, format != .tar {
-            throw ExtractionFailure("'\(archivePath)' is empty, not \(format.rawValue) as 'format' says")
+        if detected == nil, extractor.format != nil {
+            // No entry: an empty tar (or tar.gz) is still checked against the format given.
+            try check(DetectedFormat(reader))
         }
         progress(archive_filter_bytes(reader, -1), archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
