@@ -136,6 +136,12 @@ import Testing
         #expect(fixtures.listing("out/bin") == ["mine", "tool"])
         #expect(fixtures.text("out/README") == "read me\n")
         fixtures.expectOnly(["app.tar", "out"])
+        // A `to` that is a symlink to a folder is followed, as `tar -C` does.
+        try FileManager.default.createDirectory(atPath: fixtures.path("real"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: fixtures.path("linked"), withDestinationPath: "real")
+        #expect(fixtures.extract("app.tar", to: "linked", strip: 1) == nil)
+        #expect(FileTree.readLink(fixtures.path("linked")) == "real")
+        #expect(fixtures.text("real/README") == "read me\n")
     }
 
     @Test func manyFilesAndASmallVeryCompressibleFileExtract() throws {

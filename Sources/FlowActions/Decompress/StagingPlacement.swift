@@ -11,10 +11,14 @@ enum StagingPlacement {
         guard let existing = FileTree.status(to) else {
             return try rename(staging, to)
         }
-        guard FileTree.isDirectory(existing) else {
+        // A `to` that is a symlink to a folder is merged into, as `tar -C` follows it; a rename
+        // would replace the link itself.
+        let isLink = existing.st_mode & S_IFMT == S_IFLNK
+        var followed = stat()
+        guard isLink ? stat(to, &followed) == 0 && FileTree.isDirectory(followed) : FileTree.isDirectory(existing) else {
             throw ExtractionFailure("'\(to)' exists and is not a folder")
         }
-        if try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
+        if !isLink, try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
         try findConflicts(staging, to)
         try merge(staging, to)
         FileTree.remove(staging)
