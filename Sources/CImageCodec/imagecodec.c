@@ -1,0 +1,257 @@
+#include "imagecodec.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <png.h>
+#include <jpeglib.h>
+#include <jerror.h>
+
+static void set_message(char *message, size_t size, const char *format, ...) {
+    if (size == 0) return;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(message, size, format, arguments);
+    va_end(arguments);
+}
+
+static int too_many_pixels(uint64_t width, uint64_t height, uint64_t max_pixels,
+                           char *message, size_t size) {
+    if (width * height <= max_pixels) return 0;
+    set_message(message, size, "image is %llux%llu (%.1f megapixels), more than the ceiling of %.1f megapixels",
+                (unsigned long long)width, (unsigned long long)height,
+                (double)(width * height) / 1e6, (double)max_pixels / 1e6);
+    return 1;
+}
+
+// MARK: PNG
+
+/// State that must survive a longjmp lives here, not in locals (which setjmp may not restore).
+typedef struct {
+    jmp_buf jump;
+    char *message;
+    size_t message_size;
+    unsigned char *pixels;
+    png_bytep *rows;
+    int fd;
+} png_context;
+
+static void png_failed(png_structp png, png_const_charp text) {
+    png_context *context = png_get_error_ptr(png);
+    set_message(context->message, context->message_size, "%s", text);
+    longjmp(context->jump, 1);
+}
+
+static void png_warned(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;  // recoverable (an ancillary chunk's bad CRC, an unknown sRGB profile): ignored
+}
+
+static int png_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun_image *image, char *message, size_t size) {
+    png_context context = {.message = message, .message_size = size};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, png_failed, png_warned);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        set_message(message, size, "out of memory");
+        return -1;
+    }
+    if (setjmp(context.jump)) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(context.pixels);
+        free(context.rows);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_read_info(png, info);
+    png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
+    if (too_many_pixels(width, height, max_pixels, message, size)) longjmp(context.jump, 1);
+    if (header_only) {
+        png_destroy_read_struct(&png, &info, NULL);
+        image->width = width;
+        image->height = height;
+        return 0;
+    }
+
+    // Everything to 8-bit RGBA: palette and low-bit grey expanded, tRNS made alpha, 16-bit
+    // rounded (scale, not strip, which truncates), grey copied to RGB, opaque alpha added.
+    png_set_expand(png);
+    png_set_scale_16(png);
+    png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)width * 4) png_error(png, "unexpected row size after conversion to RGBA");
+
+    context.pixels = malloc((size_t)width * height * 4);
+    context.rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!context.pixels || !context.rows) png_error(png, "out of memory");
+    for (png_uint_32 y = 0; y < height; y++) context.rows[y] = context.pixels + (size_t)y * width * 4;
+    png_read_image(png, context.rows);
+    png_read_end(png, NULL);
+
+    png_destroy_read_struct(&png, &info, NULL);
+    free(context.rows);
+    image->width = width;
+    image->height = height;
+    image->pixels = context.pixels;
+    return 0;
+}
+
+// MARK: JPEG
+
+typedef struct {
+    struct jpeg_error_mgr manager;
+    jmp_buf jump;
+    char *message;
+    size_t message_size;
+} jpeg_context;
+
+static void jpeg_failed(j_common_ptr cinfo) {
+    jpeg_context *context = (jpeg_context *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    cinfo->err->format_message(cinfo, text);
+    set_message(context->message, context->message_size, "%s", text);
+    longjmp(context->jump, 1);
+}
+
+/// libjpeg only warns where data is lost (a premature end fills the rest with grey): those
+/// warnings are errors here. Warnings that lose no pixels (extra bytes before a marker, an
+/// unknown JFIF version, a bad ICC marker) are ignored, as image viewers do.
+static void jpeg_emitted(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;  // trace messages
+    switch (cinfo->err->msg_code) {
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_JFIF_MAJOR:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_BOGUS_ICC:
+        return;
+    default:
+        jpeg_failed(cinfo);
+    }
+}
+
+static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun_image *image, char *message, size_t size) {
+    struct jpeg_decompress_struct cinfo;
+    jpeg_context context = {.message = message, .message_size = size};
+    unsigned char *volatile pixels = NULL;
+    cinfo.err = jpeg_std_error(&context.manager);
+    context.manager.error_exit = jpeg_failed;
+    context.manager.emit_message = jpeg_emitted;
+    if (setjmp(context.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_stdio_src(&cinfo, file);
+    jpeg_read_header(&cinfo, TRUE);
+    if (too_many_pixels(cinfo.image_width, cinfo.image_height, max_pixels, message, size)) longjmp(context.jump, 1);
+    if (header_only) {
+        image->width = cinfo.image_width;
+        image->height = cinfo.image_height;
+        jpeg_destroy_decompress(&cinfo);
+        return 0;
+    }
+    cinfo.out_color_space = JCS_EXT_RGBA;
+    jpeg_start_decompress(&cinfo);
+    size_t stride = (size_t)cinfo.output_width * 4;
+    pixels = malloc(stride * cinfo.output_height);
+    if (!pixels) {
+        set_message(message, size, "out of memory");
+        longjmp(context.jump, 1);
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = pixels + stride * cinfo.output_scanline;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    image->width = cinfo.output_width;
+    image->height = cinfo.output_height;
+    image->pixels = pixels;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+// MARK: Entry points
+
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, flowrun_image *image,
+                         char *message, size_t message_size) {
+    image->width = image->height = 0;
+    image->pixels = NULL;
+    FILE *file = fopen(path, "rbe");
+    if (!file) {
+        set_message(message, message_size, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    unsigned char signature[8] = {0};
+    size_t count = fread(signature, 1, sizeof signature, file);
+    rewind(file);
+    int result;
+    if (count == 8 && png_sig_cmp(signature, 0, 8) == 0) {
+        result = png_decode(file, max_pixels, header_only, image, message, message_size);
+    } else if (count >= 3 && signature[0] == 0xff && signature[1] == 0xd8 && signature[2] == 0xff) {
+        result = jpeg_decode(file, max_pixels, header_only, image, message, message_size);
+    } else if (ferror(file)) {
+        set_message(message, message_size, "cannot read: %s", strerror(errno));
+        result = -1;
+    } else {
+        set_message(message, message_size, "not a PNG or JPEG image");
+        result = -1;
+    }
+    fclose(file);
+    return result;
+}
+
+void flowrun_image_free(flowrun_image *image) {
+    free(image->pixels);
+    image->pixels = NULL;
+}
+
+static void png_write_to_fd(png_structp png, png_bytep data, size_t length) {
+    png_context *context = png_get_io_ptr(png);
+    while (length > 0) {
+        ssize_t written = write(context->fd, data, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            char text[128];
+            snprintf(text, sizeof text, "cannot write: %s", written < 0 ? strerror(errno) : "no progress");
+            png_error(png, text);
+        }
+        data += written;
+        length -= (size_t)written;
+    }
+}
+
+static void png_flush_nothing(png_structp png) { (void)png; }
+
+int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels,
+                       const unsigned char *pixels, char *message, size_t message_size) {
+    png_context context = {.message = message, .message_size = message_size, .fd = fd};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, png_failed, png_warned);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        set_message(message, message_size, "out of memory");
+        return -1;
+    }
+    if (setjmp(context.jump)) {
+        png_destroy_write_struct(&png, &info);
+        return -1;
+    }
+    png_set_write_fn(png, &context, png_write_to_fd, png_flush_nothing);
+    png_set_IHDR(png, info, width, height, 8, channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    png_write_info(png, info);
+    size_t stride = (size_t)width * (size_t)channels;
+    for (uint32_t y = 0; y < height; y++) png_write_row(png, pixels + stride * y);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return 0;
+}

@@ -1,0 +1,36 @@
+#ifndef FLOWRUN_IMAGECODEC_H
+#define FLOWRUN_IMAGECODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// libpng and libjpeg report errors by longjmp, which must not cross Swift frames: these
+/// functions keep every setjmp and longjmp inside C and return an error message instead.
+
+/// A decoded image: `width * height` pixels of 8-bit RGBA, straight (not premultiplied) alpha,
+/// rows top to bottom with no padding. `pixels` comes from malloc: free it with
+/// `flowrun_image_free`.
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    unsigned char *pixels;
+} flowrun_image;
+
+/// Decodes the PNG or JPEG (told apart by their signatures) at `path` into `*image`. Every
+/// PNG colour type and bit depth, interlaced or not (16-bit samples are rounded to 8), and
+/// baseline or progressive JPEG. An image whose header claims more than `max_pixels` pixels is
+/// refused before any pixel is decoded. A corrupt or truncated file is an error, also where
+/// libjpeg would only warn (a premature end, a bad Huffman code).
+/// With `header_only`, reads only the header: sets the size and leaves `pixels` NULL.
+/// Returns 0, or -1 with a message (NUL-terminated, truncated to `message_size`) in `message`.
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, flowrun_image *image,
+                         char *message, size_t message_size);
+
+void flowrun_image_free(flowrun_image *image);
+
+/// Writes `pixels` (`channels` 3: RGB or 4: RGBA, 8-bit, rows without padding) as a PNG to the
+/// open descriptor `fd`. Returns 0, or -1 with a message (a failed write names its errno).
+int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels,
+                       const unsigned char *pixels, char *message, size_t message_size);
+
+#endif
