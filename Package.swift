@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning"]),
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),
-        .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures"]),
+        .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive"]),
         .testTarget(name: "FlowrunTests", dependencies: ["flowrun"], exclude: ["Fixtures", "schema_agreement.py"]),
     ]
 )

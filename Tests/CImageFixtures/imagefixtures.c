@@ -82,3 +82,21 @@ int fixture_write_jpeg(const char *path, uint32_t width, uint32_t height, int co
     jpeg_destroy_compress(&cinfo);
     return fclose(file) == 0 ? 0 : -1;
 }
+
+int fixture_read_png(const char *path, uint32_t *width, uint32_t *height, int *channels_in_file,
+                     unsigned char **pixels) {
+    png_image image = {0};
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&image, path)) return -1;
+    *channels_in_file = PNG_IMAGE_SAMPLE_CHANNELS(image.format);
+    image.format = PNG_FORMAT_RGBA;
+    *pixels = malloc(PNG_IMAGE_SIZE(image));
+    if (!*pixels || !png_image_finish_read(&image, NULL, *pixels, 0, NULL)) {
+        png_image_free(&image);
+        free(*pixels);
+        return -1;
+    }
+    *width = image.width;
+    *height = image.height;
+    return 0;
+}

@@ -19,4 +19,9 @@ int fixture_write_png(const char *path, uint32_t width, uint32_t height, int bit
 int fixture_write_jpeg(const char *path, uint32_t width, uint32_t height, int components,
                        const unsigned char *pixels, int quality, int progressive);
 
+/// Reads the PNG at `path` as 8-bit RGBA with libpng's simplified API (independent of the
+/// decoder under test) into `*pixels` (malloc'd: free it). Returns 0, or -1.
+int fixture_read_png(const char *path, uint32_t *width, uint32_t *height, int *channels_in_file,
+                     unsigned char **pixels);
+
 #endif
