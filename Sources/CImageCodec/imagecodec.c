@@ -189,12 +189,20 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
         set_message(message, message_size, "cannot open: %s", strerror(errno));
         return -1;
     }
-    unsigned char signature[8] = {0};
+    // The signature, and for a PNG its IHDR: width and height, checked against the ceiling
+    // before libpng reads on (png_read_info reads every chunk up to the first IDAT).
+    unsigned char signature[24] = {0};
     size_t count = fread(signature, 1, sizeof signature, file);
     rewind(file);
     int result;
-    if (count == 8 && png_sig_cmp(signature, 0, 8) == 0) {
-        result = png_decode(file, max_pixels, header_only, image, message, message_size);
+    if (count >= 8 && png_sig_cmp(signature, 0, 8) == 0) {
+        if (count == 24 && memcmp(signature + 12, "IHDR", 4) == 0 &&
+            too_many_pixels(png_get_uint_32(signature + 16), png_get_uint_32(signature + 20), max_pixels,
+                            message, message_size)) {
+            result = -1;
+        } else {
+            result = png_decode(file, max_pixels, header_only, image, message, message_size);
+        }
     } else if (count >= 3 && signature[0] == 0xff && signature[1] == 0xd8 && signature[2] == 0xff) {
         result = jpeg_decode(file, max_pixels, header_only, image, message, message_size);
     } else if (ferror(file)) {

@@ -23,11 +23,16 @@ struct CombineInputs {
 
     /// `patterns` are absolute (the planner resolved them against `workdir`). A pattern with
     /// `*`, `?` or `[` expands to its matches in sorted (byte) order and must match something;
-    /// any other path is taken as it is, and must exist when read.
-    init(patterns: [String], workdir: String) throws(CombineFailure) {
+    /// any other path is taken as it is, and must exist when read. A pattern's matches leave
+    /// out `output` (a rerun of `inputs: ["*.txt"], to: all.txt` must not read the last run's
+    /// output, as tar leaves out the archive it writes); `output` named as an input is an error.
+    init(patterns: [String], workdir: String, output: String) throws(CombineFailure) {
         var files: [Input] = []
         for pattern in patterns {
-            for path in try Self.expand(pattern) {
+            guard pattern != output else { throw CombineFailure("input \(pattern) is the output 'to' itself") }
+            let paths = try Self.expand(pattern).filter { $0 != output }
+            if paths.isEmpty { throw CombineFailure("input pattern '\(pattern)' matches no file but the output") }
+            for path in paths {
                 files.append(Input(path: path, name: Self.name(of: path, in: workdir)))
             }
         }

@@ -10,12 +10,9 @@ struct CombineJob {
     var maxPixels: Int
 
     func run(control: CombineControl) throws(CombineFailure) {
-        let inputs = try CombineInputs(patterns: action.inputs.map(\.value), workdir: workdir).files
-        guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
         let destination = action.to.value
-        if let input = inputs.first(where: { $0.path == destination }) {
-            throw CombineFailure("input \(input.path) is the output 'to' itself")
-        }
+        let inputs = try CombineInputs(patterns: action.inputs.map(\.value), workdir: workdir, output: destination).files
+        guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
         try control.checkCancelled()
         let output = try AtomicOutputFile(destination: destination)
         do {

@@ -78,7 +78,7 @@ enum ImageCombiner {
                     for channel in 0..<3 {
                         canvas[pixel * 3 + channel] = byte(image[source + channel] + under[channel] * (1 - alpha))
                     }
-                } else if alpha > 0 {
+                } else if alpha >= 0.5 / 255 {
                     for channel in 0..<3 { canvas[pixel * 4 + channel] = byte(image[source + channel] / alpha) }
                     canvas[pixel * 4 + 3] = byte(alpha)
                 }

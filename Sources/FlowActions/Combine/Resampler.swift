@@ -12,6 +12,7 @@ enum Resampler {
     /// The result: premultiplied RGBA, 0...1, clamped (Lanczos overshoots at sharp edges).
     static func resize(_ image: DecodedImage, width: Int, height: Int) -> [Float] {
         let pixels = image.pixels
+        if width == image.width && height == image.height { return premultiplied(image) }
         let across = weights(from: image.width, to: width)
         let down = weights(from: image.height, to: height)
         // Across first, row by row from the 8-bit source, so that no float copy of a large
@@ -55,6 +56,18 @@ enum Resampler {
             let alpha = min(max(result[pixel + 3], 0), 1)
             result[pixel + 3] = alpha
             for channel in 0..<3 { result[pixel + channel] = min(max(result[pixel + channel], 0), alpha) }
+        }
+        return result
+    }
+
+    /// The image as it is, premultiplied: a cell its exact size needs no filter.
+    static func premultiplied(_ image: DecodedImage) -> [Float] {
+        let pixels = image.pixels
+        var result = [Float](repeating: 0, count: pixels.count)
+        for pixel in stride(from: 0, to: pixels.count, by: 4) {
+            let alpha = Float(pixels[pixel + 3]) / 255
+            for channel in 0..<3 { result[pixel + channel] = Float(pixels[pixel + channel]) / 255 * alpha }
+            result[pixel + 3] = alpha
         }
         return result
     }
