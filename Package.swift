@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive", "CImageCodec"]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
@@ -38,7 +39,7 @@ let package = Package(
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
-        .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning"]),
+        .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),
         .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive"]),
         .testTarget(name: "FlowrunTests", dependencies: ["flowrun"], exclude: ["Fixtures", "schema_agreement.py"]),

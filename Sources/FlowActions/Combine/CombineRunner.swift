@@ -6,23 +6,26 @@ import FlowPlanning
 /// Runs `combine` tasks: concat, tar, tar.gz, zip or image, written atomically to `to`.
 ///
 /// `startAttempt` returns at once: the work runs on a queue of the runner's own, never on the
-/// engine's, and checks for cancellation between blocks (1 MiB of an input, one image).
-public struct CombineRunner: TaskRunner {
+/// engine's loop, checks for cancellation between blocks (1 MiB of an input, one image), and
+/// reports its end through the loop.
+package struct CombineRunner: TaskRunner {
     /// The pixel ceiling: an input whose header claims more, or a combined image larger, is
     /// refused. 100 megapixels is 400 MB decoded, more than any camera image of today.
-    public static let defaultMaxPixels = 100_000_000
+    package static let defaultMaxPixels = 100_000_000
 
     /// Blocking reads and writes, so a queue of flowrun's own, which gets threads as they
     /// block, rather than the global one that the rest of the process shares.
     private static let workers = DispatchQueue(label: "flowrun.combine", attributes: .concurrent)
 
+    private let loop: any EngineLoop
     private let maxPixels: Int
 
-    public init(maxPixels: Int = Self.defaultMaxPixels) {
+    package init(loop: any EngineLoop = ShellRunner.loop, maxPixels: Int = Self.defaultMaxPixels) {
+        self.loop = loop
         self.maxPixels = maxPixels
     }
 
-    public func startAttempt(
+    package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
@@ -32,13 +35,16 @@ public struct CombineRunner: TaskRunner {
             return CombineAttempt(control: control)
         }
         let job = CombineJob(action: action, workdir: task.workdir, maxPixels: maxPixels)
+        let loop = self.loop
         Self.workers.async {
+            let result: AttemptResult
             do throws(CombineFailure) {
                 try job.run(control: control)
-                completion(.succeeded)
+                result = .succeeded
             } catch {
-                completion(.failed(reason: error.description, exitCode: nil))
+                result = .failed(reason: error.description, exitCode: nil)
             }
+            loop.post { completion(result) }
         }
         return CombineAttempt(control: control)
     }
@@ -49,6 +55,6 @@ public struct CombineRunner: TaskRunner {
 struct CombineAttempt: RunningAttempt {
     let control: CombineControl
 
-    func terminate(grace: Double) { control.cancel() }
+    func terminate() { control.cancel() }
     func kill() { control.cancel() }
 }
