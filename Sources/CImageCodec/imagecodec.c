@@ -1,12 +1,14 @@
 #include "imagecodec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <png.h>
 #include <jpeglib.h>
@@ -184,9 +186,23 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
                          char *message, size_t message_size) {
     image->width = image->height = 0;
     image->pixels = NULL;
-    FILE *file = fopen(path, "rbe");
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, out of reach of cancel.
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat status;
+    if (fd < 0 || fstat(fd, &status) != 0) {
+        set_message(message, message_size, "cannot open: %s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        set_message(message, message_size, "not a regular file");
+        close(fd);
+        return -1;
+    }
+    FILE *file = fdopen(fd, "rb");
     if (!file) {
         set_message(message, message_size, "cannot open: %s", strerror(errno));
+        close(fd);
         return -1;
     }
     // The signature, and for a PNG its IHDR: width and height, checked against the ceiling

@@ -16,7 +16,13 @@ enum ArchiveWriter {
         control: CombineControl
     ) throws(CombineFailure) {
         guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
-        defer { archive_write_free(archive) }
+        var finished = false
+        defer {
+            // Freeing an unfinished archive would first pad the open entry to its full size
+            // (gigabytes, gzipped, after a cancel): marked failed, it is only released.
+            if !finished { archive_write_fail(archive) }
+            archive_write_free(archive)
+        }
         func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(CombineFailure) {
             guard status < ARCHIVE_WARN else { return }
             let reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(status)"
@@ -67,6 +73,7 @@ enum ArchiveWriter {
             try check(archive_write_finish_entry(archive), "entry \(name)")
         }
         try check(archive_write_close(archive), "close")
+        finished = true
         control.progress(done, of: total, .bytes, final: true)
     }
 }

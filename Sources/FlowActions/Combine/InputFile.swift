@@ -18,7 +18,8 @@ final class InputFile {
 
     init(_ path: String) throws(CombineFailure) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, out of reach of cancel.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw CombineFailure("cannot open input \(path): \(String(cString: strerror(errno)))") }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
