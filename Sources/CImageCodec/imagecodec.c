@@ -31,6 +31,17 @@ static int too_many_pixels(uint64_t width, uint64_t height, uint64_t max_pixels,
     return 1;
 }
 
+/// Asked every so many rows whether to stop (a cancelled task).
+typedef struct {
+    int (*should_stop)(void *);
+    void *context;
+    unsigned rows;
+} stop_check;
+
+static int stop_requested(stop_check *check) {
+    return check->should_stop && ++check->rows % 32 == 0 && check->should_stop(check->context);
+}
+
 // MARK: PNG
 
 /// State that must survive a longjmp lives here, not in locals (which setjmp may not restore).
@@ -41,6 +52,8 @@ typedef struct {
     unsigned char *pixels;
     png_bytep *rows;
     int fd;
+    stop_check stop;
+    int stopped;
 } png_context;
 
 static void png_failed(png_structp png, png_const_charp text) {
@@ -54,8 +67,19 @@ static void png_warned(png_structp png, png_const_charp text) {
     (void)text;  // recoverable (an ancillary chunk's bad CRC, an unknown sRGB profile): ignored
 }
 
-static int png_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun_image *image, char *message, size_t size) {
-    png_context context = {.message = message, .message_size = size};
+static void png_row_done(png_structp png, png_uint_32 row, int pass) {
+    (void)row;
+    (void)pass;
+    png_context *context = png_get_error_ptr(png);
+    if (stop_requested(&context->stop)) {
+        context->stopped = 1;
+        png_error(png, "stopped");
+    }
+}
+
+static int png_decode(FILE *file, uint64_t max_pixels, int header_only, stop_check stop, flowrun_image *image,
+                      char *message, size_t size) {
+    png_context context = {.message = message, .message_size = size, .stop = stop};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, png_failed, png_warned);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
@@ -67,9 +91,10 @@ static int png_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun_
         png_destroy_read_struct(&png, &info, NULL);
         free(context.pixels);
         free(context.rows);
-        return -1;
+        return context.stopped ? FLOWRUN_IMAGE_STOPPED : -1;
     }
     png_init_io(png, file);
+    png_set_read_status_fn(png, png_row_done);
     png_read_info(png, info);
     png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
     if (too_many_pixels(width, height, max_pixels, message, size)) longjmp(context.jump, 1);
@@ -112,6 +137,9 @@ typedef struct {
     jmp_buf jump;
     char *message;
     size_t message_size;
+    struct jpeg_progress_mgr progress;
+    stop_check stop;
+    int stopped;
 } jpeg_context;
 
 static void jpeg_failed(j_common_ptr cinfo) {
@@ -138,9 +166,21 @@ static void jpeg_emitted(j_common_ptr cinfo, int level) {
     }
 }
 
-static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun_image *image, char *message, size_t size) {
+/// Called by libjpeg as it works, also inside jpeg_start_decompress, where a progressive
+/// JPEG's every scan is decoded.
+static void jpeg_progressed(j_common_ptr cinfo) {
+    jpeg_context *context = (jpeg_context *)cinfo->err;
+    if (stop_requested(&context->stop)) {
+        context->stopped = 1;
+        longjmp(context->jump, 1);
+    }
+}
+
+static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, stop_check stop, flowrun_image *image,
+                       char *message, size_t size) {
     struct jpeg_decompress_struct cinfo;
-    jpeg_context context = {.message = message, .message_size = size};
+    jpeg_context context = {.message = message, .message_size = size, .stop = stop};
+    context.progress.progress_monitor = jpeg_progressed;
     unsigned char *volatile pixels = NULL;
     cinfo.err = jpeg_std_error(&context.manager);
     context.manager.error_exit = jpeg_failed;
@@ -148,9 +188,10 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun
     if (setjmp(context.jump)) {
         jpeg_destroy_decompress(&cinfo);
         free(pixels);
-        return -1;
+        return context.stopped ? FLOWRUN_IMAGE_STOPPED : -1;
     }
     jpeg_create_decompress(&cinfo);
+    cinfo.progress = &context.progress;
     jpeg_stdio_src(&cinfo, file);
     jpeg_read_header(&cinfo, TRUE);
     if (too_many_pixels(cinfo.image_width, cinfo.image_height, max_pixels, message, size)) longjmp(context.jump, 1);
@@ -182,8 +223,10 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, flowrun
 
 // MARK: Entry points
 
-int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, flowrun_image *image,
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
+                         int (*should_stop)(void *), void *stop_context, flowrun_image *image,
                          char *message, size_t message_size) {
+    stop_check stop = {.should_stop = should_stop, .context = stop_context};
     image->width = image->height = 0;
     image->pixels = NULL;
     // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, out of reach of cancel.
@@ -217,10 +260,10 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
                             message, message_size)) {
             result = -1;
         } else {
-            result = png_decode(file, max_pixels, header_only, image, message, message_size);
+            result = png_decode(file, max_pixels, header_only, stop, image, message, message_size);
         }
     } else if (count >= 3 && signature[0] == 0xff && signature[1] == 0xd8 && signature[2] == 0xff) {
-        result = jpeg_decode(file, max_pixels, header_only, image, message, message_size);
+        result = jpeg_decode(file, max_pixels, header_only, stop, image, message, message_size);
     } else if (ferror(file)) {
         set_message(message, message_size, "cannot read: %s", strerror(errno));
         result = -1;

@@ -206,4 +206,24 @@ import Testing
         let reason = try #require(Support.failureReason(attempt))
         #expect(reason.contains("combined image would be 20x20"), "\(reason)")
     }
+
+    @Test func aCancelStopsTheDecodingOfALargeImageWithinAFewRows() throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (width, height) = (16, 512)
+        try Support.writePNG("\(folder)/tall.png", width: width, height: height, pixels: Self.pattern(width, height))
+        try Support.writePNG("\(folder)/tall-adam7.png", width: width, height: height, pixels: Self.pattern(width, height), interlaced: true)
+        try Support.writeJPEG("\(folder)/tall.jpg", width: width, height: height, pixels: Self.pattern(width, height))
+        try Support.writeJPEG("\(folder)/tall-progressive.jpg", width: width, height: height, pixels: Self.pattern(width, height),
+                              progressive: true)
+        let cancelled = CombineControl()
+        cancelled.cancel()
+
+        for name in ["tall.png", "tall-adam7.png", "tall.jpg", "tall-progressive.jpg"] {
+            let path = "\(folder)/\(name)"
+            #expect(throws: CombineFailure.cancelled, "\(name)") { try DecodedImage(path: path, maxPixels: 1 << 20, control: cancelled) }
+            let whole = try DecodedImage(path: path, maxPixels: 1 << 20, control: CombineControl())
+            #expect(whole.width == width && whole.height == height && whole.pixels.count == width * height * 4)
+        }
+    }
 }

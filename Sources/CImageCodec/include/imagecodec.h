@@ -22,9 +22,15 @@ typedef struct {
 /// refused before any pixel is decoded. A corrupt or truncated file is an error, also where
 /// libjpeg would only warn (a premature end, a bad Huffman code).
 /// With `header_only`, reads only the header: sets the size and leaves `pixels` NULL.
-/// Returns 0, or -1 with a message (NUL-terminated, truncated to `message_size`) in `message`.
-int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, flowrun_image *image,
+/// `should_stop` (if not NULL) is asked, with `stop_context`, every few rows (and by libjpeg's
+/// progress monitor, through a progressive JPEG's passes): nonzero stops the decoding.
+/// Returns 0; -1 with a message (NUL-terminated, truncated to `message_size`) in `message`; or
+/// FLOWRUN_IMAGE_STOPPED when `should_stop` stopped it.
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
+                         int (*should_stop)(void *), void *stop_context, flowrun_image *image,
                          char *message, size_t message_size);
+
+#define FLOWRUN_IMAGE_STOPPED (-2)
 
 void flowrun_image_free(flowrun_image *image);
 

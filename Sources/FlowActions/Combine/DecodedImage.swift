@@ -8,11 +8,18 @@ final class DecodedImage {
     private var image: flowrun_image
 
     /// Decodes `path`, or with `headerOnly` only reads its size (then `pixels` is empty).
-    /// An image claiming more than `maxPixels` pixels is refused before it is decoded.
-    init(path: String, maxPixels: Int, headerOnly: Bool = false) throws(CombineFailure) {
+    /// An image claiming more than `maxPixels` pixels is refused before it is decoded. A
+    /// cancel of `control` stops the decoding within a few rows.
+    init(path: String, maxPixels: Int, headerOnly: Bool = false, control: CombineControl? = nil) throws(CombineFailure) {
         var image = flowrun_image()
         var message = [CChar](repeating: 0, count: 512)
-        let status = flowrun_image_decode(path, UInt64(maxPixels), headerOnly ? 1 : 0, &image, &message, message.count)
+        let status = withExtendedLifetime(control) {
+            flowrun_image_decode(
+                path, UInt64(maxPixels), headerOnly ? 1 : 0,
+                control == nil ? nil : { Unmanaged<CombineControl>.fromOpaque($0!).takeUnretainedValue().isCancelled ? 1 : 0 },
+                control.map { Unmanaged.passUnretained($0).toOpaque() }, &image, &message, message.count)
+        }
+        if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw CombineFailure("input \(path): \(text)")

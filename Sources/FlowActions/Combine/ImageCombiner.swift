@@ -40,10 +40,10 @@ enum ImageCombiner {
         }
         for (index, path) in paths.enumerated() {
             try control.checkCancelled()
-            let image = try DecodedImage(path: path, maxPixels: maxPixels)
+            let image = try DecodedImage(path: path, maxPixels: maxPixels, control: control)
             guard image.width > 0, image.height > 0 else { throw CombineFailure("input \(path): image is empty") }
             let place = grid.placement(of: index, width: image.width, height: image.height)
-            let scaled = Resampler.resize(image, width: place.width, height: place.height)
+            let scaled = try Resampler.resize(image, width: place.width, height: place.height, control: control)
             composite(scaled, width: place.width, height: place.height, at: (place.x, place.y),
                       onto: &canvas, canvasWidth: grid.width, background: background)
             control.progress(Int64(index + 1), of: Int64(paths.count), .entries)

@@ -10,7 +10,8 @@ enum Resampler {
     static let radius = 3.0
 
     /// The result: premultiplied RGBA, 0...1, clamped (Lanczos overshoots at sharp edges).
-    static func resize(_ image: DecodedImage, width: Int, height: Int) -> [Float] {
+    /// Checks for a cancel every 64 source rows.
+    static func resize(_ image: DecodedImage, width: Int, height: Int, control: CombineControl) throws(CombineFailure) -> [Float] {
         let pixels = image.pixels
         if width == image.width && height == image.height { return premultiplied(image) }
         let across = weights(from: image.width, to: width)
@@ -20,6 +21,7 @@ enum Resampler {
         var middle = [Float](repeating: 0, count: width * image.height * 4)
         var row = [Float](repeating: 0, count: image.width * 4)
         for y in 0..<image.height {
+            if y % 64 == 0 { try control.checkCancelled() }
             let start = y * image.width * 4
             for x in 0..<image.width {
                 let alpha = Float(pixels[start + x * 4 + 3]) / 255
