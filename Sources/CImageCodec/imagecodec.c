@@ -176,8 +176,8 @@ static void jpeg_progressed(j_common_ptr cinfo) {
     }
 }
 
-static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, stop_check stop, flowrun_image *image,
-                       char *message, size_t size) {
+static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, uint32_t fit_width, uint32_t fit_height,
+                       stop_check stop, flowrun_image *image, char *message, size_t size) {
     struct jpeg_decompress_struct cinfo;
     jpeg_context context = {.message = message, .message_size = size, .stop = stop};
     context.progress.progress_monitor = jpeg_progressed;
@@ -202,6 +202,15 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, stop_ch
         return 0;
     }
     cinfo.out_color_space = JCS_EXT_RGBA;
+    // The largest reduction whose output (rounded up by libjpeg) still covers the fitted size,
+    // so that the filter that follows only ever shrinks or keeps it.
+    for (unsigned denominator = 8; fit_width && fit_height && denominator > 1; denominator /= 2) {
+        if (cinfo.image_width / denominator >= fit_width && cinfo.image_height / denominator >= fit_height) {
+            cinfo.scale_num = 1;
+            cinfo.scale_denom = denominator;
+            break;
+        }
+    }
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * 4;
     pixels = malloc(stride * cinfo.output_height);
@@ -223,8 +232,8 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, stop_ch
 
 // MARK: Entry points
 
-int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
-                         int (*should_stop)(void *), void *stop_context, flowrun_image *image,
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, uint32_t fit_width,
+                         uint32_t fit_height, int (*should_stop)(void *), void *stop_context, flowrun_image *image,
                          char *message, size_t message_size) {
     stop_check stop = {.should_stop = should_stop, .context = stop_context};
     image->width = image->height = 0;
@@ -263,7 +272,7 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
             result = png_decode(file, max_pixels, header_only, stop, image, message, message_size);
         }
     } else if (count >= 3 && signature[0] == 0xff && signature[1] == 0xd8 && signature[2] == 0xff) {
-        result = jpeg_decode(file, max_pixels, header_only, stop, image, message, message_size);
+        result = jpeg_decode(file, max_pixels, header_only, fit_width, fit_height, stop, image, message, message_size);
     } else if (ferror(file)) {
         set_message(message, message_size, "cannot read: %s", strerror(errno));
         result = -1;

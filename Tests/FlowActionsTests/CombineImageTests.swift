@@ -152,4 +152,21 @@ import Testing
         #expect(image[8, 8].isNear(orange, tolerance: 4), "\(image[8, 8])")
         #expect(image[24, 8].isNear(Pixel(120, 120, 120), tolerance: 2), "\(image[24, 8])")
     }
+
+    @Test func aJPEGShrunkALotIsDecodedReducedAndStillFiltered() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let black = Pixel(0, 0, 0)
+        // Stripes 4 pixels wide: halved by the decoder's reduction, then averaged by the filter.
+        let stripes = (0..<(256 * 128)).map { $0 % 256 / 4 % 2 == 0 ? black : Support.white }
+        try Support.writeJPEG("\(folder)/stripes.jpg", width: 256, height: 128, pixels: stripes)
+
+        let reduced = try DecodedImage(path: "\(folder)/stripes.jpg", maxPixels: 1 << 20, fit: (16, 8))
+        #expect(reduced.width == 32 && reduced.height == 16)
+        let (_, output) = try await Self.combine(["stripes.jpg"], "size: 16x16", in: folder)
+        let image = try #require(output)
+        #expect(image.width == 16 && image.height == 16)
+        for x in [0, 5, 8, 15] { #expect((100...155).contains(image[x, 8].r), "\(x): \(image[x, 8])") }
+        #expect(image[8, 2] == Support.clear)
+    }
 }

@@ -21,13 +21,15 @@ typedef struct {
 /// baseline or progressive JPEG. An image whose header claims more than `max_pixels` pixels is
 /// refused before any pixel is decoded. A corrupt or truncated file is an error, also where
 /// libjpeg would only warn (a premature end, a bad Huffman code).
-/// With `header_only`, reads only the header: sets the size and leaves `pixels` NULL.
+/// With `header_only`, reads only the header: sets the size and leaves `pixels` NULL. A JPEG
+/// that will be shrunk to fit `fit_width` by `fit_height` (0: no hint) is decoded at 1/2, 1/4
+/// or 1/8 of its size (in the DCT, cheaply) where that still leaves it at least the fitted size.
 /// `should_stop` (if not NULL) is asked, with `stop_context`, every few rows (and by libjpeg's
 /// progress monitor, through a progressive JPEG's passes): nonzero stops the decoding.
 /// Returns 0; -1 with a message (NUL-terminated, truncated to `message_size`) in `message`; or
 /// FLOWRUN_IMAGE_STOPPED when `should_stop` stopped it.
-int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
-                         int (*should_stop)(void *), void *stop_context, flowrun_image *image,
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, uint32_t fit_width,
+                         uint32_t fit_height, int (*should_stop)(void *), void *stop_context, flowrun_image *image,
                          char *message, size_t message_size);
 
 #define FLOWRUN_IMAGE_STOPPED (-2)

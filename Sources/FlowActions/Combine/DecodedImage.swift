@@ -3,19 +3,24 @@ import CImageCodec
 /// A PNG or JPEG decoded to 8-bit RGBA (straight alpha), by libpng or libjpeg-turbo through
 /// the C shim, which keeps their longjmp-based error handling away from Swift frames.
 final class DecodedImage {
+    /// The decoded size: smaller than the header's for a JPEG decoded reduced (`fit`).
     let width: Int
     let height: Int
     private var image: flowrun_image
 
     /// Decodes `path`, or with `headerOnly` only reads its size (then `pixels` is empty).
     /// An image claiming more than `maxPixels` pixels is refused before it is decoded. A
-    /// cancel of `control` stops the decoding within a few rows.
-    init(path: String, maxPixels: Int, headerOnly: Bool = false, control: CombineControl? = nil) throws(CombineFailure) {
+    /// cancel of `control` stops the decoding within a few rows. `fit` is the size the image
+    /// will be shrunk to, if known: a JPEG is then decoded reduced where it can be.
+    init(
+        path: String, maxPixels: Int, headerOnly: Bool = false, fit: (width: Int, height: Int)? = nil,
+        control: CombineControl? = nil
+    ) throws(CombineFailure) {
         var image = flowrun_image()
         var message = [CChar](repeating: 0, count: 512)
         let status = withExtendedLifetime(control) {
             flowrun_image_decode(
-                path, UInt64(maxPixels), headerOnly ? 1 : 0,
+                path, UInt64(maxPixels), headerOnly ? 1 : 0, UInt32(fit?.width ?? 0), UInt32(fit?.height ?? 0),
                 control == nil ? nil : { Unmanaged<CombineControl>.fromOpaque($0!).takeUnretainedValue().isCancelled ? 1 : 0 },
                 control.map { Unmanaged.passUnretained($0).toOpaque() }, &image, &message, message.count)
         }

@@ -40,9 +40,11 @@ enum ImageCombiner {
         }
         for (index, path) in paths.enumerated() {
             try control.checkCancelled()
-            let image = try DecodedImage(path: path, maxPixels: maxPixels, control: control)
-            guard image.width > 0, image.height > 0 else { throw CombineFailure("input \(path): image is empty") }
-            let place = grid.placement(of: index, width: image.width, height: image.height)
+            // The header first: where the image goes decides how reduced a JPEG may be decoded.
+            let header = try DecodedImage(path: path, maxPixels: maxPixels, headerOnly: true)
+            guard header.width > 0, header.height > 0 else { throw CombineFailure("input \(path): image is empty") }
+            let place = grid.placement(of: index, width: header.width, height: header.height)
+            let image = try DecodedImage(path: path, maxPixels: maxPixels, fit: (place.width, place.height), control: control)
             let scaled = try Resampler.resize(image, width: place.width, height: place.height, control: control)
             composite(scaled, width: place.width, height: place.height, at: (place.x, place.y),
                       onto: &canvas, canvasWidth: grid.width, background: background)
