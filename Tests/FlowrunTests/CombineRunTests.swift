@@ -80,13 +80,34 @@ import Glibc
         #expect(names == ["left.png", "right.png", "side-by-side.png"])
     }
 
-    @Test func anInterruptedCombineLeavesNoTemporaryFileAndNoOutput() throws {
-        // 64 GiB of holes, gzipped: minutes of work however fast the machine, and no disk used.
-        let folder = try TemporaryFolder()
-        let big = folder.url.appendingPathComponent("holes.bin").path
-        let fd = open(big, O_WRONLY | O_CREAT, 0o644)
+    /// 64 GiB of holes in `folder`: gzipped, minutes of work however fast the machine, and no
+    /// disk used.
+    static func makeHoles(in folder: TemporaryFolder) throws {
+        let fd = open(folder.url.appendingPathComponent("holes.bin").path, O_WRONLY | O_CREAT, 0o644)
         try #require(fd >= 0 && ftruncate(fd, 64 << 30) == 0)
         close(fd)
+    }
+
+    @Test func aTimedOutCombineFailsAndLeavesNoTemporaryFile() throws {
+        let folder = try TemporaryFolder()
+        try Self.makeHoles(in: folder)
+        try Data("""
+            version: 1
+            tasks:
+              pack: {timeout: 1, combine: {inputs: [holes.bin], to: out/holes.tar.gz, format: tar.gz}}
+            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+
+        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+
+        #expect(result.status == 1)
+        let failed = try #require(try EventStream(result.stdout).named("task.failed").first)
+        #expect((failed["reason"] as? String)?.contains("timed out") == true, "\(failed.fields)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("out").path) == [])
+    }
+
+    @Test func anInterruptedCombineLeavesNoTemporaryFileAndNoOutput() throws {
+        let folder = try TemporaryFolder()
+        try Self.makeHoles(in: folder)
         try Data("""
             version: 1
             tasks:
