@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "flowrun",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "flowrun", targets: ["flowrun"]),
         .library(name: "FlowKit", targets: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole"]),

@@ -1,11 +1,7 @@
 import Foundation
 import FlowEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Turns signals into engine calls for the length of a run (ARCHITECTURE.md, trap 4).
 ///
@@ -14,11 +10,10 @@ import Darwin
 ///
 /// `blockSignals()` runs first, while the process has one thread, so that every thread blocks
 /// them; one thread of ours then takes them with `sigwait`. A blocked signal stays pending, so
-/// none is lost, however early it comes. (Dispatch signal sources were tried first: on Linux
-/// they lost a Ctrl-C sent in the first milliseconds of a run, and libdispatch crashed when a
-/// source was released at the end of one.) Children get an empty signal mask and default
-/// dispositions back at spawn. SIGPIPE is ignored so that a closed stdout shows up as a write
-/// error, not a death.
+/// none is lost, however early it comes. (Not dispatch signal sources: on Linux they can lose
+/// a Ctrl-C sent in the first milliseconds of a run, and releasing one can crash libdispatch.)
+/// Children get an empty signal mask and default dispositions back at spawn. SIGPIPE is ignored
+/// so that a closed stdout shows up as a write error, not a death.
 ///
 /// - Warning: `cancelledBy` is guarded by `lock`.
 final class RunSignals: @unchecked Sendable {
@@ -28,9 +23,10 @@ final class RunSignals: @unchecked Sendable {
 
     /// Blocks the handled signals in the calling thread and every thread created after it, and
     /// SIGCHLD, which nothing waits for: a child's exit is signalled to the thread that spawned
-    /// it, a dispatch worker that blocks it, and so to any thread that does not; before, every
-    /// exit woke the main thread to throw the signal away (a context switch per task; pidfds
-    /// tell of exits). Blocked, not ignored: ignoring SIGCHLD would lose exit statuses.
+    /// it, a dispatch worker that blocks it, and so to any thread that does not; unblocked,
+    /// each exit would wake the main thread to throw the signal away (a context switch per
+    /// task; pidfds tell of exits). Blocked, not ignored: ignoring SIGCHLD would lose exit
+    /// statuses.
     static func blockSignals() {
         var set = handledSet()
         sigaddset(&set, SIGCHLD)

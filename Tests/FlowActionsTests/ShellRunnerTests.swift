@@ -6,9 +6,7 @@ import FlowPlanning
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `ShellRunner` on its own: real processes, one attempt at a time, without the engine.
 @Suite struct ShellRunnerTests {

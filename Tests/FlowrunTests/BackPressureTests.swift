@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A reader that does not keep up slows the tasks down, as under make: flowrun stops reading a
 /// task's pipe, the task blocks in write(2), and memory stays small whatever the task prints.

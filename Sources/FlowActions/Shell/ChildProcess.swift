@@ -4,11 +4,7 @@ import FlowEngine
 import FlowModel
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A running child process: streams its output line by line, waits for its exit, and cleans up
 /// its whole process group when it ends, so a `sleep 1000 &` left behind by a script dies too.

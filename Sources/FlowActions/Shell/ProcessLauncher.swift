@@ -1,14 +1,11 @@
 import CSpawn
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its
-/// own, with its stdout and stderr on pipes. Measured (bench/run_bench.py) against
-/// swift-subprocess and glibc's posix_spawn: spawning is most of the cost of small tasks.
+/// own, with its stdout and stderr on pipes. Not swift-subprocess or glibc's posix_spawn:
+/// spawning is most of the cost of small tasks, and both do more per child than a task needs
+/// (docs/processes.md).
 enum ProcessLauncher {
     struct Launched {
         var pid: pid_t
