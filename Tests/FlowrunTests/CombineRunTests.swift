@@ -1,9 +1,6 @@
 import Foundation
-import Testing
-
-#if canImport(Glibc)
 import Glibc
-#endif
+import Testing
 
 /// Combine tasks through the `flowrun` binary: with the engine's events, after earlier tasks.
 @Suite struct CombineRunTests {

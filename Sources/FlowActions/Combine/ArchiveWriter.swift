@@ -1,11 +1,6 @@
 import CArchive
 import FlowModel
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `format: tar`, `tar.gz` and `zip`, written by libarchive: each input a regular-file entry
 /// named by its path relative to the workdir, with its mode (less setuid, setgid and sticky),

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A file that appears at its destination only complete: written to a temporary file in the
 /// same folder, fsynced, then renamed over the destination. Until `commit()`, the destination
@@ -89,7 +84,7 @@ final class AtomicOutputFile {
 
     /// The process's umask, read without setting it (umask(2) can only set it, and setting it
     /// even for a moment would race with files other threads create): Linux shows it in
-    /// /proc/self/status; elsewhere the common 022.
+    /// /proc/self/status (the common 022 if it cannot be read).
     static let umask: mode_t = {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The files a combine task reads, in order: its `inputs` with glob patterns expanded.
 ///

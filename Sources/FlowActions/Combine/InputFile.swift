@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One input of a combine task, open for reading: a regular file, read in blocks so that
 /// memory stays the same whatever its size.
