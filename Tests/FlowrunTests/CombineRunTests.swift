@@ -42,6 +42,26 @@ import Testing
         #expect(names == "parts/a.txt\nparts/b.txt\n")
     }
 
+    @Test func inputsAreOpenedOneAtATimeSoThatMoreThanTheDescriptorLimitCanBeCombined() throws {
+        let folder = try TemporaryFolder()
+        let parts = folder.url.appendingPathComponent("parts")
+        try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
+        for index in 0..<200 { try Data("\(index)\n".utf8).write(to: parts.appendingPathComponent(String(format: "%03d", index))) }
+        try Data("version: 1\ntasks:\n  join: {combine: {inputs: [\"parts/*\"], to: all.txt}}\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" run flow.yaml", FlowrunBinary.url.path]
+        process.currentDirectoryURL = folder.url
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+
+        #expect(process.terminationStatus == 0)
+        let joined = try String(contentsOf: folder.url.appendingPathComponent("all.txt"), encoding: .utf8)
+        #expect(joined == (0..<200).map { "\($0)\n" }.joined())
+    }
+
     @Test func aPatternMatchingNothingFailsTheTaskWithItsName() throws {
         let (result, events, folder) = try RunTests().run("""
             version: 1

@@ -7,7 +7,7 @@ import Glibc
 /// owner ids and modification time, as bsdtar stores them.
 enum ArchiveWriter {
     static func write(
-        _ inputs: [(file: InputFile, name: String)], format: CombineFormat, to output: AtomicOutputFile,
+        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: AtomicOutputFile,
         control: CombineControl
     ) throws(CombineFailure) {
         guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
@@ -34,12 +34,12 @@ enum ArchiveWriter {
         }
         try check(archive_write_open_fd(archive, output.descriptor), "open")
 
-        let total = inputs.reduce(0) { $0 + $1.file.size }
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
         defer { buffer.deallocate() }
-        for (file, name) in inputs {
+        for input in inputs {
             try control.checkCancelled()
+            let (file, name) = (try InputFile(input.path), input.name)
             guard let entry = archive_entry_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
             defer { archive_entry_free(entry) }
             archive_entry_set_pathname_utf8(entry, name)

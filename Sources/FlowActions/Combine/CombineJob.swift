@@ -21,12 +21,10 @@ struct CombineJob {
                 try ImageCombiner.write(inputs.map(\.path), options: action.image, maxPixels: maxPixels,
                                         to: output, control: control)
             case .concat:
-                // Every input opened first: a missing one fails the task before any byte is written.
-                try ConcatWriter.write(try inputs.map { (input) throws(CombineFailure) in try InputFile(input.path) },
-                                       to: output, control: control)
+                try ConcatWriter.write(inputs, total: try Self.totalSize(of: inputs), to: output, control: control)
             case .tar, .tarGz, .zip:
-                let files = try inputs.map { (input) throws(CombineFailure) in (try InputFile(input.path), input.name) }
-                try ArchiveWriter.write(files.map { (file: $0.0, name: $0.1) }, format: action.format, to: output, control: control)
+                try ArchiveWriter.write(inputs, total: try Self.totalSize(of: inputs), format: action.format, to: output,
+                                        control: control)
             }
             try control.checkCancelled()
             try output.commit()
@@ -34,5 +32,13 @@ struct CombineJob {
             output.discard()
             throw error
         }
+    }
+
+    /// Every input looked at first: a missing one fails the task before any byte is written.
+    /// The files are then opened one at a time, so that thousands of inputs need one descriptor.
+    private static func totalSize(of inputs: [CombineInputs.Input]) throws(CombineFailure) -> Int64 {
+        var total: Int64 = 0
+        for input in inputs { total += try InputFile.size(of: input.path) }
+        return total
     }
 }

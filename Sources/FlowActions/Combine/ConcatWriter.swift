@@ -1,12 +1,15 @@
 /// `format: concat`: the inputs' bytes, one after another, as `cat` writes them.
 enum ConcatWriter {
-    static func write(_ inputs: [InputFile], to output: AtomicOutputFile, control: CombineControl) throws(CombineFailure) {
-        let total = inputs.reduce(0) { $0 + $1.size }
+    /// `total`: the inputs' sizes when the task started, for progress.
+    static func write(
+        _ inputs: [CombineInputs.Input], total: Int64, to output: AtomicOutputFile, control: CombineControl
+    ) throws(CombineFailure) {
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
         defer { buffer.deallocate() }
         for input in inputs {
-            try input.readBlocks(into: buffer) { (block) throws(CombineFailure) in
+            try control.checkCancelled()
+            try InputFile(input.path).readBlocks(into: buffer) { (block) throws(CombineFailure) in
                 try control.checkCancelled()
                 try output.append(block)
                 done += Int64(block.count)

@@ -32,6 +32,16 @@ final class InputFile {
 
     deinit { close(descriptor) }
 
+    /// The size of the regular file at `path`, without opening it.
+    static func size(of path: String) throws(CombineFailure) -> Int64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw CombineFailure("cannot open input \(path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw CombineFailure("input \(path) is not a regular file") }
+        return Int64(status.st_size)
+    }
+
     var size: Int64 { Int64(status.st_size) }
 
     /// Calls `body` with each block read, in order, until the end of the file. `buffer` is
