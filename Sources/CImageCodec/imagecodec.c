@@ -306,9 +306,10 @@ static void png_write_to_fd(png_structp png, png_bytep data, size_t length) {
 
 static void png_flush_nothing(png_structp png) { (void)png; }
 
-int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels,
-                       const unsigned char *pixels, char *message, size_t message_size) {
-    png_context context = {.message = message, .message_size = message_size, .fd = fd};
+int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels, const unsigned char *pixels,
+                       int (*should_stop)(void *), void *stop_context, char *message, size_t message_size) {
+    png_context context = {.message = message, .message_size = message_size, .fd = fd,
+                           .stop = {.should_stop = should_stop, .context = stop_context}};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, png_failed, png_warned);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
@@ -318,7 +319,7 @@ int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels,
     }
     if (setjmp(context.jump)) {
         png_destroy_write_struct(&png, &info);
-        return -1;
+        return context.stopped ? FLOWRUN_IMAGE_STOPPED : -1;
     }
     png_set_write_fn(png, &context, png_write_to_fd, png_flush_nothing);
     png_set_IHDR(png, info, width, height, 8, channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
@@ -326,7 +327,13 @@ int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels,
     png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
     png_write_info(png, info);
     size_t stride = (size_t)width * (size_t)channels;
-    for (uint32_t y = 0; y < height; y++) png_write_row(png, pixels + stride * y);
+    for (uint32_t y = 0; y < height; y++) {
+        if (stop_requested(&context.stop)) {
+            context.stopped = 1;
+            png_error(png, "stopped");
+        }
+        png_write_row(png, pixels + stride * y);
+    }
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     return 0;

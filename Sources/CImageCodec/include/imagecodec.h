@@ -37,8 +37,9 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
 void flowrun_image_free(flowrun_image *image);
 
 /// Writes `pixels` (`channels` 3: RGB or 4: RGBA, 8-bit, rows without padding) as a PNG to the
-/// open descriptor `fd`. Returns 0, or -1 with a message (a failed write names its errno).
-int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels,
-                       const unsigned char *pixels, char *message, size_t message_size);
+/// open descriptor `fd`. `should_stop` as for decoding. Returns 0, -1 with a message (a failed
+/// write names its errno), or FLOWRUN_IMAGE_STOPPED.
+int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels, const unsigned char *pixels,
+                       int (*should_stop)(void *), void *stop_context, char *message, size_t message_size);
 
 #endif

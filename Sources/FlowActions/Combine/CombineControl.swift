@@ -24,6 +24,14 @@ final class CombineControl: @unchecked Sendable {
 
     var isCancelled: Bool { lock.withLock { cancelled } }
 
+    /// `isCancelled` for C code that asks every so many rows, given `opaque` as its context
+    /// (the image codec); the caller keeps the control alive meanwhile.
+    static let isCancelled: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = {
+        Unmanaged<CombineControl>.fromOpaque($0!).takeUnretainedValue().isCancelled ? 1 : 0
+    }
+
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
     /// Throws `.cancelled` once `cancel()` was called: the work calls it between blocks.
     func checkCancelled() throws(CombineFailure) {
         if isCancelled { throw .cancelled }

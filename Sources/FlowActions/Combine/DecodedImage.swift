@@ -21,8 +21,7 @@ final class DecodedImage {
         let status = withExtendedLifetime(control) {
             flowrun_image_decode(
                 path, UInt64(maxPixels), headerOnly ? 1 : 0, UInt32(fit?.width ?? 0), UInt32(fit?.height ?? 0),
-                control == nil ? nil : { Unmanaged<CombineControl>.fromOpaque($0!).takeUnretainedValue().isCancelled ? 1 : 0 },
-                control.map { Unmanaged.passUnretained($0).toOpaque() }, &image, &message, message.count)
+                control == nil ? nil : CombineControl.isCancelled, control?.opaque, &image, &message, message.count)
         }
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {

@@ -54,8 +54,9 @@ enum ImageCombiner {
         var message = [CChar](repeating: 0, count: 512)
         let status = canvas.withUnsafeBufferPointer {
             flowrun_png_encode(output.descriptor, UInt32(grid.width), UInt32(grid.height), Int32(channels),
-                               $0.baseAddress, &message, message.count)
+                               $0.baseAddress, CombineControl.isCancelled, control.opaque, &message, message.count)
         }
+        if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw CombineFailure("cannot write \(output.destination): \(text)")
