@@ -66,8 +66,10 @@ import Testing
         #expect(image[4, 4] == Support.red && image[12, 4] == Support.green && image[4, 12] == Support.blue)
         #expect(image[12, 12] == Support.clear)
 
-        let (_, wide) = try await Self.combine(["*.png"], "layout: grid\ncolumns: 3\nsize: 8x8", in: folder)
-        #expect(try #require(wide).width == 24)
+        let (_, wide) = try await Self.combine(["*.png"], "layout: grid\ncolumns: 4\nsize: 8x8", in: folder)
+        let row = try #require(wide)
+        #expect(row.width == 32 && row.height == 8)
+        #expect(row[20, 4] == Support.blue && row[28, 4] == Support.clear)
 
         let (_, column) = try await Self.combine(["1.png", "3.png"], "layout: column\nsize: 8x8", in: folder)
         let stacked = try #require(column)

@@ -8,12 +8,13 @@ struct ImageGrid: Equatable {
     var cellWidth: Int
     var cellHeight: Int
 
-    /// Without `columns`, a grid is as square as it can be: ceil(sqrt(count)) columns.
+    /// Without `columns`, a grid is as square as it can be: ceil(sqrt(count)) columns. With
+    /// more columns than images, the empty cells stay: the width is what was asked for.
     init(count: Int, layout: ImageLayout, columns: Int?, cellWidth: Int, cellHeight: Int) {
         switch layout {
         case .row: self.columns = count
         case .column: self.columns = 1
-        case .grid: self.columns = max(1, min(count, columns ?? Int(Double(count).squareRoot().rounded(.up))))
+        case .grid: self.columns = max(1, columns ?? Int(Double(count).squareRoot().rounded(.up)))
         }
         rows = (count + self.columns - 1) / self.columns
         self.cellWidth = cellWidth
