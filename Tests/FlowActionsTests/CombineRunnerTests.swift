@@ -25,6 +25,23 @@ import Testing
         #expect(last.done == 11 && last.total == 11 && last.unit == .bytes)
     }
 
+    @Test func progressComesAtMostTenTimesASecondAndEndsAtTheTotal() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for index in 0..<300 { try Support.write("\(index % 10)", to: "\(folder)/parts/\(1000 + index)") }
+        let task = try Support.task("inputs: [\"parts/*\"]\nto: all.txt", in: folder)
+
+        let started = ProcessInfo.processInfo.systemUptime
+        let attempt = await Support.run(task)
+        let elapsed = ProcessInfo.processInfo.systemUptime - started
+
+        #expect(attempt.result == .succeeded)
+        // One report a block (300 here) without the limit; an upper bound only, so a slow
+        // machine loosens it and cannot fail it.
+        #expect(attempt.progress.count <= 2 + Int(elapsed * 10), "\(attempt.progress.count) in \(elapsed) s")
+        #expect(attempt.progress.last?.done == 300 && attempt.progress.last?.total == 300)
+    }
+
     @Test func aPatternMatchingNothingFailsNamingItAndLeavesNoFile() async throws {
         let folder = try Support.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
