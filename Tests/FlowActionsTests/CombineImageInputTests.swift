@@ -180,6 +180,55 @@ import Testing
         #expect(Support.contents(of: folder).allSatisfy { !$0.hasPrefix(".") })
     }
 
+    /// A PNG of well-formed chunks (right CRCs, an IEND) whose IDAT holds `rows` of the
+    /// `height` rows IHDR promises, 8-bit RGB, in a zlib stream of stored blocks.
+    static func pngMissingRows(width: Int, height: Int, rows: Int) -> [UInt8] {
+        func crc32(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xffff_ffff
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> $0 & 0xff) } }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+        }
+        var raw: [UInt8] = []
+        for y in 0..<rows {
+            raw.append(0)  // filter type: none
+            for x in 0..<(width * 3) { raw.append(UInt8((x * 7 + y * 13) % 256)) }
+        }
+        var (a, b): (UInt32, UInt32) = (1, 0)
+        for byte in raw { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        var zlib: [UInt8] = [0x78, 0x01]
+        for start in stride(from: 0, to: raw.count, by: 65535) {
+            let block = Array(raw[start..<min(raw.count, start + 65535)])
+            let length = UInt16(block.count), complement = ~UInt16(block.count)
+            let final: UInt8 = start + 65535 >= raw.count ? 1 : 0
+            zlib += [final, UInt8(length & 0xff), UInt8(length >> 8), UInt8(complement & 0xff), UInt8(complement >> 8)]
+            zlib += block
+        }
+        zlib += bigEndian(b << 16 | a)
+        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]
+        return [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] + chunk("IHDR", header) + chunk("IDAT", zlib) + chunk("IEND", [])
+    }
+
+    @Test func aPNGWhoseDataEndsBeforeItsLastRowFailsThoughItsChunksAreWhole() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(Self.pngMissingRows(width: 16, height: 16, rows: 16)).write(to: URL(fileURLWithPath: "\(folder)/whole.png"))
+        try Data(Self.pngMissingRows(width: 16, height: 16, rows: 9)).write(to: URL(fileURLWithPath: "\(folder)/short.png"))
+
+        let (whole, _) = try await CombineImageTests.combine(["whole.png"], in: folder)
+        #expect(whole.result == .succeeded, "\(whole.result as Any)")
+        let (short, _) = try await CombineImageTests.combine(["short.png"], in: folder)
+        let reason = try #require(Support.failureReason(short))
+        #expect(reason.contains("short.png") && reason.contains("Not enough image data"), "\(reason)")
+    }
+
     @Test func anImageClaimingMorePixelsThanTheCeilingIsRefusedFromItsHeader() async throws {
         let folder = try Support.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
