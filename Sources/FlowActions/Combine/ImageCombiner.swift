@@ -45,9 +45,9 @@ enum ImageCombiner {
             guard header.width > 0, header.height > 0 else { throw CombineFailure("input \(path): image is empty") }
             let place = grid.placement(of: index, width: header.width, height: header.height)
             let image = try DecodedImage(path: path, maxPixels: maxPixels, fit: (place.width, place.height), control: control)
-            let scaled = try Resampler.resize(image, width: place.width, height: place.height, control: control)
-            composite(scaled, width: place.width, height: place.height, at: (place.x, place.y),
-                      onto: &canvas, canvasWidth: grid.width, background: background)
+            try Resampler.resize(image, width: place.width, height: place.height, control: control) { y, row in
+                composite(row, at: (place.x, place.y + y), onto: &canvas, canvasWidth: grid.width, background: background)
+            }
             control.progress(Int64(index + 1), of: Int64(paths.count), .entries)
         }
         try control.checkCancelled()
@@ -64,27 +64,22 @@ enum ImageCombiner {
         control.progress(Int64(paths.count), of: Int64(paths.count), .entries, final: true)
     }
 
-    /// Source-over in sRGB-encoded values (no linearisation), the premultiplied `image` over
-    /// the opaque background, or, with none, kept as straight RGBA.
+    /// Source-over in sRGB-encoded values (no linearisation): one premultiplied `row` over the
+    /// opaque background, or, with none, kept as straight RGBA.
     private static func composite(
-        _ image: [Float], width: Int, height: Int, at origin: (x: Int, y: Int),
-        onto canvas: inout [UInt8], canvasWidth: Int, background: (UInt8, UInt8, UInt8)?
+        _ row: [Float], at origin: (x: Int, y: Int), onto canvas: inout [UInt8], canvasWidth: Int,
+        background: (UInt8, UInt8, UInt8)?
     ) {
         func byte(_ value: Float) -> UInt8 { UInt8(min(max(value * 255, 0), 255).rounded()) }
         let under = background.map { [Float($0.0) / 255, Float($0.1) / 255, Float($0.2) / 255] }
-        for y in 0..<height {
-            for x in 0..<width {
-                let source = (y * width + x) * 4
-                let alpha = image[source + 3]
-                let pixel = (origin.y + y) * canvasWidth + origin.x + x
-                if let under {
-                    for channel in 0..<3 {
-                        canvas[pixel * 3 + channel] = byte(image[source + channel] + under[channel] * (1 - alpha))
-                    }
-                } else if alpha >= 0.5 / 255 {
-                    for channel in 0..<3 { canvas[pixel * 4 + channel] = byte(image[source + channel] / alpha) }
-                    canvas[pixel * 4 + 3] = byte(alpha)
-                }
+        for x in 0..<(row.count / 4) {
+            let alpha = row[x * 4 + 3]
+            let pixel = origin.y * canvasWidth + origin.x + x
+            if let under {
+                for channel in 0..<3 { canvas[pixel * 3 + channel] = byte(row[x * 4 + channel] + under[channel] * (1 - alpha)) }
+            } else if alpha >= 0.5 / 255 {
+                for channel in 0..<3 { canvas[pixel * 4 + channel] = byte(row[x * 4 + channel] / alpha) }
+                canvas[pixel * 4 + 3] = byte(alpha)
             }
         }
     }

@@ -9,25 +9,40 @@ import Foundation
 enum Resampler {
     static let radius = 3.0
 
-    /// The result: premultiplied RGBA, 0...1, clamped (Lanczos overshoots at sharp edges).
+    /// Calls `emit` with each row of the result, top to bottom: premultiplied RGBA, 0...1,
+    /// clamped (Lanczos overshoots at sharp edges). The rows go out one at a time, and an
+    /// image its cell's size is not filtered at all, so no float copy of the result is held.
     /// Checks for a cancel every 64 source rows.
-    static func resize(_ image: DecodedImage, width: Int, height: Int, control: CombineControl) throws(CombineFailure) -> [Float] {
+    static func resize(
+        _ image: DecodedImage, width: Int, height: Int, control: CombineControl,
+        emit: (_ y: Int, _ row: [Float]) -> Void
+    ) throws(CombineFailure) {
         let pixels = image.pixels
-        if width == image.width && height == image.height { return premultiplied(image) }
-        let across = weights(from: image.width, to: width)
-        let down = weights(from: image.height, to: height)
-        // Across first, row by row from the 8-bit source, so that no float copy of a large
-        // source is ever made: the intermediate is `width` by the source's height.
-        var middle = [Float](repeating: 0, count: width * image.height * 4)
         var row = [Float](repeating: 0, count: image.width * 4)
-        for y in 0..<image.height {
-            if y % 64 == 0 { try control.checkCancelled() }
+        func premultiply(_ y: Int) {
             let start = y * image.width * 4
             for x in 0..<image.width {
                 let alpha = Float(pixels[start + x * 4 + 3]) / 255
                 for channel in 0..<3 { row[x * 4 + channel] = Float(pixels[start + x * 4 + channel]) / 255 * alpha }
                 row[x * 4 + 3] = alpha
             }
+        }
+        if width == image.width && height == image.height {
+            for y in 0..<height {
+                if y % 64 == 0 { try control.checkCancelled() }
+                premultiply(y)
+                emit(y, row)
+            }
+            return
+        }
+        let across = weights(from: image.width, to: width)
+        let down = weights(from: image.height, to: height)
+        // Across first, row by row from the 8-bit source, so that no float copy of a large
+        // source is ever made: the intermediate is `width` by the source's height.
+        var middle = [Float](repeating: 0, count: width * image.height * 4)
+        for y in 0..<image.height {
+            if y % 64 == 0 { try control.checkCancelled() }
+            premultiply(y)
             for x in 0..<width {
                 let tap = across[x]
                 var sum: (Float, Float, Float, Float) = (0, 0, 0, 0)
@@ -45,33 +60,22 @@ enum Resampler {
                 middle[target + 3] = sum.3
             }
         }
-        var result = [Float](repeating: 0, count: width * height * 4)
+        var result = [Float](repeating: 0, count: width * 4)
         for y in 0..<height {
+            if y % 64 == 0 { try control.checkCancelled() }
+            for index in result.indices { result[index] = 0 }
             let tap = down[y]
             for (offset, weight) in tap.weights.enumerated() {
                 let source = (tap.first + offset) * width * 4
-                let target = y * width * 4
-                for index in 0..<(width * 4) { result[target + index] += middle[source + index] * weight }
+                for index in 0..<(width * 4) { result[index] += middle[source + index] * weight }
             }
+            for pixel in stride(from: 0, to: result.count, by: 4) {
+                let alpha = min(max(result[pixel + 3], 0), 1)
+                result[pixel + 3] = alpha
+                for channel in 0..<3 { result[pixel + channel] = min(max(result[pixel + channel], 0), alpha) }
+            }
+            emit(y, result)
         }
-        for pixel in stride(from: 0, to: result.count, by: 4) {
-            let alpha = min(max(result[pixel + 3], 0), 1)
-            result[pixel + 3] = alpha
-            for channel in 0..<3 { result[pixel + channel] = min(max(result[pixel + channel], 0), alpha) }
-        }
-        return result
-    }
-
-    /// The image as it is, premultiplied: a cell its exact size needs no filter.
-    static func premultiplied(_ image: DecodedImage) -> [Float] {
-        let pixels = image.pixels
-        var result = [Float](repeating: 0, count: pixels.count)
-        for pixel in stride(from: 0, to: pixels.count, by: 4) {
-            let alpha = Float(pixels[pixel + 3]) / 255
-            for channel in 0..<3 { result[pixel + channel] = Float(pixels[pixel + channel]) / 255 * alpha }
-            result[pixel + 3] = alpha
-        }
-        return result
     }
 
     struct Tap {
