@@ -6,11 +6,12 @@ import FlowPlanning
 /// Runs `combine` tasks: concat, tar, tar.gz, zip or image, written atomically to `to`.
 ///
 /// `startAttempt` returns at once: the work runs on a queue of the runner's own, never on the
-/// engine's loop, checks for cancellation between blocks (1 MiB of an input, one image), and
-/// reports its end through the loop.
+/// engine's loop, checks for cancellation between blocks (1 MiB of an input, 32 to 64 rows of
+/// an image), and reports its end through the loop.
 package struct CombineRunner: TaskRunner {
     /// The pixel ceiling: an input whose header claims more, or a combined image larger, is
-    /// refused. 100 megapixels is 400 MB decoded, more than any camera image of today.
+    /// refused. 100 megapixels (400 MB decoded) holds a photo from nearly any camera, and
+    /// keeps a small file that claims 1,000,000 x 1,000,000 from asking for terabytes.
     package static let defaultMaxPixels = 100_000_000
 
     /// Blocking reads and writes, so a queue of flowrun's own, which gets threads as they
