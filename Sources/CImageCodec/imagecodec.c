@@ -77,8 +77,8 @@ static void png_row_done(png_structp png, png_uint_32 row, int pass) {
     }
 }
 
-static int png_decode(FILE *file, uint64_t max_pixels, int header_only, stop_check stop, flowrun_image *image,
-                      char *message, size_t size) {
+static int png_decode(FILE *file, uint64_t max_pixels, int header_only, stop_check stop, const flowrun_row_sink *sink,
+                      uint32_t *size_out, char *message, size_t size) {
     png_context context = {.message = message, .message_size = size, .stop = stop};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, png_failed, png_warned);
     png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -100,8 +100,8 @@ static int png_decode(FILE *file, uint64_t max_pixels, int header_only, stop_che
     if (too_many_pixels(width, height, max_pixels, message, size)) longjmp(context.jump, 1);
     if (header_only) {
         png_destroy_read_struct(&png, &info, NULL);
-        image->width = width;
-        image->height = height;
+        size_out[0] = width;
+        size_out[1] = height;
         return 0;
     }
 
@@ -115,18 +115,40 @@ static int png_decode(FILE *file, uint64_t max_pixels, int header_only, stop_che
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)width * 4) png_error(png, "unexpected row size after conversion to RGBA");
 
-    context.pixels = malloc((size_t)width * height * 4);
-    context.rows = malloc(sizeof(png_bytep) * (height ? height : 1));
-    if (!context.pixels || !context.rows) png_error(png, "out of memory");
-    for (png_uint_32 y = 0; y < height; y++) context.rows[y] = context.pixels + (size_t)y * width * 4;
-    png_read_image(png, context.rows);
+    if (sink->begin(sink->context, width, height)) {
+        context.stopped = 1;
+        png_error(png, "stopped");
+    }
+    size_t stride = (size_t)width * 4;
+    if (png_get_interlace_type(png, info) == PNG_INTERLACE_NONE) {
+        context.pixels = malloc(stride ? stride : 1);
+        if (!context.pixels) png_error(png, "out of memory");
+        for (png_uint_32 y = 0; y < height; y++) {
+            png_read_row(png, context.pixels, NULL);
+            if (sink->row(sink->context, y, context.pixels)) {
+                context.stopped = 1;
+                png_error(png, "stopped");
+            }
+        }
+    } else {
+        // Adam7 passes each fill a part of every row: the whole image is needed first.
+        context.pixels = malloc(stride * height ? stride * height : 1);
+        context.rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+        if (!context.pixels || !context.rows) png_error(png, "out of memory");
+        for (png_uint_32 y = 0; y < height; y++) context.rows[y] = context.pixels + stride * y;
+        png_read_image(png, context.rows);
+        for (png_uint_32 y = 0; y < height; y++) {
+            if (sink->row(sink->context, y, context.rows[y])) {
+                context.stopped = 1;
+                png_error(png, "stopped");
+            }
+        }
+    }
     png_read_end(png, NULL);
 
     png_destroy_read_struct(&png, &info, NULL);
     free(context.rows);
-    image->width = width;
-    image->height = height;
-    image->pixels = context.pixels;
+    free(context.pixels);
     return 0;
 }
 
@@ -177,7 +199,7 @@ static void jpeg_progressed(j_common_ptr cinfo) {
 }
 
 static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, uint32_t fit_width, uint32_t fit_height,
-                       stop_check stop, flowrun_image *image, char *message, size_t size) {
+                       stop_check stop, const flowrun_row_sink *sink, uint32_t *size_out, char *message, size_t size) {
     struct jpeg_decompress_struct cinfo;
     jpeg_context context = {.message = message, .message_size = size, .stop = stop};
     context.progress.progress_monitor = jpeg_progressed;
@@ -196,8 +218,8 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, uint32_
     jpeg_read_header(&cinfo, TRUE);
     if (too_many_pixels(cinfo.image_width, cinfo.image_height, max_pixels, message, size)) longjmp(context.jump, 1);
     if (header_only) {
-        image->width = cinfo.image_width;
-        image->height = cinfo.image_height;
+        size_out[0] = cinfo.image_width;
+        size_out[1] = cinfo.image_height;
         jpeg_destroy_decompress(&cinfo);
         return 0;
     }
@@ -212,32 +234,37 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, uint32_
         }
     }
     jpeg_start_decompress(&cinfo);
+    if (sink->begin(sink->context, cinfo.output_width, cinfo.output_height)) {
+        context.stopped = 1;
+        longjmp(context.jump, 1);
+    }
     size_t stride = (size_t)cinfo.output_width * 4;
-    pixels = malloc(stride * cinfo.output_height);
+    pixels = malloc(stride ? stride : 1);
     if (!pixels) {
         set_message(message, size, "out of memory");
         longjmp(context.jump, 1);
     }
     while (cinfo.output_scanline < cinfo.output_height) {
-        JSAMPROW row = pixels + stride * cinfo.output_scanline;
+        JSAMPROW row = pixels;
+        JDIMENSION y = cinfo.output_scanline;
         jpeg_read_scanlines(&cinfo, &row, 1);
+        if (sink->row(sink->context, y, pixels)) {
+            context.stopped = 1;
+            longjmp(context.jump, 1);
+        }
     }
     jpeg_finish_decompress(&cinfo);
-    image->width = cinfo.output_width;
-    image->height = cinfo.output_height;
-    image->pixels = pixels;
     jpeg_destroy_decompress(&cinfo);
+    free(pixels);
     return 0;
 }
 
 // MARK: Entry points
 
-int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, uint32_t fit_width,
-                         uint32_t fit_height, int (*should_stop)(void *), void *stop_context, flowrun_image *image,
-                         char *message, size_t message_size) {
-    stop_check stop = {.should_stop = should_stop, .context = stop_context};
-    image->width = image->height = 0;
-    image->pixels = NULL;
+/// Opens `path` and decodes it into `sink`, or with `header_only` puts its size in `size_out`.
+static int image_read(const char *path, uint64_t max_pixels, int header_only, uint32_t fit_width, uint32_t fit_height,
+                      stop_check stop, const flowrun_row_sink *sink, uint32_t *size_out, char *message,
+                      size_t message_size) {
     // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, out of reach of cancel.
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat status;
@@ -269,10 +296,10 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
                             message, message_size)) {
             result = -1;
         } else {
-            result = png_decode(file, max_pixels, header_only, stop, image, message, message_size);
+            result = png_decode(file, max_pixels, header_only, stop, sink, size_out, message, message_size);
         }
     } else if (count >= 3 && signature[0] == 0xff && signature[1] == 0xd8 && signature[2] == 0xff) {
-        result = jpeg_decode(file, max_pixels, header_only, fit_width, fit_height, stop, image, message, message_size);
+        result = jpeg_decode(file, max_pixels, header_only, fit_width, fit_height, stop, sink, size_out, message, message_size);
     } else if (ferror(file)) {
         set_message(message, message_size, "cannot read: %s", strerror(errno));
         result = -1;
@@ -281,6 +308,64 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
         result = -1;
     }
     fclose(file);
+    return result;
+}
+
+int flowrun_image_read(const char *path, uint64_t max_pixels, uint32_t fit_width, uint32_t fit_height,
+                       int (*should_stop)(void *), void *stop_context, flowrun_row_sink sink,
+                       char *message, size_t message_size) {
+    stop_check stop = {.should_stop = should_stop, .context = stop_context};
+    uint32_t size[2];
+    return image_read(path, max_pixels, 0, fit_width, fit_height, stop, &sink, size, message, message_size);
+}
+
+/// The sink of `flowrun_image_decode`: the rows copied into one buffer.
+typedef struct {
+    flowrun_image *image;
+    int out_of_memory;
+} buffer_sink;
+
+static int buffer_begin(void *context, uint32_t width, uint32_t height) {
+    buffer_sink *sink = context;
+    sink->image->pixels = malloc((size_t)width * height * 4 ? (size_t)width * height * 4 : 1);
+    if (!sink->image->pixels) {
+        sink->out_of_memory = 1;
+        return 1;
+    }
+    sink->image->width = width;
+    sink->image->height = height;
+    return 0;
+}
+
+static int buffer_row(void *context, uint32_t y, const unsigned char *pixels) {
+    buffer_sink *sink = context;
+    size_t stride = (size_t)sink->image->width * 4;
+    memcpy(sink->image->pixels + stride * y, pixels, stride);
+    return 0;
+}
+
+int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, uint32_t fit_width,
+                         uint32_t fit_height, int (*should_stop)(void *), void *stop_context, flowrun_image *image,
+                         char *message, size_t message_size) {
+    stop_check stop = {.should_stop = should_stop, .context = stop_context};
+    image->width = image->height = 0;
+    image->pixels = NULL;
+    buffer_sink buffer = {.image = image};
+    flowrun_row_sink sink = {.begin = buffer_begin, .row = buffer_row, .context = &buffer};
+    uint32_t size[2] = {0, 0};
+    int result = image_read(path, max_pixels, header_only, fit_width, fit_height, stop, &sink, size, message,
+                            message_size);
+    if (result != 0) {
+        flowrun_image_free(image);
+        image->width = image->height = 0;
+        if (buffer.out_of_memory) {
+            set_message(message, message_size, "out of memory");
+            result = -1;
+        }
+    } else if (header_only) {
+        image->width = size[0];
+        image->height = size[1];
+    }
     return result;
 }
 

@@ -34,6 +34,21 @@ int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only,
 
 #define FLOWRUN_IMAGE_STOPPED (-2)
 
+/// Where `flowrun_image_read` sends the pixels: the decoded size first, then each row of
+/// 8-bit RGBA (straight alpha), top to bottom. A nonzero return stops the decoding.
+typedef struct {
+    int (*begin)(void *context, uint32_t width, uint32_t height);
+    int (*row)(void *context, uint32_t y, const unsigned char *pixels);
+    void *context;
+} flowrun_row_sink;
+
+/// As `flowrun_image_decode`, but row by row into `sink`, holding one row at a time (an
+/// interlaced PNG, whose rows come in passes, is held whole). A stop by the sink returns
+/// FLOWRUN_IMAGE_STOPPED, as a stop by `should_stop` does.
+int flowrun_image_read(const char *path, uint64_t max_pixels, uint32_t fit_width, uint32_t fit_height,
+                       int (*should_stop)(void *), void *stop_context, flowrun_row_sink sink,
+                       char *message, size_t message_size);
+
 void flowrun_image_free(flowrun_image *image);
 
 /// Writes `pixels` (`channels` 3: RGB or 4: RGBA, 8-bit, rows without padding) as a PNG to the
