@@ -319,59 +319,14 @@ int flowrun_image_read(const char *path, uint64_t max_pixels, uint32_t fit_width
     return image_read(path, max_pixels, 0, fit_width, fit_height, stop, &sink, size, message, message_size);
 }
 
-/// The sink of `flowrun_image_decode`: the rows copied into one buffer.
-typedef struct {
-    flowrun_image *image;
-    int out_of_memory;
-} buffer_sink;
-
-static int buffer_begin(void *context, uint32_t width, uint32_t height) {
-    buffer_sink *sink = context;
-    sink->image->pixels = malloc((size_t)width * height * 4 ? (size_t)width * height * 4 : 1);
-    if (!sink->image->pixels) {
-        sink->out_of_memory = 1;
-        return 1;
-    }
-    sink->image->width = width;
-    sink->image->height = height;
-    return 0;
-}
-
-static int buffer_row(void *context, uint32_t y, const unsigned char *pixels) {
-    buffer_sink *sink = context;
-    size_t stride = (size_t)sink->image->width * 4;
-    memcpy(sink->image->pixels + stride * y, pixels, stride);
-    return 0;
-}
-
-int flowrun_image_decode(const char *path, uint64_t max_pixels, int header_only, uint32_t fit_width,
-                         uint32_t fit_height, int (*should_stop)(void *), void *stop_context, flowrun_image *image,
+int flowrun_image_header(const char *path, uint64_t max_pixels, uint32_t *width, uint32_t *height,
                          char *message, size_t message_size) {
-    stop_check stop = {.should_stop = should_stop, .context = stop_context};
-    image->width = image->height = 0;
-    image->pixels = NULL;
-    buffer_sink buffer = {.image = image};
-    flowrun_row_sink sink = {.begin = buffer_begin, .row = buffer_row, .context = &buffer};
+    stop_check stop = {0};
     uint32_t size[2] = {0, 0};
-    int result = image_read(path, max_pixels, header_only, fit_width, fit_height, stop, &sink, size, message,
-                            message_size);
-    if (result != 0) {
-        flowrun_image_free(image);
-        image->width = image->height = 0;
-        if (buffer.out_of_memory) {
-            set_message(message, message_size, "out of memory");
-            result = -1;
-        }
-    } else if (header_only) {
-        image->width = size[0];
-        image->height = size[1];
-    }
+    int result = image_read(path, max_pixels, 1, 0, 0, stop, NULL, size, message, message_size);
+    *width = size[0];
+    *height = size[1];
     return result;
-}
-
-void flowrun_image_free(flowrun_image *image) {
-    free(image->pixels);
-    image->pixels = NULL;
 }
 
 static void png_write_to_fd(png_structp png, png_bytep data, size_t length) {

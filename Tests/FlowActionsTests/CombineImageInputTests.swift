@@ -270,9 +270,16 @@ import Testing
 
         for name in ["tall.png", "tall-adam7.png", "tall.jpg", "tall-progressive.jpg"] {
             let path = "\(folder)/\(name)"
-            #expect(throws: CombineFailure.cancelled, "\(name)") { try DecodedImage(path: path, maxPixels: 1 << 20, control: cancelled) }
-            let whole = try DecodedImage(path: path, maxPixels: 1 << 20, control: CombineControl())
-            #expect(whole.width == width && whole.height == height && whole.pixels.count == width * height * 4)
+            let rows = LockedBox(0)
+            let resampler = Resampler(width: width, height: height) { _, _ in rows.update { $0 += 1 } }
+            #expect(throws: CombineFailure.cancelled, "\(name)") {
+                try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: resampler, control: cancelled)
+            }
+            #expect(rows.value < 64, "\(name): \(rows.value) rows")
+            rows.update { $0 = 0 }
+            let whole = Resampler(width: width, height: height) { _, _ in rows.update { $0 += 1 } }
+            try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: whole, control: CombineControl())
+            #expect(rows.value == height)
         }
     }
 }

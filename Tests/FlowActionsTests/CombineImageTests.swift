@@ -163,8 +163,9 @@ import Testing
         let stripes = (0..<(256 * 128)).map { $0 % 256 / 4 % 2 == 0 ? black : Support.white }
         try Support.writeJPEG("\(folder)/stripes.jpg", width: 256, height: 128, pixels: stripes)
 
-        let reduced = try DecodedImage(path: "\(folder)/stripes.jpg", maxPixels: 1 << 20, fit: (16, 8))
-        #expect(reduced.width == 32 && reduced.height == 16)
+        let reduced = Resampler(width: 16, height: 8) { _, _ in }
+        try ImageRows.read("\(folder)/stripes.jpg", maxPixels: 1 << 20, fit: (16, 8), into: reduced, control: CombineControl())
+        #expect(reduced.sourceWidth == 32 && reduced.sourceHeight == 16)
         let (_, output) = try await Self.combine(["stripes.jpg"], "size: 16x16", in: folder)
         let image = try #require(output)
         #expect(image.width == 16 && image.height == 16)

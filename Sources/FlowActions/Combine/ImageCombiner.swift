@@ -1,4 +1,3 @@
-import CImageCodec
 import FlowModel
 
 /// `format: image`: PNG and JPEG inputs laid out in cells of one size, each scaled to fit
@@ -6,7 +5,8 @@ import FlowModel
 /// RGBA over the default transparent background).
 ///
 /// The cell is `size` if given, else the widest input's width by the tallest one's height.
-/// Inputs are decoded one at a time, so memory holds the output and one input.
+/// Inputs are decoded one at a time and row by row, so memory holds the output and one input
+/// filtered across (its cell's width by its own height).
 enum ImageCombiner {
     static func write(
         _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: AtomicOutputFile,
@@ -17,7 +17,7 @@ enum ImageCombiner {
         if options.cellSize == nil {
             // Headers alone, which also refuses an oversized input before anything is decoded.
             for path in paths {
-                let header = try DecodedImage(path: path, maxPixels: maxPixels, headerOnly: true)
+                let header = try ImageHeader(path: path, maxPixels: maxPixels)
                 cellWidth = max(cellWidth, header.width)
                 cellHeight = max(cellHeight, header.height)
             }
@@ -28,60 +28,23 @@ enum ImageCombiner {
         guard !area.overflow, area.partialValue <= maxPixels else {
             throw CombineFailure("the combined image would be \(grid.width)x\(grid.height), more than the ceiling of \(maxPixels) pixels")
         }
-        let background = options.background.flatMap(Self.colour)
-        let channels = background == nil ? 4 : 3
-        var canvas = [UInt8](repeating: 0, count: grid.width * grid.height * channels)
-        if let background {
-            for pixel in 0..<(grid.width * grid.height) {
-                canvas[pixel * 3] = background.0
-                canvas[pixel * 3 + 1] = background.1
-                canvas[pixel * 3 + 2] = background.2
-            }
-        }
+        let canvas = ImageCanvas(width: grid.width, height: grid.height, background: options.background.flatMap(Self.colour))
         for (index, path) in paths.enumerated() {
             try control.checkCancelled()
             // The header first: where the image goes decides how reduced a JPEG may be decoded.
-            let header = try DecodedImage(path: path, maxPixels: maxPixels, headerOnly: true)
+            let header = try ImageHeader(path: path, maxPixels: maxPixels)
             guard header.width > 0, header.height > 0 else { throw CombineFailure("input \(path): image is empty") }
             let place = grid.placement(of: index, width: header.width, height: header.height)
-            let image = try DecodedImage(path: path, maxPixels: maxPixels, fit: (place.width, place.height), control: control)
-            try Resampler.resize(image, width: place.width, height: place.height, control: control) { y, row in
-                composite(row, at: (place.x, place.y + y), onto: &canvas, canvasWidth: grid.width, background: background)
+            let resampler = Resampler(width: place.width, height: place.height) { y, row in
+                canvas.composite(row, at: (place.x, place.y + y))
             }
+            try ImageRows.read(path, maxPixels: maxPixels, fit: (place.width, place.height), into: resampler, control: control)
+            try resampler.finish(control: control)
             control.progress(Int64(index + 1), of: Int64(paths.count), .entries)
         }
         try control.checkCancelled()
-        var message = [CChar](repeating: 0, count: 512)
-        let status = canvas.withUnsafeBufferPointer {
-            flowrun_png_encode(output.descriptor, UInt32(grid.width), UInt32(grid.height), Int32(channels),
-                               $0.baseAddress, CombineControl.isCancelled, control.opaque, &message, message.count)
-        }
-        if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
-        guard status == 0 else {
-            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw CombineFailure("cannot write \(output.destination): \(text)")
-        }
+        try canvas.write(to: output, control: control)
         control.progress(Int64(paths.count), of: Int64(paths.count), .entries, final: true)
-    }
-
-    /// Source-over in sRGB-encoded values (no linearisation): one premultiplied `row` over the
-    /// opaque background, or, with none, kept as straight RGBA.
-    private static func composite(
-        _ row: [Float], at origin: (x: Int, y: Int), onto canvas: inout [UInt8], canvasWidth: Int,
-        background: (UInt8, UInt8, UInt8)?
-    ) {
-        func byte(_ value: Float) -> UInt8 { UInt8(min(max(value * 255, 0), 255).rounded()) }
-        let under = background.map { [Float($0.0) / 255, Float($0.1) / 255, Float($0.2) / 255] }
-        for x in 0..<(row.count / 4) {
-            let alpha = row[x * 4 + 3]
-            let pixel = origin.y * canvasWidth + origin.x + x
-            if let under {
-                for channel in 0..<3 { canvas[pixel * 3 + channel] = byte(row[x * 4 + channel] + under[channel] * (1 - alpha)) }
-            } else if alpha >= 0.5 / 255 {
-                for channel in 0..<3 { canvas[pixel * 4 + channel] = byte(row[x * 4 + channel] / alpha) }
-                canvas[pixel * 4 + 3] = byte(alpha)
-            }
-        }
     }
 
     /// `#RRGGBB` (the loader has checked the form).

@@ -6,60 +6,76 @@ import Foundation
 ///
 /// Values stay sRGB-encoded: the filter runs on the encoded values, as the issue asks of the
 /// compositing.
-enum Resampler {
+final class Resampler {
     static let radius = 3.0
 
-    /// Calls `emit` with each row of the result, top to bottom: premultiplied RGBA, 0...1,
-    /// clamped (Lanczos overshoots at sharp edges). The rows go out one at a time, and an
-    /// image its cell's size is not filtered at all, so no float copy of the result is held.
-    /// Checks for a cancel every 64 source rows.
-    static func resize(
-        _ image: DecodedImage, width: Int, height: Int, control: CombineControl,
-        emit: (_ y: Int, _ row: [Float]) -> Void
-    ) throws(CombineFailure) {
-        let pixels = image.pixels
-        var row = [Float](repeating: 0, count: image.width * 4)
-        func premultiply(_ y: Int) {
-            let start = y * image.width * 4
-            for x in 0..<image.width {
-                let alpha = Float(pixels[start + x * 4 + 3]) / 255
-                for channel in 0..<3 { row[x * 4 + channel] = Float(pixels[start + x * 4 + channel]) / 255 * alpha }
-                row[x * 4 + 3] = alpha
-            }
+    private let width: Int
+    private let height: Int
+    private let emit: (_ y: Int, _ row: UnsafeBufferPointer<Float>) -> Void
+    private(set) var sourceWidth = 0
+    private(set) var sourceHeight = 0
+    private var across: [Tap] = []
+    /// One source row, premultiplied.
+    private var row: [Float] = []
+    /// The source filtered across, `width` by the source's height: empty for a source of the
+    /// target's size, which is passed on unfiltered.
+    private var middle: [Float] = []
+
+    /// Scales to `width` by `height`; `emit` gets each row of the result, top to bottom:
+    /// premultiplied RGBA, 0...1, clamped (Lanczos overshoots at sharp edges).
+    init(width: Int, height: Int, emit: @escaping (_ y: Int, _ row: UnsafeBufferPointer<Float>) -> Void) {
+        self.width = width
+        self.height = height
+        self.emit = emit
+    }
+
+    private var isIdentity: Bool { sourceWidth == width && sourceHeight == height }
+
+    /// The source's size, before its first row.
+    func begin(width sourceWidth: Int, height sourceHeight: Int) {
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        row = [Float](repeating: 0, count: sourceWidth * 4)
+        guard !isIdentity else { return }
+        across = Self.weights(from: sourceWidth, to: width)
+        middle = [Float](repeating: 0, count: width * sourceHeight * 4)
+    }
+
+    /// Source row `y` (8-bit straight RGBA), filtered across as it comes, so that the source
+    /// is never held whole; a source of the target's size goes straight to `emit`.
+    func accept(_ y: Int, _ pixels: UnsafePointer<UInt8>) {
+        for x in 0..<sourceWidth {
+            let alpha = Float(pixels[x * 4 + 3]) / 255
+            for channel in 0..<3 { row[x * 4 + channel] = Float(pixels[x * 4 + channel]) / 255 * alpha }
+            row[x * 4 + 3] = alpha
         }
-        if width == image.width && height == image.height {
-            for y in 0..<height {
-                if y % 64 == 0 { try control.checkCancelled() }
-                premultiply(y)
-                emit(y, row)
-            }
+        if isIdentity {
+            row.withUnsafeBufferPointer { emit(y, $0) }
             return
         }
-        let across = weights(from: image.width, to: width)
-        let down = weights(from: image.height, to: height)
-        // Across first, row by row from the 8-bit source, so that no float copy of a large
-        // source is ever made: the intermediate is `width` by the source's height.
-        var middle = [Float](repeating: 0, count: width * image.height * 4)
-        for y in 0..<image.height {
-            if y % 64 == 0 { try control.checkCancelled() }
-            premultiply(y)
-            for x in 0..<width {
-                let tap = across[x]
-                var sum: (Float, Float, Float, Float) = (0, 0, 0, 0)
-                for (offset, weight) in tap.weights.enumerated() {
-                    let source = (tap.first + offset) * 4
-                    sum.0 += row[source] * weight
-                    sum.1 += row[source + 1] * weight
-                    sum.2 += row[source + 2] * weight
-                    sum.3 += row[source + 3] * weight
-                }
-                let target = (y * width + x) * 4
-                middle[target] = sum.0
-                middle[target + 1] = sum.1
-                middle[target + 2] = sum.2
-                middle[target + 3] = sum.3
+        for x in 0..<width {
+            let tap = across[x]
+            var sum: (Float, Float, Float, Float) = (0, 0, 0, 0)
+            for (offset, weight) in tap.weights.enumerated() {
+                let source = (tap.first + offset) * 4
+                sum.0 += row[source] * weight
+                sum.1 += row[source + 1] * weight
+                sum.2 += row[source + 2] * weight
+                sum.3 += row[source + 3] * weight
             }
+            let target = (y * width + x) * 4
+            middle[target] = sum.0
+            middle[target + 1] = sum.1
+            middle[target + 2] = sum.2
+            middle[target + 3] = sum.3
         }
+    }
+
+    /// Filters down, after the last source row, and emits the result; checks for a cancel
+    /// every 64 rows.
+    func finish(control: CombineControl) throws(CombineFailure) {
+        guard !isIdentity else { return }
+        let down = Self.weights(from: sourceHeight, to: height)
         var result = [Float](repeating: 0, count: width * 4)
         for y in 0..<height {
             if y % 64 == 0 { try control.checkCancelled() }
@@ -74,7 +90,7 @@ enum Resampler {
                 result[pixel + 3] = alpha
                 for channel in 0..<3 { result[pixel + channel] = min(max(result[pixel + channel], 0), alpha) }
             }
-            emit(y, result)
+            result.withUnsafeBufferPointer { emit(y, $0) }
         }
     }
 
