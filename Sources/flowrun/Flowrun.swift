@@ -12,7 +12,8 @@ struct Flowrun: ParsableCommand {
             limits, by priority.
 
             Exit status: 0 every task succeeded (or the file is valid); 1 a task failed; \
-            2 invalid file or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
+            2 invalid file or usage; 129 hung up (SIGHUP); 130 interrupted (SIGINT); 131 quit \
+            (SIGQUIT); 143 terminated (SIGTERM).
             """,
         version: "0.1.0",
         subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self],
