@@ -48,7 +48,14 @@ static int put_descriptor(int fd, int target) {
 static void tell_watchdog(int watchdog_fd, pid_t record) {
     if (watchdog_fd < 0) return;
     int32_t value = (int32_t)record;
-    while (write(watchdog_fd, &value, sizeof value) < 0 && errno == EINTR) {}
+    ssize_t written;
+    while ((written = write(watchdog_fd, &value, sizeof value)) < 0 && errno == EINTR) {}
+    /* A watchdog someone killed: the SIGPIPE is pending in the vfork child, whose signals are
+     * blocked, and would kill it once unblocked. Ignoring it again discards it. */
+    if (written < 0 && errno == EPIPE) {
+        struct sigaction ignore = { .sa_handler = SIG_IGN };
+        sigaction(SIGPIPE, &ignore, NULL);
+    }
 }
 
 int flowrun_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
