@@ -117,6 +117,11 @@ public final class Engine: @unchecked Sendable {
         for operation in lock.withLock({ operations.compactMap { $0 } }) { operation.killRun() }
     }
 
+    /// Whether every task has its final event: what is left of `run()` is writing.
+    public var isOver: Bool {
+        lock.withLock { status != nil }
+    }
+
     /// Running tasks go on; none starts until `resume()`.
     public func suspend() {
         lock.withLock {
