@@ -78,15 +78,17 @@ import Testing
         try Support.write("one", to: "\(folder)/build/b1.txt")
         try Support.write(String(repeating: "two ", count: 100_000), to: "\(folder)/build/b2.txt")
         chmod("\(folder)/build/b1.txt", 0o755)
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/build/b3.txt", withDestinationPath: "b1.txt")
         let task = try Support.task("inputs: [docs/NOTES.md, \"build/b*.txt\"]\nto: out/all.\(format)\nformat: \(format)", in: folder)
 
         let attempt = await Support.run(task)
 
         #expect(attempt.result == .succeeded)
         let entries = try Self.entries(of: "\(folder)/out/all.\(format)")
-        #expect(entries.map(\.name) == ["docs/NOTES.md", "build/b1.txt", "build/b2.txt"])
-        #expect(entries.map(\.contents) == ["notes\n", "one", String(repeating: "two ", count: 100_000)])
+        #expect(entries.map(\.name) == ["docs/NOTES.md", "build/b1.txt", "build/b2.txt", "build/b3.txt"])
+        #expect(entries.map(\.contents) == ["notes\n", "one", String(repeating: "two ", count: 100_000), "one"])
         #expect(entries[1].mode & 0o777 == 0o755)
+        #expect(entries.allSatisfy { $0.mode & S_IFMT == S_IFREG }, "a link is stored as the file it leads to")
         #expect(Support.contents(of: "\(folder)/out") == ["all.\(format)"])
     }
 
