@@ -148,8 +148,9 @@ final class RunSignals: @unchecked Sendable {
         case .cancel(let engine):
             engine.cancel(reason: Self.reason(number))
             // A hang-up reaches the tasks too, as it would a terminal's foreground group; after
-            // the cancel, so that a task it ends counts as cancelled, not failed.
-            if number == SIGHUP { TaskGroups.shared.signalAll(SIGHUP) }
+            // the cancel has reached their attempts on the loop, so that a task it ends counts
+            // as cancelled, not failed.
+            if number == SIGHUP { engine.afterPosted { TaskGroups.shared.signalAll(SIGHUP) } }
         case .kill(let engine, let cancelFirst):
             if cancelFirst { engine.cancel(reason: Self.reason(number)) }
             engine.kill()
