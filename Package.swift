@@ -24,7 +24,8 @@ let package = Package(
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "CSpawn"),
-        .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive"]),
+        .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
+        .target(name: "FlowActions", dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive", "CImageCodec"]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
@@ -38,13 +39,14 @@ let package = Package(
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
-        .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning"]),
+        .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),
+        .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive"]),
         .testTarget(name: "FlowrunTests", dependencies: ["flowrun"], exclude: ["Fixtures", "schema_agreement.py"]),
     ]
 )
 
 // One strict setting for every target, as swift-log does.
-for target in package.targets where target.type != .system && target.name != "CSpawn" {
+for target in package.targets where target.type != .system && !["CSpawn", "CImageCodec", "CImageFixtures"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
     ]

@@ -10,10 +10,11 @@ import Foundation
 /// and reports back through the loop.
 package struct ActionRunner: TaskRunner {
     private let shell: ShellRunner
-    private let decompress = DecompressRunner(loop: ActionRunner.loop)
+    private let decompress = DecompressRunner(loop: ShellRunner.loop)
+    private let combine = CombineRunner(loop: ShellRunner.loop)
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
-    package static let runnableKinds: Set<String> = ["shell", "decompress"]
+    package static let runnableKinds: Set<String> = ["shell", "decompress", "combine"]
 
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         shell = ShellRunner(processEnvironment: processEnvironment)
@@ -31,7 +32,9 @@ package struct ActionRunner: TaskRunner {
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
         case .decompress:
             return decompress.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
-        case .download, .combine:
+        case .combine:
+            return combine.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .download:
             // RunCommand refuses such a plan before the run (`runnableKinds`).
             completion(.failed(reason: "this flowrun cannot run \(task.spec.action.kind) tasks", exitCode: nil))
             return ShellRunner.NotStarted()

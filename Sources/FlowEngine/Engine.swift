@@ -112,9 +112,20 @@ public final class Engine: @unchecked Sendable {
         bus.flushElsewhere()
     }
 
+    /// Runs `block` on the engine's loop after whatever was posted to it before, such as each
+    /// running attempt's cancel: a signal sent there reaches tasks already counted as cancelled.
+    package func afterPosted(_ block: @escaping @Sendable () -> Void) {
+        loop.post(block)
+    }
+
     /// Kills running tasks at once (a second Ctrl-C).
     public func kill() {
         for operation in lock.withLock({ operations.compactMap { $0 } }) { operation.killRun() }
+    }
+
+    /// Whether every task has its final event: what is left of `run()` is writing.
+    public var isOver: Bool {
+        lock.withLock { status != nil }
     }
 
     /// Running tasks go on; none starts until `resume()`.

@@ -61,7 +61,7 @@ enum ProcessLauncher {
         // friends, and exec would pass that on.
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
-            flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], &pid)
+            flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
         }
         guard status == 0 else {
             close(out[0]); close(err[0])
