@@ -164,11 +164,13 @@ import Testing
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         writer.arguments = ["python3", "-c", """
-            import io, sys, tarfile, time
+            import io, os, sys, tarfile, time
             f = open(sys.argv[1], 'wb')
             info = tarfile.TarInfo('big.bin'); info.size = 1 << 30
             f.write(info.tobuf() + bytes(1 << 16)); f.flush()
-            time.sleep(60)
+            for _ in range(600):  # ends with the test's folder
+                if not os.path.exists(sys.argv[1]): sys.exit()
+                time.sleep(0.1)
             open(sys.argv[1] + '.gave-up', 'w').close()
             """, fixtures.path("stalled.tar")]
         try writer.run()
