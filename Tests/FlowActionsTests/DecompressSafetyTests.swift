@@ -55,6 +55,8 @@ import Testing
             tar('symlink-absolute.tar', ('etc', b'', tarfile.SYMTYPE, '/etc'))
             tar('write-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/up', b'', tarfile.SYMTYPE, '..'), ('sub/up/x', b'x'))
             tar('chained.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'))
+            tar('folder-over-link.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'), ('s', b'', tarfile.DIRTYPE, '', 0o777))
+            tar('hardlink-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/f', b'x'), ('d', b'', tarfile.SYMTYPE, 'sub'), ('x', b'', tarfile.LNKTYPE, 'd/f'))
             tar('hardlink-out.tar', ('passwd', b'', tarfile.LNKTYPE, '../../../../etc/passwd'))
             tar('hardlink-absolute.tar', ('passwd', b'', tarfile.LNKTYPE, '/etc/passwd'))
             """)
@@ -62,6 +64,10 @@ import Testing
         try expectRefused("symlink-absolute.tar", naming: "etc", fixtures)
         try expectRefused("write-through.tar", naming: "sub/up/x", fixtures)
         try expectRefused("chained.tar", naming: "s", fixtures)
+        let before = try #require(FileTree.status(fixtures.folder)).st_mode
+        try expectRefused("folder-over-link.tar", naming: "s", fixtures)
+        #expect(try #require(FileTree.status(fixtures.folder)).st_mode == before, "the mode of the folder above untouched")
+        try expectRefused("hardlink-through.tar", naming: "x", fixtures)
         try expectRefused("hardlink-out.tar", naming: "passwd", fixtures)
         try expectRefused("hardlink-absolute.tar", naming: "passwd", fixtures)
     }
