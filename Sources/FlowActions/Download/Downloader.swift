@@ -1,0 +1,180 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Fetches URLs into `PartialFile`s: one per run, owning the run's HTTP clients (one per proxy
+/// in use) on an event loop group of its own, never the engine's.
+package final class Downloader: Sendable {
+    package struct Settings: Sendable {
+        /// How long a connection may go without a byte before the attempt fails (retryable).
+        package var readTimeout: TimeAmount = .seconds(30)
+        package var connectTimeout: TimeAmount = .seconds(30)
+        package var maximumRedirects = 10
+        package init() {}
+    }
+
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let clients = NIOLockedValueBox<[ProxyRules.Proxy?: HTTPClient]>([:])
+    private let proxies: ProxyRules
+    private let settings: Settings
+    private let tls: Result<TLSConfiguration, DownloadFailure>
+
+    package init(environment: [String: String], settings: Settings = Settings()) {
+        proxies = ProxyRules(environment: environment)
+        self.settings = settings
+        tls = Self.tlsConfiguration(certificateFile: environment["SSL_CERT_FILE"])
+    }
+
+    /// The system's trust roots, plus those of `SSL_CERT_FILE` when set.
+    private static func tlsConfiguration(certificateFile: String?) -> Result<TLSConfiguration, DownloadFailure> {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        guard let certificateFile, !certificateFile.isEmpty else { return .success(configuration) }
+        do {
+            configuration.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(certificateFile))]
+            return .success(configuration)
+        } catch {
+            return .failure(DownloadFailure("cannot read SSL_CERT_FILE \(certificateFile): \(error)", retryable: false))
+        }
+    }
+
+    /// Shuts the clients and their threads down: at the end of the run.
+    package func shutdown() {
+        let all = clients.withLockedValue { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in all { try? client.syncShutdown() }
+        try? group.syncShutdownGracefully()
+    }
+
+    private func client(for proxy: ProxyRules.Proxy?) throws(DownloadFailure) -> HTTPClient {
+        let tlsConfiguration = try tls.get()
+        return clients.withLockedValue { clients in
+            if let client = clients[proxy] { return client }
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tlsConfiguration,
+                redirectConfiguration: .follow(max: settings.maximumRedirects, allowCycles: false),
+                timeout: .init(connect: settings.connectTimeout, read: settings.readTimeout),
+                proxy: proxy.map { proxy in
+                    switch proxy.kind {
+                    case .http: .server(host: proxy.host, port: proxy.port)
+                    case .socks5: .socksServer(host: proxy.host, port: proxy.port)
+                    }
+                }
+            )
+            // The task's retries decide: the pool's own would retry a refused connection or a
+            // certificate error until the connect timeout, with no word of it.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+            clients[proxy] = client
+            return client
+        }
+    }
+
+    /// Starts one HTTP attempt into `file`, resuming from its bytes when it has a validator;
+    /// `completion` runs on the file's queue once the body is on disk in full, or it failed.
+    package func fetch(
+        _ url: String, headers: [(String, String)], into file: PartialFile,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+    ) -> HTTPAttempt {
+        let attempt = HTTPAttempt()
+        file.queue.async {
+            do throws(DownloadFailure) {
+                // Without a validator a Range could splice two versions of the file: start over.
+                if file.validator == nil, file.size > 0 { try file.restart() }
+                guard let parsed = URL(string: url) else { throw DownloadFailure("\(url): not a valid URL", retryable: false) }
+                let client = try self.client(for: try self.proxies.proxy(for: parsed))
+                let request: HTTPClient.Request
+                do {
+                    request = try HTTPTransfer.request(url: url, headers: headers, resumingFrom: file)
+                } catch {
+                    throw DownloadFailure("\(url): \(error)", retryable: false)
+                }
+                let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
+                let task = client.execute(request: request, delegate: transfer)
+                guard attempt.started(task) else {
+                    task.cancel()
+                    throw DownloadFailure("cancelled", retryable: false)
+                }
+                task.futureResult.whenComplete { result in
+                    file.queue.async {
+                        completion(Self.outcome(result, transfer: transfer, file: file, url: url))
+                    }
+                }
+            } catch {
+                completion(.failure(error))
+            }
+        }
+        return attempt
+    }
+
+    private static func outcome(
+        _ result: Result<Void, any Error>, transfer: HTTPTransfer, file: PartialFile, url: String
+    ) -> Result<Void, DownloadFailure> {
+        switch result {
+        case .success:
+            if let total = transfer.totalLength, total != file.size {
+                return .failure(DownloadFailure("\(url): the body ended after \(file.size) of \(total) bytes", retryable: true))
+            }
+            return .success(())
+        case .failure(let error as DownloadFailure):
+            return .failure(error)
+        case .failure(let error):
+            return .failure(failure(of: error, url: url))
+        }
+    }
+
+    /// Redirect limits and loops, bad URLs and certificate errors fail at once (as curl, which
+    /// does not retry them); connection errors, timeouts and early ends are retried.
+    static func failure(of error: any Error, url: String) -> DownloadFailure {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .redirectLimitReached: return DownloadFailure("\(url): more than 10 redirects", retryable: false)
+            case .redirectCycleDetected: return DownloadFailure("\(url): redirect loop", retryable: false)
+            case .invalidURL, .emptyHost, .emptyScheme, .cancelled: return DownloadFailure("\(url): \(error)", retryable: false)
+            case .readTimeout: return DownloadFailure("\(url): timed out waiting for data", retryable: true)
+            case .connectTimeout: return DownloadFailure("\(url): timed out connecting", retryable: true)
+            case .remoteConnectionClosed: return DownloadFailure("\(url): the server closed the connection early", retryable: true)
+            default:
+                let unsupported = "\(error)".contains("unsupportedScheme")
+                return DownloadFailure("\(url): \(error)", retryable: !unsupported)
+            }
+        }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return DownloadFailure("\(url): TLS: \(error)", retryable: false)
+        }
+        return DownloadFailure("\(url): \(error)", retryable: true)
+    }
+}
+
+/// One running HTTP request, which `cancel()` stops (and which the caller then cleans up after).
+package final class HTTPAttempt: Sendable {
+    private enum State { case starting, running(HTTPClient.Task<Void>), cancelled }
+    private let state = NIOLockedValueBox(State.starting)
+
+    /// False when cancelled before the request began.
+    fileprivate func started(_ task: HTTPClient.Task<Void>) -> Bool {
+        state.withLockedValue { state in
+            guard case .starting = state else { return false }
+            state = .running(task)
+            return true
+        }
+    }
+
+    package var isCancelled: Bool {
+        state.withLockedValue { if case .cancelled = $0 { true } else { false } }
+    }
+
+    package func cancel() {
+        let task: HTTPClient.Task<Void>? = state.withLockedValue { state in
+            defer { state = .cancelled }
+            if case .running(let task) = state { return task }
+            return nil
+        }
+        task?.cancel()
+    }
+}
