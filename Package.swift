@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "flowrun",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "flowrun", targets: ["flowrun"]),
         .library(name: "FlowKit", targets: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole"]),
@@ -47,6 +46,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
-        .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning"]),
+        .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
         .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestServer"]),
         .testTarget(name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer"], exclude: ["Fixtures", "schema_agreement.py"]),
     ]

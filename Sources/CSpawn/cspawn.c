@@ -104,10 +104,10 @@ int flowrun_epoll_remove(int epoll, int fd) {
     return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
 }
 
-int flowrun_epoll_wait(int epoll, int *ready, int capacity) {
+int flowrun_epoll_wait(int epoll, int *ready, int capacity, int timeout) {
     struct epoll_event events[64];
     if (capacity > 64) capacity = 64;
-    int count = epoll_wait(epoll, events, capacity, -1);
+    int count = epoll_wait(epoll, events, capacity, timeout);
     for (int i = 0; i < count; i++) ready[i] = events[i].data.fd;
     return count;
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FlowModel
 import Foundation
 
@@ -23,8 +19,6 @@ public struct DescriptorWriter: Sendable {
     public let name: String
     /// Whether `close()` closes the descriptor (only for files this writer opened).
     private let ownsDescriptor: Bool
-    /// Keeps a `FileHandle` alive, and with it its descriptor, for as long as the writer.
-    private let handle: FileHandle?
     /// Shared by the copies of this writer, so that a failure seen by one stops them all.
     private let failureState = LockedState<WriteFailure?>(nil)
     private let onFailure: (@Sendable (WriteFailure) -> Void)?
@@ -35,17 +29,7 @@ public struct DescriptorWriter: Sendable {
         self.descriptor = descriptor
         self.name = name ?? Self.defaultName(of: descriptor)
         self.ownsDescriptor = false
-        self.handle = nil
         self.onFailure = onFailure
-    }
-
-    /// Writes to the descriptor of `fileHandle`, such as `FileHandle.standardOutput`.
-    public init(fileHandle: FileHandle) {
-        self.descriptor = fileHandle.fileDescriptor
-        self.name = Self.defaultName(of: fileHandle.fileDescriptor)
-        self.ownsDescriptor = false
-        self.handle = fileHandle
-        self.onFailure = nil
     }
 
     /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
@@ -56,7 +40,6 @@ public struct DescriptorWriter: Sendable {
         self.descriptor = descriptor
         self.name = path
         self.ownsDescriptor = true
-        self.handle = nil
         self.onFailure = nil
     }
 
@@ -84,11 +67,7 @@ public struct DescriptorWriter: Sendable {
         guard var next = bytes.baseAddress, failure == nil else { return }
         var remaining = bytes.count
         while remaining > 0 {
-            #if canImport(Glibc)
             let written = Glibc.write(descriptor, next, remaining)
-            #else
-            let written = Darwin.write(descriptor, next, remaining)
-            #endif
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -123,11 +102,7 @@ public struct DescriptorWriter: Sendable {
     /// (a network file system reports a lost write there) is a failure too.
     public func close() {
         guard ownsDescriptor else { return }
-        #if canImport(Glibc)
         let closed = Glibc.close(descriptor)
-        #else
-        let closed = Darwin.close(descriptor)
-        #endif
         if closed != 0, errno != EINTR { fail(errno) }
     }
 

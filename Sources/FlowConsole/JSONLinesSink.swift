@@ -25,10 +25,6 @@ public final class JSONLinesSink: EventSink {
         self.init(writer: DescriptorWriter(descriptor: descriptor))
     }
 
-    public convenience init(fileHandle: FileHandle) {
-        self.init(writer: DescriptorWriter(fileHandle: fileHandle))
-    }
-
     /// Writes to a file created (or truncated) at `path`, closed by `finish()`: `--events-file`.
     public convenience init(creatingFileAt path: String) throws(DescriptorWriter.OpenError) {
         self.init(writer: try DescriptorWriter(creatingFileAt: path))
@@ -57,14 +53,6 @@ public final class JSONLinesSink: EventSink {
     }
 
     public var writeFailure: WriteFailure? { writer.failure }
-
-    /// The line of `event`, without its newline.
-    public static func line(for event: RunEvent) -> String {
-        var bytes: [UInt8] = []
-        encode(event, into: &bytes)
-        bytes.removeLast()
-        return String(decoding: bytes, as: UTF8.self)
-    }
 
     /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
     static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {

@@ -1,11 +1,7 @@
 import Dispatch
 import FlowModel
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The live view of a run on a terminal: `--events human`.
 ///

@@ -25,18 +25,24 @@ import Foundation
 /// of its own. Groups cannot nest or interleave, so a task's lines are held until it ends and
 /// then written as one block: the group (started line, output, progress and retries), then,
 /// outside the fold so that it shows when folded, its final line, and for a failure an
-/// `::error` annotation. A task that writes more than `groupFlushBytes` has its group written
-/// in parts (the later ones titled `TASK (continued)`), so memory stays bounded.
+/// `::error` annotation. Past `groupBufferBytes` a task's lines wait in an unlinked temporary
+/// file (`SpillFile`, in `$TMPDIR`) rather than in memory, and are copied out in chunks when
+/// it ends, so memory stays bounded and the group stays whole. If that file cannot be written,
+/// an `::error` says so and the group is written in parts (the later ones titled
+/// `TASK (continued)`): nothing is lost.
 ///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 public final class PlainLog: EventSink {
     /// The shortest time between two progress lines of one task.
     public static let progressInterval: Int64 = 5000
-    /// How much of one task's lines is held, under GitHub Actions, before a part is written.
-    public static let groupFlushBytes = 1 << 20
+    /// How much of one task's lines is held in memory, under GitHub Actions; the rest waits in
+    /// a `SpillFile`.
+    public static let groupBufferBytes = 64 << 10
 
     private let writer: DescriptorWriter
     private let githubActions: Bool
+    /// Where spill files are made.
+    private let temporaryFolder: String
     private let state = LockedState(State())
 
     private struct State {
@@ -48,12 +54,20 @@ public final class PlainLog: EventSink {
 
     private struct Group {
         var title: String
-        var lines = ""
+        /// The latest lines, about `groupBufferBytes` at most.
+        var lines: [UInt8] = []
+        /// The lines before those, once there were more than the buffer holds.
+        var spill: SpillFile?
+        /// Set when the spill file failed: the group is then written in parts.
+        var inParts = false
     }
 
-    public init(writer: DescriptorWriter, githubActions: Bool = false) {
+    /// - Parameter temporaryFolder: where a GitHub Actions group past `groupBufferBytes` waits
+    ///   (`$TMPDIR`, else `/tmp`, by default).
+    public init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil) {
         self.writer = writer
         self.githubActions = githubActions
+        self.temporaryFolder = temporaryFolder ?? SpillFile.defaultFolder()
     }
 
     /// Writes to `descriptor` (such as `STDOUT_FILENO`), which the caller keeps open.
@@ -91,8 +105,7 @@ public final class PlainLog: EventSink {
             Self.appendLine(for: event, to: &text)
             return
         }
-        guard let line = Self.line(for: event) else { return }
-        if let folded = Self.github(event, task: task, line: line, groups: &state.groups) { text += folded.utf8 }
+        github(event, task: task, to: &text, groups: &state.groups)
     }
 
     public var writeFailure: WriteFailure? { writer.failure }
@@ -100,9 +113,12 @@ public final class PlainLog: EventSink {
     /// Writes any fold still held: every task has a final event, so this is for a run that broke off.
     public func finish() {
         state.withLock { state in
-            let held = state.groups.values.sorted { $0.title < $1.title }.map(Self.fold).joined()
-            state.groups.removeAll()
-            if !held.isEmpty { writer.write(held) }
+            var text: [UInt8] = []
+            for task in state.groups.keys.sorted() {
+                guard var group = state.groups.removeValue(forKey: task) else { continue }
+                appendFold(&group, to: &text)
+            }
+            if !text.isEmpty { writer.write(text) }
         }
     }
 
@@ -198,33 +214,62 @@ public final class PlainLog: EventSink {
     }
 
     /// Under GitHub Actions: holds the line in the task's fold, or writes the fold if the task ended.
-    private static func github(_ event: RunEvent, task: TaskID, line: String, groups: inout [TaskID: Group]) -> String? {
+    private func github(_ event: RunEvent, task: TaskID, to text: inout [UInt8], groups: inout [TaskID: Group]) {
         switch event.kind {
         case .taskStarted, .taskOutput, .taskProgress, .taskRetrying:
-            var group = groups[task] ?? Group(title: task)
-            group.lines += line
-            group.lines += "\n"
-            guard group.lines.utf8.count >= groupFlushBytes else {
-                groups[task] = group
-                return nil
-            }
-            groups[task] = Group(title: "\(task) (continued)")
-            return fold(group)
+            // Taken out and put back, so that the buffer is never shared and never copied.
+            var group = groups.removeValue(forKey: task) ?? Group(title: task)
+            Self.appendLine(for: event, to: &group.lines)
+            if group.lines.count >= Self.groupBufferBytes { spill(&group, task: task, text: &text) }
+            groups[task] = group
         case .taskSucceeded, .taskFailed, .taskCancelled, .taskSkipped:
-            var text = groups.removeValue(forKey: task).map(fold) ?? ""
-            text += line
-            text += "\n"
+            if var group = groups.removeValue(forKey: task) { appendFold(&group, to: &text) }
+            Self.appendLine(for: event, to: &text)
             if case .taskFailed(_, _, _, let reason, _) = event.kind {
-                text += "::error title=\(escapeProperty("\(task) failed"))::\(escapeData(reason))\n"
+                text += "::error title=\(Self.escapeProperty("\(task) failed"))::\(Self.escapeData(reason))\n".utf8
             }
-            return text
         default:
-            return line + "\n"
+            Self.appendLine(for: event, to: &text)
         }
     }
 
-    private static func fold(_ group: Group) -> String {
-        "::group::\(group.title)\n\(group.lines)::endgroup::\n"
+    /// Moves the buffer of a group to its spill file; if the file cannot be written, says so
+    /// and writes the group so far as a part of its own instead.
+    private func spill(_ group: inout Group, task: TaskID, text: inout [UInt8]) {
+        if !group.inParts {
+            do throws(SpillFile.Failure) {
+                if group.spill == nil { group.spill = try SpillFile(in: temporaryFolder) }
+                let file = group.spill!
+                try file.append(group.lines)
+                group.lines.removeAll(keepingCapacity: true)
+                return
+            } catch {
+                text += "::error title=flowrun::\(Self.escapeData("cannot hold the output of task '\(task)' in \(error); its group is written in parts"))\n".utf8
+                group.inParts = true
+            }
+        }
+        appendFold(&group, to: &text)
+        group = Group(title: "\(task) (continued)", inParts: true)
+    }
+
+    /// Appends the fold of `group` to `text`; the lines in its spill file are written first,
+    /// after what `text` held, in chunks.
+    private func appendFold(_ group: inout Group, to text: inout [UInt8]) {
+        text += "::group::".utf8
+        text += group.title.utf8
+        text.append(UInt8(ascii: "\n"))
+        if let spill = group.spill {
+            writer.write(text)
+            text.removeAll(keepingCapacity: true)
+            do throws(SpillFile.Failure) {
+                try spill.copy { writer.write($0) }
+            } catch {
+                text += "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count) bytes of it are lost"))\n".utf8
+            }
+            group.spill = nil
+        }
+        text += group.lines
+        text += "::endgroup::\n".utf8
     }
 
     /// A workflow command's message: `%`, `\r` and `\n` percent-encoded, as the runner decodes them.

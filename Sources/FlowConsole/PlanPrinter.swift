@@ -11,13 +11,6 @@ public struct PlanPrinter: Sendable {
     public var style: Style
     public init(style: Style = Style(enabled: false)) { self.style = style }
 
-    /// The whole plan as one string.
-    public func render(_ plan: Plan) -> String {
-        var rendered: [UInt8] = []
-        write(plan) { rendered.append(contentsOf: $0) }
-        return String(decoding: rendered, as: UTF8.self)
-    }
-
     /// Writes the plan to `output`, one block per chunk of `tasksPerChunk` tasks (at least 1).
     ///
     /// A large plan is described on every core, a round of 16 chunks at once (about 4 MB of

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What the process's output streams are connected to: the one place that decides on colour.
 public enum Terminal {

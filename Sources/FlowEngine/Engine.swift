@@ -9,11 +9,13 @@ import Foundation
 /// trap 1), so an operation is created and added only when the scheduler starts its task: its
 /// needs are done and a slot is free. The queues then only execute.
 ///
-/// The scheduler runs on whichever thread reports a task's end, under `lock`, rather than on a
-/// queue of its own: a hop to another thread per task was most of the engine's cost on graphs
-/// of small tasks (measured in bench/run_bench.py). For the same reason the queues start
-/// operations on the runner's `StartQueue` when it has one (the shell runner's output loop), so
-/// that the thread that sees a task end also starts the next.
+/// The run loop is the engine's (`EngineLoop`): the queues start operations on it, each task's
+/// attempts, timers and signals are driven on it, and tasks report their ends on it. The
+/// scheduler runs there too, under `lock`, rather than on a queue of its own: a hop to another
+/// thread per task was most of the engine's cost on graphs of small tasks (measured in
+/// bench/run_bench.py); with the shell runner's epoll loop, the thread that sees a child exit
+/// also starts the next task. Every lifecycle event (started, retrying, the end) is posted by
+/// this class; a task's operation reports them.
 ///
 /// Events are posted to the bus under `lock`, in the scheduler's order, and handed to the sinks
 /// after it is let go; on the signal thread (cancel, suspend, resume) they are written on the
@@ -35,6 +37,12 @@ public final class Engine: @unchecked Sendable {
             self.failFast = failFast
             self.grace = grace
         }
+
+        /// `grace` in milliseconds, clamped to what a timer can be set to.
+        var graceMilliseconds: Int64 {
+            guard !grace.isNaN else { return 10_000 }
+            return Int64(min(max(grace, 0), 1e9) * 1000)
+        }
     }
 
     private let plan: Plan
@@ -43,7 +51,7 @@ public final class Engine: @unchecked Sendable {
     private let options: Options
     private let lock = NSLock()
     private let queues: [OperationQueue]
-    private let startQueue: StartQueue?
+    private let loop: any EngineLoop
     private var scheduler: Scheduler
     private var operations: [TaskOperation?]
     private var counts = FinalCounts()
@@ -53,27 +61,27 @@ public final class Engine: @unchecked Sendable {
     private var startedAt: Int64 = 0
     private var flushQueued = false
 
-    public init(plan: Plan, runner: any TaskRunner, bus: EventBus, options: Options) {
+    /// - Parameter loop: the run's loop; the runner's attempts must report on it.
+    package init(plan: Plan, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, options: Options) {
         self.plan = plan
         self.runner = runner
+        self.loop = loop
         self.bus = bus
         self.options = options
         scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
-        let startQueue = runner.startQueue
-        self.startQueue = startQueue
         // Index 0 is the default queue, then the named ones in file order, as the scheduler counts them.
-        queues = [Self.makeQueue("default", limit: options.concurrency, on: startQueue)]
-            + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency, on: startQueue) }
+        queues = [Self.makeQueue("default", limit: options.concurrency, on: loop)]
+            + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency, on: loop) }
         operations = [TaskOperation?](repeating: nil, count: plan.tasks.count)
     }
 
-    private static func makeQueue(_ name: String, limit: Int, on startQueue: StartQueue?) -> OperationQueue {
+    private static func makeQueue(_ name: String, limit: Int, on loop: any EngineLoop) -> OperationQueue {
         let queue = OperationQueue()
         queue.name = "flowrun.queue.\(name)"
         queue.maxConcurrentOperationCount = limit
         // Serial is enough: an operation's `start` only begins an attempt and returns; the
         // limit counts operations until they finish.
-        queue.underlyingQueue = startQueue?.queue
+        queue.underlyingQueue = loop.queue
         return queue
     }
 
@@ -100,7 +108,7 @@ public final class Engine: @unchecked Sendable {
             perform(scheduler.cancel(reason: reason))
             return operations.compactMap { $0 }
         }
-        for operation in running { operation.cancelRun(reason: reason, grace: options.grace) }
+        for operation in running { operation.cancelRun(reason: reason) }
         bus.flushElsewhere()
     }
 
@@ -127,32 +135,30 @@ public final class Engine: @unchecked Sendable {
             perform(scheduler.resume())
         }
         bus.flushElsewhere()
-        startQueue?.nudge()
+        loop.nudge()
     }
 
-    /// Writes the events of a step once the starts it queued have run: on the start queue
-    /// behind them, so that the next task is running while its predecessor's events are
-    /// written, and the events of several quick steps go out in one write. At once without a
-    /// start queue.
+    /// Writes the events of a step once the starts it queued have run: on the loop behind
+    /// them, so that the next task is running while its predecessor's events are written, and
+    /// the events of several quick steps go out in one write.
     private func flushSoon() {
-        guard let startQueue else { return bus.flush() }
         let queueFlush: Bool = lock.withLock {
             defer { flushQueued = true }
             return !flushQueued
         }
         guard queueFlush else { return }
-        startQueue.queue.async { [self] in
+        loop.queue.async { [self] in
             lock.withLock { flushQueued = false }
             bus.flush()
         }
-        startQueue.nudge()
+        loop.nudge()
     }
 
     // MARK: Performing the scheduler's actions (under `lock`)
 
     private func perform(_ actions: [Scheduler.Action]) {
         var started = false
-        defer { if started { startQueue?.nudge() } }
+        defer { if started { loop.nudge() } }
         for action in actions {
             switch action {
             case .ready(let task):
@@ -176,12 +182,25 @@ public final class Engine: @unchecked Sendable {
         let planned = plan.tasks[task]
         // Emitted here, in the scheduler's order, so priority order shows in the stream.
         bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
-        let operation = TaskOperation(task: planned, runner: runner, bus: bus) { [self] end in
-            lock.withLock { taskEnded(task, end) }
+        let operation = TaskOperation(task: planned, runner: runner, loop: loop, bus: bus,
+                                      graceMilliseconds: options.graceMilliseconds) { [self] report in
+            lock.withLock { reported(report, by: task) }
             flushSoon()
         }
         operations[task] = operation
         queues[scheduler.queue(of: task)].addOperation(operation)
+    }
+
+    private func reported(_ report: TaskOperation.Report, by task: Int) {
+        let planned = plan.tasks[task]
+        switch report {
+        case .started(let attempt):
+            bus.post(.taskStarted(task: planned.id, attempt: attempt, kind: planned.spec.action.kind))
+        case .retrying(let attempt, let delay, let reason):
+            bus.post(.taskRetrying(task: planned.id, attempt: attempt, delayMilliseconds: delay, reason: reason))
+        case .ended(let end):
+            taskEnded(task, end)
+        }
     }
 
     private func taskEnded(_ task: Int, _ end: TaskEnd) {

@@ -2,11 +2,7 @@ import Dispatch
 import FlowModel
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The one serial event sink of a run: stamps `seq` and `time` and hands events to every sink.
 ///
@@ -21,11 +17,26 @@ import Darwin
 /// its output, is handed to the sinks on `queue` instead: the output loop goes on reading while
 /// they are written, and a flood keeps both cores busy.
 ///
-/// - Warning: `pending`, `seq`, `draining` and `finished` are guarded by `state`; the sinks are
-///   called only by the one thread that set `draining`.
+/// Memory stays bounded whatever the tasks print: the events stamped and not yet written are
+/// counted (`heldBytes`), and past `maxHeldBytes` a reader of task output is told there is no
+/// room (`hasRoom`): it stops reading the task's pipe, so the task blocks in write(2) as under
+/// make, until the sinks have written all but `resumeHeldBytes`. Events themselves are never
+/// refused: the engine's (a task's end) are small and may go past the bound.
+///
+/// - Warning: `pending`, `seq`, `draining`, `finished`, `heldBytes`, `pendingBytes` and
+///   `roomWaiters` are guarded by `state`; the sinks are called only by the one thread that set
+///   `draining`.
 public final class EventBus: @unchecked Sendable {
     /// More events than this waiting at a flush are written on `queue`.
     static let handOffBatch = 256
+    /// Past this many bytes of events held, output readers wait (`hasRoom`).
+    public static let defaultMaxHeldBytes = 2 << 20
+    /// What one event costs besides its text: the `RunEvent`, its slot and a string's header.
+    static let eventOverheadBytes = 128
+
+    let maxHeldBytes: Int
+    /// Output readers waiting for room are let go once the held bytes are down to this.
+    let resumeHeldBytes: Int
 
     private let sinks: [any EventSink]
     private let queue = DispatchQueue(label: "flowrun.events")
@@ -35,9 +46,29 @@ public final class EventBus: @unchecked Sendable {
     private var draining = false
     /// Set by `finish()`: the sinks are done (files closed), so later events are dropped.
     private var finished = false
+    /// The estimated size of the events stamped and not yet written by every sink.
+    private var heldBytes = 0
+    /// The part of `heldBytes` that is in `pending`.
+    private var pendingBytes = 0
+    /// Called once `heldBytes` is down to `resumeHeldBytes`.
+    private var roomWaiters: [@Sendable () -> Void] = []
 
-    public init(sinks: [any EventSink]) {
+    public init(sinks: [any EventSink], maxHeldBytes: Int = EventBus.defaultMaxHeldBytes) {
         self.sinks = sinks
+        self.maxHeldBytes = maxHeldBytes
+        resumeHeldBytes = maxHeldBytes / 2
+    }
+
+    /// Whether the events not yet written are under the bound. When they are not, `whenDrained`
+    /// is called once (on the thread that writes them) when the sinks have caught up: a reader
+    /// of task output stops reading until then, which slows the task down instead of letting
+    /// the events grow without bound.
+    public func hasRoom(whenDrained: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock {
+            guard heldBytes > maxHeldBytes, !finished else { return true }
+            roomWaiters.append(whenDrained)
+            return false
+        }
     }
 
     /// Stamps an event and hands it to the sinks, with any others waiting; events from one
@@ -96,8 +127,8 @@ public final class EventBus: @unchecked Sendable {
     /// The drainer's work on the emitting thread: one batch; if more came meanwhile, the drainer
     /// takes it and `queue` writes it and what follows.
     private func drainOneBatch() {
-        guard let events = takePendingOrStop() else { return }
-        deliver(events)
+        guard let batch = takePendingOrStop() else { return }
+        deliver(batch)
         guard let more = takePendingOrStop() else { return }
         queue.async { [self] in
             deliver(more)
@@ -107,12 +138,12 @@ public final class EventBus: @unchecked Sendable {
 
     /// The drainer's work on `queue`: hands what waits to the sinks until nothing does.
     private func drainUntilNoneWait() {
-        while let events = takePendingOrStop() { deliver(events) }
+        while let batch = takePendingOrStop() { deliver(batch) }
     }
 
-    /// For the drainer: every event waiting, in `seq` order; or, when none waits, nil, and it
-    /// is the drainer no more.
-    private func takePendingOrStop() -> [RunEvent]? {
+    /// For the drainer: every event waiting, in `seq` order, and their size; or, when none
+    /// waits, nil, and it is the drainer no more.
+    private func takePendingOrStop() -> (events: [RunEvent], bytes: Int)? {
         state.withLock {
             guard !pending.isEmpty else {
                 draining = false
@@ -121,32 +152,55 @@ public final class EventBus: @unchecked Sendable {
             }
             var events: [RunEvent] = []
             swap(&events, &pending)
-            return events
+            defer { pendingBytes = 0 }
+            return (events, pendingBytes)
         }
     }
 
-    private func deliver(_ events: [RunEvent]) {
-        for sink in sinks { sink.receive(events) }
+    private func deliver(_ batch: (events: [RunEvent], bytes: Int)) {
+        for sink in sinks { sink.receive(batch.events) }
+        let waiters: [@Sendable () -> Void] = state.withLock {
+            heldBytes -= batch.bytes
+            guard heldBytes <= resumeHeldBytes else { return [] }
+            defer { roomWaiters = [] }
+            return roomWaiters
+        }
+        for waiter in waiters { waiter() }
     }
 
     /// Called with `state` held.
     private func stamp(_ kind: RunEvent.Kind) {
         seq += 1
         pending.append(RunEvent(seq: seq, timeMilliseconds: Self.now(), kind: kind))
+        let bytes = Self.heldBytes(of: kind)
+        heldBytes += bytes
+        pendingBytes += bytes
+    }
+
+    /// An estimate of the memory an event holds until it is written: output lines count.
+    private static func heldBytes(of kind: RunEvent.Kind) -> Int {
+        guard case .taskOutput(_, _, let line) = kind else { return eventOverheadBytes }
+        return eventOverheadBytes + line.utf8.count
     }
 
     /// Hands over every event emitted so far, then lets each sink write its summary; events
     /// emitted after this are dropped.
     public func finish() {
-        let events: [RunEvent] = state.withLock {
+        let (events, waiters): ([RunEvent], [@Sendable () -> Void]) = state.withLock {
             finished = true
             while draining { state.wait() }
             draining = true  // for good: nothing reaches the sinks after this
-            defer { pending = [] }
-            return pending
+            defer {
+                pending = []
+                roomWaiters = []
+                (heldBytes, pendingBytes) = (0, 0)
+            }
+            return (pending, roomWaiters)
         }
-        if !events.isEmpty { deliver(events) }
+        if !events.isEmpty { for sink in sinks { sink.receive(events) } }
         for sink in sinks { sink.finish() }
+        // Events are dropped from now on, so no reader needs to wait.
+        for waiter in waiters { waiter() }
     }
 
     /// Wall-clock milliseconds since 1970, as events carry them.

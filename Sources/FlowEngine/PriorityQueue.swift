@@ -30,8 +30,6 @@ struct PriorityQueue: Sendable {
 
     var isEmpty: Bool { heap.isEmpty }
 
-    func peek() -> Key? { heap.first.map { Key(packed: $0 >> Self.indexBits) } }
-
     /// The most urgent task, without removing it.
     var firstTask: Int? { heap.first.map { $0 & Self.indexMask } }
 

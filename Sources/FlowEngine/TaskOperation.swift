@@ -3,44 +3,53 @@ import FlowModel
 import FlowPlanning
 import Foundation
 
-/// How a task ended, as the engine reports it.
-enum TaskEnd: Sendable {
-    case succeeded(attempts: Int, durationMilliseconds: Int64)
-    case failed(attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?)
-    case cancelled(reason: String)
-}
-
-/// One task as an asynchronous `Operation`: its attempts, retries with back-off, and timeouts.
+/// One task as an asynchronous `Operation`: the thin shell around its `AttemptMachine`, which
+/// it drives on the engine's loop and whose actions it performs (attempts, timers, signals).
+/// Lifecycle events go to the engine, which writes them all.
 ///
 /// `isExecuting` and `isFinished` are announced with `willChangeValue`/`didChangeValue`, which is
 /// what swift-corelibs-foundation's `OperationQueue` listens to.
 ///
-/// - Warning: every mutable property is guarded by `lock`; that is why it is `@unchecked Sendable`.
+/// - Warning: `executing`, `finished` and `killable` are guarded by `lock`, since they are read
+///   from other threads; `machine`, `running` and `timers` are only touched on the loop. That is
+///   why it is `@unchecked Sendable`.
 final class TaskOperation: Operation, @unchecked Sendable {
-    private enum Phase {
-        case waiting
-        case running(attempt: Int, handle: (any RunningAttempt)?, timedOut: Bool)
-        case backingOff(attempt: Int, work: DispatchWorkItem)
-        case ended
+    /// What the operation tells the engine.
+    enum Report: Equatable, Sendable {
+        case started(attempt: Int)
+        case retrying(attempt: Int, delayMilliseconds: Int64, reason: String)
+        case ended(TaskEnd)
     }
 
     let task: PlannedTask
     private let runner: any TaskRunner
+    private let loop: any EngineLoop
     private let bus: EventBus
-    private let onEnd: @Sendable (TaskEnd) -> Void
+    private let report: @Sendable (Report) -> Void
     private let lock = NSLock()
-    private var phase = Phase.waiting
     private var executing = false
     private var finished = false
-    private var cancelReason: String?
-    private var grace = 10.0
-    private var startedAt: Int64 = 0
+    private var machine: AttemptMachine
+    private var running: (attempt: Int, handle: any RunningAttempt)? {
+        didSet { lock.withLock { killable = running?.handle } }
+    }
+    /// The running attempt, for a second Ctrl-C.
+    private var killable: (any RunningAttempt)?
+    private var timers: [AttemptMachine.Timer: LoopTimer] = [:]
 
-    init(task: PlannedTask, runner: any TaskRunner, bus: EventBus, onEnd: @escaping @Sendable (TaskEnd) -> Void) {
+    init(
+        task: PlannedTask, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, graceMilliseconds: Int64,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) },
+        report: @escaping @Sendable (Report) -> Void
+    ) {
         self.task = task
         self.runner = runner
+        self.loop = loop
         self.bus = bus
-        self.onEnd = onEnd
+        self.report = report
+        let spec = task.spec
+        machine = AttemptMachine(policy: .init(retries: spec.retries, retryDelay: spec.retryDelay, timeout: spec.timeout,
+                                               graceMilliseconds: graceMilliseconds), jitter: jitter)
         super.init()
         queuePriority = Self.queuePriority(task.spec.priority)
     }
@@ -49,134 +58,82 @@ final class TaskOperation: Operation, @unchecked Sendable {
     override var isExecuting: Bool { lock.withLock { executing } }
     override var isFinished: Bool { lock.withLock { finished } }
 
+    /// On the loop: the queues start operations on its queue.
     override func start() {
-        if let reason = lock.withLock({ cancelReason }) {
-            end(.cancelled(reason: reason))
-            return
-        }
         willChangeValue(forKey: "isExecuting")
-        lock.withLock {
-            executing = true
-            startedAt = EventBus.monotonicMilliseconds()
-        }
+        lock.withLock { executing = true }
         didChangeValue(forKey: "isExecuting")
-        runAttempt(1)
+        handle(.start)
     }
 
-    /// Stops the task for a cancelled run: the running attempt gets SIGTERM, then SIGKILL after
-    /// `grace` seconds; a task waiting to retry ends at once.
-    func cancelRun(reason: String, grace: Double) {
-        let action: () -> Void = lock.withLock {
-            cancelReason = reason
-            self.grace = grace
-            switch phase {
-            case .running(_, let handle, _):
-                return { handle?.terminate(grace: grace) }
-            case .backingOff(_, let work):
-                work.cancel()
-                return { [self] in end(.cancelled(reason: reason)) }
-            case .waiting, .ended:
-                return {}
+    /// Stops the task for a cancelled run (from any thread): the running attempt gets SIGTERM,
+    /// then SIGKILL after the grace period; a task waiting to retry ends at once.
+    func cancelRun(reason: String) {
+        cancel()
+        loop.post { [self] in handle(.cancel(reason: reason)) }
+    }
+
+    /// Kills the running attempt at once (a second Ctrl-C), from any thread: without waiting
+    /// for the loop, which may be held up writing to a stdout nobody reads.
+    func killRun() {
+        lock.withLock { killable }?.kill()
+    }
+
+    // MARK: Performing the machine's actions (on the loop)
+
+    private func handle(_ input: AttemptMachine.Input) {
+        perform(machine.handle(input, now: loop.now))
+    }
+
+    private func perform(_ actions: [AttemptMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .startAttempt(let attempt):
+                startAttempt(attempt)
+            case .arm(let timer, let deadline):
+                timers[timer] = loop.schedule(at: deadline) { [self] in
+                    timers[timer] = nil
+                    handle(.timerFired(timer))
+                }
+            case .disarm(let timer):
+                if let armed = timers.removeValue(forKey: timer) { loop.cancel(armed) }
+            case .terminate(let attempt):
+                if let running, running.attempt == attempt { running.handle.terminate() }
+            case .forceKill(let attempt):
+                if let running, running.attempt == attempt { running.handle.kill() }
+            case .started(let attempt):
+                report(.started(attempt: attempt))
+            case .retrying(let attempt, let delay, let reason):
+                report(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
+            case .end(let taskEnd):
+                end(taskEnd)
             }
         }
-        cancel()
-        action()
     }
 
-    /// Kills the running attempt at once (a second Ctrl-C).
-    func killRun() {
-        let handle: (any RunningAttempt)? = lock.withLock {
-            if case .running(_, let handle, _) = phase { return handle }
-            return nil
-        }
-        handle?.kill()
-    }
-
-    // MARK: Attempts
-
-    private func runAttempt(_ attempt: Int) {
-        lock.withLock { phase = .running(attempt: attempt, handle: nil, timedOut: false) }
-        if attempt > 1 {
-            // On the timer queue, which must not wait on a sink: its timeouts and kills would wait too.
-            bus.post(.taskStarted(task: task.id, attempt: attempt, kind: task.spec.action.kind))
-            bus.flushElsewhere()
-        }
+    private func startAttempt(_ attempt: Int) {
         let id = task.id
         let bus = bus
         let events = AttemptEvents(
             output: { stream, lines in bus.emit(contentsOf: lines.lazy.map { .taskOutput(task: id, stream: stream, line: $0) }) },
-            progress: { done, total, unit in bus.emit(.taskProgress(task: id, done: done, total: total, unit: unit)) }
+            progress: { done, total, unit in bus.emit(.taskProgress(task: id, done: done, total: total, unit: unit)) },
+            hasRoomForOutput: { bus.hasRoom(whenDrained: $0) }
         )
         let handle = runner.startAttempt(of: task, attempt: attempt, events: events) { [self] result in
-            attemptEnded(attempt, result)
+            if running?.attempt == attempt { running = nil }
+            self.handle(.attemptEnded(attempt: attempt, result))
         }
-        let stopNow: Double? = lock.withLock {
-            guard case .running(attempt, nil, let timedOut) = phase else { return nil }
-            phase = .running(attempt: attempt, handle: handle, timedOut: timedOut)
-            return cancelReason == nil ? nil : grace
-        }
-        if let stopNow { handle.terminate(grace: stopNow) }
-        if let timeout = task.spec.timeout {
-            TimerQueue.shared.asyncAfter(deadline: .now() + .milliseconds(Int(timeout.milliseconds))) { [weak self] in
-                self?.timeoutFired(attempt)
-            }
-        }
+        // Unless it ended inside `startAttempt`.
+        if machine.runningAttempt == attempt { running = (attempt, handle) }
     }
 
-    private func timeoutFired(_ attempt: Int) {
-        let handle: (any RunningAttempt)? = lock.withLock {
-            guard case .running(attempt, let handle, _) = phase else { return nil }
-            phase = .running(attempt: attempt, handle: handle, timedOut: true)
-            return handle
-        }
-        handle?.terminate(grace: lock.withLock { grace })
-    }
-
-    private func attemptEnded(_ attempt: Int, _ result: AttemptResult) {
-        let (timedOut, cancelReason, startedAt): (Bool, String?, Int64) = lock.withLock {
-            var timedOut = false
-            if case .running(_, _, let flag) = phase { timedOut = flag }
-            return (timedOut, self.cancelReason, self.startedAt)
-        }
-        if let cancelReason {
-            end(.cancelled(reason: cancelReason))
-            return
-        }
-        let duration = EventBus.monotonicMilliseconds() - startedAt
-        var outcome = result
-        if timedOut, let timeout = task.spec.timeout {
-            outcome = .failed(reason: "timed out after \(timeout)", exitCode: nil)
-        }
-        guard case .failed(let reason, let exitCode) = outcome else {
-            end(.succeeded(attempts: attempt, durationMilliseconds: duration))
-            return
-        }
-        guard attempt <= task.spec.retries else {
-            end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode))
-            return
-        }
-        let delay = RetryDelay.milliseconds(first: task.spec.retryDelay, afterAttempt: attempt)
-        let work = DispatchWorkItem { [self] in
-            let stillWaiting = lock.withLock { if case .backingOff(attempt, _) = phase { true } else { false } }
-            if stillWaiting { runAttempt(attempt + 1) }
-        }
-        lock.withLock { phase = .backingOff(attempt: attempt, work: work) }
-        bus.emit(.taskRetrying(task: task.id, attempt: attempt, delayMilliseconds: delay, reason: reason))
-        TimerQueue.shared.asyncAfter(deadline: .now() + .milliseconds(Int(delay)), execute: work)
-    }
-
-    /// Finishes the operation, then reports the end, once.
+    /// Finishes the operation, then reports the end (the machine ends a task once).
     ///
     /// In that order, as Foundation runs a `completionBlock` after `isFinished`: the queue's slot
     /// is free by the time the engine adds the operation of the next task, so `addOperation`
     /// dispatches it at once instead of leaving it for the queue's finish handling.
     private func end(_ taskEnd: TaskEnd) {
-        let first: Bool = lock.withLock {
-            if case .ended = phase { return false }
-            phase = .ended
-            return true
-        }
-        guard first else { return }
+        running = nil
         let wasExecuting = lock.withLock { executing }
         willChangeValue(forKey: "isFinished")
         if wasExecuting { willChangeValue(forKey: "isExecuting") }
@@ -186,7 +143,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
         }
         if wasExecuting { didChangeValue(forKey: "isExecuting") }
         didChangeValue(forKey: "isFinished")
-        onEnd(taskEnd)
+        report(.ended(taskEnd))
     }
 
     static func queuePriority(_ priority: Priority) -> Operation.QueuePriority {

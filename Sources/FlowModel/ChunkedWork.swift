@@ -1,10 +1,6 @@
 import Dispatch
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs a loop over many items on every core, a chunk of items at a time: the per-task steps
 /// of a large file (decoding, resolving, printing the plan). A small loop runs on the calling

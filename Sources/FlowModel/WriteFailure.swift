@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A write to an output that failed: the output's name (a path, or "standard output") and the
 /// `errno` the kernel gave, such as `ENOSPC`.

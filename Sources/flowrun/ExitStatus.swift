@@ -4,7 +4,6 @@ import Foundation
 
 /// The exit statuses of the command line contract, in one table. Only this target exits.
 enum ExitStatus {
-    static let success = ExitCode(0)
     /// A task failed.
     static let taskFailed = ExitCode(1)
     /// The workflow file is invalid, or the command line is.

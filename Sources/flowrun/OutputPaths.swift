@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Refuses, before a run, outputs that would destroy data: `--events-file` or `--junit` naming
 /// the workflow file, or both naming one file, where one would overwrite the other.

@@ -84,8 +84,9 @@ struct RunCommand: ParsableCommand {
         let standardOutputClosed = StandardOutputClosed()
         let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed)
         let bus = EventBus(sinks: sinks)
-        let runner: any TaskRunner = engineOnly ? NoopRunner() : ShellRunner(processEnvironment: environment)
-        let engine = Engine(plan: plan, runner: runner, bus: bus, options: Engine.Options(
+        let (runner, loop): (any TaskRunner, any EngineLoop) = engineOnly ? (NoopRunner(), SerialQueueLoop())
+            : (ActionRunner(processEnvironment: environment), ActionRunner.loop)
+        let engine = Engine(plan: plan, runner: runner, loop: loop, bus: bus, options: Engine.Options(
             concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
         let signals = RunSignals(engine: engine)
         standardOutputClosed.watch(engine)
@@ -135,16 +136,17 @@ struct RunCommand: ParsableCommand {
         return sinks
     }
 
-    /// Only shell tasks run in this version; a plan with another action is refused before
-    /// anything starts, rather than failing half-way.
+    /// A plan with an action this flowrun does not run yet is refused before anything starts,
+    /// rather than failing half-way.
     static func refuseUnsupportedActions(in plan: Plan) throws {
-        let unsupported = plan.tasks.filter { $0.spec.action.kind != "shell" }
+        let unsupported = plan.tasks.filter { !ActionRunner.runnableKinds.contains($0.spec.action.kind) }
         guard !unsupported.isEmpty else { return }
         let list = unsupported.prefix(5).map { "'\($0.id)' (\($0.spec.action.kind), \($0.spec.location))" }.joined(separator: ", ")
+        let runnable = ActionRunner.runnableKinds.sorted().joined(separator: ", ")
         throw CommandFailure("""
-            this flowrun runs shell tasks only; download, decompress and combine come in a later version. \
+            this flowrun runs \(runnable) tasks only. \
             Not runnable: \(list)\(unsupported.count > 5 ? " and \(unsupported.count - 5) more" : ""). \
-            Use --dry-run to see the plan, or name only shell tasks to run
+            Use --dry-run to see the plan, or name only tasks it runs
             """)
     }
 }

@@ -1,11 +1,7 @@
 import Foundation
 import FlowEngine
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Turns signals into engine calls for the length of a run (ARCHITECTURE.md, trap 4).
 ///

@@ -6,9 +6,7 @@ import FlowPlanning
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `ShellRunner` on its own: real processes, one attempt at a time, without the engine.
 @Suite struct ShellRunnerTests {
@@ -17,6 +15,9 @@ import Glibc
         var stdout: [String] = []
         var stderr: [String] = []
         var result: AttemptResult?
+        /// When the runner reported the end: the test itself may resume later, once one of the
+        /// threads its async tests share is free.
+        var endedAt: ContinuousClock.Instant?
     }
 
     /// A temporary folder, removed by the caller.
@@ -48,7 +49,10 @@ import Glibc
                 progress: { _, _, _ in }
             )
             _ = runner.startAttempt(of: task, attempt: 1, events: events) { result in
-                attempt.update { $0.result = result }
+                attempt.update {
+                    $0.result = result
+                    $0.endedAt = .now
+                }
                 done.resume()
             }
         }
@@ -144,7 +148,7 @@ import Glibc
         let attempt = await Self.run(tasks[0])
         #expect(attempt.result == .succeeded)
         #expect(attempt.stdout.last == "done")
-        #expect(ContinuousClock.now - started < .seconds(20), "the task waited for the escaped sleep")
+        #expect(try #require(attempt.endedAt) - started < .seconds(20), "the task waited for the escaped sleep")
         if let pid = attempt.stdout.first.flatMap({ pid_t($0) }) { kill(pid, SIGKILL) }
     }
 
@@ -205,10 +209,53 @@ import Glibc
         #expect(gone, "sleep \(pid) outlived its task")
     }
 
+    /// SIGTERM to a stopped process stays pending until it runs again: terminate() sends SIGCONT.
+    @Test func aStoppedProcessActsOnTerminate() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try Self.tasks("""
+            version: 1
+            tasks:
+              stops: {shell: "echo $$; kill -STOP $$; sleep 1000"}
+            """, in: folder)
+        let output = LockedBox<[String]>([])
+        let (ends, ended) = AsyncStream<AttemptResult>.makeStream()
+        let attempt = ShellRunner().startAttempt(
+            of: tasks[0], attempt: 1, events: AttemptEvents(output: { _, lines in output.update { $0 += lines } }, progress: { _, _, _ in })
+        ) { result in
+            ended.yield(result)
+            ended.finish()
+        }
+        var stopped = false
+        for _ in 0..<1000 where !stopped {
+            stopped = output.value.first.flatMap { pid_t($0) }.map { Self.state(of: $0) == "T" } ?? false
+            if !stopped { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(stopped, "the shell did not stop itself")
+        attempt.terminate()
+        // A hang guard only: SIGKILL ends even a stopped process.
+        let guardFired = LockedBox(false)
+        let hangGuard = Task {
+            try await Task.sleep(for: .seconds(30))
+            guardFired.update { $0 = true }
+            attempt.kill()
+        }
+        var results = ends.makeAsyncIterator()
+        let result = await results.next()
+        hangGuard.cancel()
+        #expect(!guardFired.value, "the stopped process never acted on SIGTERM")
+        #expect(result == .failed(reason: "killed by signal SIGTERM (15)", exitCode: nil))
+    }
+
     static func isZombie(_ pid: pid_t) -> Bool {
+        state(of: pid) == "Z"
+    }
+
+    /// The state letter of /proc/<pid>/stat: R, S, T (stopped), Z (zombie)...
+    static func state(of pid: pid_t) -> Character? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(close, offsetBy: 2)] == "Z"
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(close, offsetBy: 2)]
     }
 }
 

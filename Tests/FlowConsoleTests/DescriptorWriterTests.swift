@@ -3,9 +3,7 @@ import FlowModel
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A failed write is kept, told once, and ends the writing; every sink tells its own.
 @Suite struct DescriptorWriterTests {

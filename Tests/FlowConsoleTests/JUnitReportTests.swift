@@ -2,9 +2,7 @@ import FlowConsole
 import FlowModel
 import Foundation
 import Testing
-#if canImport(FoundationXML)
 import FoundationXML
-#endif
 
 @Suite struct JUnitReportTests {
     /// Plays `script` into a report in a fresh folder and parses what it wrote.

@@ -99,17 +99,54 @@ import Testing
         #expect(lines.last == "::error title=t failed::\(expected)")
     }
 
-    @Test func writesALongGroupInParts() throws {
+    /// Two tasks, each printing several times what a group holds in memory, their lines
+    /// interleaved: each group comes out once, whole, in order, and the groups never mix.
+    private func twoLongGroups() -> (script: EventScript, perTask: Int) {
         var script = EventScript()
-        script.at(0, .taskStarted(task: "t", attempt: 1, kind: "shell"))
-        let line = String(repeating: "x", count: 1000)
-        let count = PlainLog.groupFlushBytes / 1000 + 10
-        for index in 0..<count { script.at(Int64(index), .taskOutput(task: "t", stream: .stdout, line: line)) }
-        script.at(Int64(count), .taskSucceeded(task: "t", attempts: 1, durationMilliseconds: 5))
-        let lines = try output(of: script, githubActions: true).split(separator: "\n")
-        #expect(lines.filter { $0.hasPrefix("::group::") } == ["::group::t", "::group::t (continued)"])
-        #expect(lines.filter { $0 == "::endgroup::" }.count == 2)
-        #expect(lines.filter { $0.hasPrefix("[t] | ") }.count == count)
-        #expect(lines.last == "[t] succeeded in 0.0s")
+        let perTask = 20_000  // about 2 MB each: 30 times the buffer
+        script.at(0, .taskStarted(task: "a", attempt: 1, kind: "shell"))
+        script.at(0, .taskStarted(task: "b", attempt: 1, kind: "shell"))
+        for index in 0..<perTask {
+            for task in ["a", "b"] {
+                script.at(1, .taskOutput(task: task, stream: .stdout, line: "\(task) line \(index) " + String(repeating: "x", count: 80)))
+            }
+        }
+        script.at(2, .taskSucceeded(task: "a", attempts: 1, durationMilliseconds: 5))
+        script.at(2, .taskSucceeded(task: "b", attempts: 1, durationMilliseconds: 5))
+        return (script, perTask)
+    }
+
+    @Test func holdsAGroupLargerThanItsBufferWholeAndInOrder() throws {
+        let (script, perTask) = twoLongGroups()
+        let lines = try output(of: script, githubActions: true).split(separator: "\n").map(String.init)
+        // Compared in parts, so that a failure names the difference rather than 80,000 lines.
+        #expect(lines.filter { !$0.hasPrefix("[a] | ") && !$0.hasPrefix("[b] | ") } == [
+            "::group::a", "[a] started (shell)", "::endgroup::", "[a] succeeded in 0.0s",
+            "::group::b", "[b] started (shell)", "::endgroup::", "[b] succeeded in 0.0s",
+        ])
+        let body = (0..<perTask).map { "\($0) " + String(repeating: "x", count: 80) }
+        let a = lines.firstIndex(of: "[a] started (shell)")! + 1
+        let b = lines.firstIndex(of: "[b] started (shell)")! + 1
+        #expect(Array(lines[a..<(a + perTask)]) == body.map { "[a] | a line \($0)" })
+        #expect(Array(lines[b..<(b + perTask)]) == body.map { "[b] | b line \($0)" })
+    }
+
+    @Test func saysSoAndLosesNothingWhenTheSpillFileCannotBeMade() throws {
+        let (script, perTask) = twoLongGroups()
+        let file = try OutputFile()
+        defer { file.remove() }
+        script.play(into: PlainLog(writer: try file.writer(), githubActions: true, temporaryFolder: "/nonexistent/flowrun-test"))
+        let lines = try file.text().split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("::error title=flowrun::cannot hold the output of task 'a' in a temporary file in /nonexistent/flowrun-test: No such file or directory") }.count == 1)
+        #expect(lines.contains("::group::a (continued)"))
+        for task in ["a", "b"] {
+            let output = lines.filter { $0.hasPrefix("[\(task)] | ") }.map { $0.split(separator: " ")[4] }
+            #expect(output.map { Int($0) } == Array(0..<perTask), "task \(task)")
+        }
+        var open = false
+        for line in lines where line.hasPrefix("::group::") || line == "::endgroup::" {
+            #expect(open != line.hasPrefix("::group::"), "groups never nest or interleave")
+            open = line.hasPrefix("::group::")
+        }
     }
 }

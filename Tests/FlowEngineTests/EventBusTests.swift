@@ -73,4 +73,74 @@ import Testing
             #expect(lines == Array(0..<perThread), "thread \(thread)")
         }
     }
+
+    /// Holds every batch until the test opens it, as a stdout nobody reads holds a write.
+    final class GatedSink: EventSink, @unchecked Sendable {
+        private let condition = NSCondition()
+        private var open = false
+        private var entered = false
+        private var receivedStored: [RunEvent] = []
+
+        var received: [RunEvent] { condition.withLock { receivedStored } }
+
+        func receive(_ event: RunEvent) { receive([event]) }
+
+        func receive(_ batch: [RunEvent]) {
+            condition.withLock {
+                entered = true
+                condition.broadcast()
+                while !open { condition.wait() }
+                receivedStored += batch
+            }
+        }
+
+        func finish() {}
+
+        /// Waits until a batch is inside `receive` (at most 30 s, a hang guard).
+        func waitUntilEntered() -> Bool {
+            condition.withLock {
+                let deadline = Date().addingTimeInterval(30)
+                while !entered && condition.wait(until: deadline) {}
+                return entered
+            }
+        }
+
+        func letThrough() {
+            condition.withLock {
+                open = true
+                condition.broadcast()
+            }
+        }
+    }
+
+    @Test func outputReadersWaitWhileTheSinksAreBehindAndGoOnOnceTheyCaughtUp() {
+        let sink = GatedSink()
+        let bus = EventBus(sinks: [sink], maxHeldBytes: 64 * 1024)
+        let line = String(repeating: "x", count: 1000)
+        #expect(bus.hasRoom { Issue.record("called back although there was room") })
+
+        // 100 KB of output, written on the bus's queue (not this thread), which the sink holds.
+        for _ in 0..<100 { bus.post(.taskOutput(task: "t", stream: .stdout, line: line)) }
+        bus.flushElsewhere()
+        #expect(sink.waitUntilEntered())
+        let called = NSCondition()
+        nonisolated(unsafe) var calledBack = 0
+        #expect(!bus.hasRoom { called.withLock { calledBack += 1; called.broadcast() } })
+        // The engine's events are still taken while readers wait.
+        bus.post(.taskSucceeded(task: "t", attempts: 1, durationMilliseconds: 1))
+        bus.flushElsewhere()
+        #expect(called.withLock { calledBack } == 0)
+
+        sink.letThrough()
+        let caughtUp = called.withLock {
+            let deadline = Date().addingTimeInterval(30)
+            while calledBack == 0 && called.wait(until: deadline) {}
+            return calledBack == 1
+        }
+        #expect(caughtUp)
+        #expect(bus.hasRoom { Issue.record("called back although there was room") })
+        bus.finish()
+        #expect(sink.received.count == 101)
+        #expect(sink.received.map(\.seq) == Array(1...101))
+    }
 }

@@ -1,8 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A `flowrun` run in the background: the test reads its stdout as it comes, sends it signals
 /// and waits for its end.

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The outputs of a run (stdout, `--events-file`, `--junit`): a failed write is an error, and
 /// no output ever destroys data that was there before.

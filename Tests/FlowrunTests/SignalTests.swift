@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Ctrl-C, SIGTERM, pause and resume against a real run.
 @Suite(.serialized) struct SignalTests {

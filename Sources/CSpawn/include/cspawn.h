@@ -29,7 +29,8 @@ int flowrun_epoll_create(void);
 int flowrun_epoll_add(int epoll, int fd);
 int flowrun_epoll_remove(int epoll, int fd);
 /// Waits for ready descriptors and writes up to `capacity` (at most 64) of them to `ready`;
-/// returns how many, or -1 with errno.
-int flowrun_epoll_wait(int epoll, int *ready, int capacity);
+/// returns how many (0 once `timeout` milliseconds have passed; -1 waits without end), or -1
+/// with errno.
+int flowrun_epoll_wait(int epoll, int *ready, int capacity, int timeout);
 
 #endif

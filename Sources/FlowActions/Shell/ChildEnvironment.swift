@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The environment children start with: flowrun's own, made into C strings once per run, with
 /// each task's variables over it.

@@ -4,17 +4,13 @@ import FlowEngine
 import FlowModel
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A running child process: streams its output line by line, waits for its exit, and cleans up
 /// its whole process group when it ends, so a `sleep 1000 &` left behind by a script dies too.
 ///
-/// - Warning: `openStreams`, `exitStatus` and `reaped` are guarded by `lock`; each stream's line
-///   splitter is only touched on the output loop's queue.
+/// - Warning: `openStreams`, `exitStatus`, `reaped` and `outputGraceTimer` are guarded by `lock`;
+///   each stream's line splitter is only touched on the output loop's queue.
 final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// Longest line passed on whole; longer ones arrive in pieces of this size.
     static let maxLineBytes = 64 * 1024
@@ -22,7 +18,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// How long output may still arrive once the child has exited and its group is killed:
     /// from processes that left the group (`setsid`, a daemon), which would otherwise hold the
     /// task open for as long as they live, past its timeout and past Ctrl-C.
-    static let outputGrace = 1.0
+    static let outputGraceMilliseconds: Int64 = 1000
 
     /// Threads that wait for an exit where there is no pidfd: one blocked thread per child, so
     /// a queue of flowrun's own (which gets more threads as they block), not the global one,
@@ -36,6 +32,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private var openStreams = 2
     private var exitResult: AttemptResult?
     private var reaped = false
+    private var outputGraceTimer: LoopTimer?
 
     init(_ launched: ProcessLauncher.Launched, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void) {
         pid = launched.pid
@@ -53,7 +50,12 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
                 }
                 if !lines.isEmpty { events.output(stream, lines) }
                 lines.removeAll(keepingCapacity: true)
-                if bytes == nil { streamClosed() }
+                if bytes == nil {
+                    streamClosed()
+                } else if !events.hasRoomForOutput({ OutputLoop.shared.resumeReading() }) {
+                    // The sinks are behind: the child waits on its full pipe until they catch up.
+                    OutputLoop.shared.pauseReading(descriptor)
+                }
             })
         }
         let pidfd = flowrun_pidfd_open(pid)
@@ -61,20 +63,23 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             watches.append(.exit(pidfd) { [self] in reapExited() })
         } else {
             // No pidfd (a kernel before 5.3, or a sandbox that forbids it): a thread waits for
-            // the exit without reaping (WNOWAIT), so the group is still ours to kill.
+            // the exit without reaping (WNOWAIT), so the group is still ours to kill, and
+            // reports it on the loop, where attempts end.
             let pid = pid
             Self.exitWaiters.async { [self] in
                 var info = siginfo_t()
                 while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
-                reapExited()
+                OutputLoop.shared.post { [self] in reapExited() }
             }
         }
         OutputLoop.shared.watch(watches, owner: owner)
     }
 
-    func terminate(grace: Double) {
+    /// SIGTERM, then SIGCONT: a stopped process (SIGSTOP, Ctrl-Z) acts on SIGTERM only once
+    /// it runs again, as systemd and the kernel's OOM handling do it.
+    func terminate() {
         guard signalGroup(SIGTERM) else { return }
-        TimerQueue.shared.asyncAfter(deadline: .now() + grace) { [self] in _ = signalGroup(SIGKILL) }
+        _ = signalGroup(SIGCONT)
     }
 
     func kill() {
@@ -91,10 +96,13 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     }
 
     private func streamClosed() {
-        let result: AttemptResult? = lock.withLock {
+        let (result, timer): (AttemptResult?, LoopTimer?) = lock.withLock {
             openStreams -= 1
-            return openStreams == 0 ? exitResult : nil
+            guard openStreams == 0 else { return (nil, nil) }
+            defer { outputGraceTimer = nil }
+            return (exitResult, outputGraceTimer)
         }
+        if let timer { OutputLoop.shared.cancel(timer) }
         if let result { completion(result) }
     }
 
@@ -117,7 +125,9 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             completion(done)
         } else {
             let owner = owner
-            TimerQueue.shared.asyncAfter(deadline: .now() + Self.outputGrace) { OutputLoop.shared.abandon(owner) }
+            let loop = OutputLoop.shared
+            let timer = loop.schedule(at: loop.now + Self.outputGraceMilliseconds) { loop.abandon(owner) }
+            lock.withLock { outputGraceTimer = timer }
         }
     }
 

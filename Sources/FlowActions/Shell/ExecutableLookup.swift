@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Finds the program of a task given as a list (`shell: [make, test]`) the way `execvp` would
 /// in the child: on the task's own `PATH` (the environment the child gets, `env:` included),

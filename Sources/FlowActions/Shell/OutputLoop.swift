@@ -1,19 +1,18 @@
 import CSpawn
+import FlowEngine
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// One serial queue that watches every running child with epoll(7): the stdout and stderr
-/// pipes, and a pidfd that tells when the child has exited.
+/// The engine's loop for shell tasks (`EngineLoop`): one serial queue that watches every
+/// running child with epoll(7), the stdout and stderr pipes and a pidfd that tells when the
+/// child has exited, and fires the run's timers (timeouts, grace periods, back-off), which set
+/// how long `epoll_wait` may wait.
 ///
 /// The loop waits in `epoll_wait` inside a block on `queue` and, once it has handled what was
 /// ready, queues its next turn as another block. Shell tasks' operations start on the same
-/// queue (`ShellRunner.startQueue`): a child's exit, the engine's step and the spawn of the
-/// next task run on this one thread, between two turns, with no thread woken in between. An
+/// queue (`ShellRunner.loop`): a child's exit, the engine's step and the spawn of the next
+/// task run on this one thread, between two turns, with no thread woken in between. An
 /// operation added from another thread nudges the loop through its wake-up pipe.
 ///
 /// A child is added with `epoll_ctl` from the thread that spawned it, without waking the loop,
@@ -21,9 +20,14 @@ import Darwin
 /// Dispatch read sources were tried first: libdispatch's own epoll loop crashed
 /// (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true` tasks.
 ///
-/// - Warning: `watches`, `owners` and `abandoned` are guarded by `lock`; the handlers, `ready`,
-///   `buffer`, `done` and `inTurn` are only used on `queue`, so they need no lock.
-final class OutputLoop: @unchecked Sendable {
+/// A handler can pause the reading of its pipe (`pauseReading`) when the events have no room:
+/// the pipe leaves the epoll set, the child blocks in write(2) once it is full, and the exits,
+/// the wake-up pipe and the other pipes are still watched, so the loop itself never waits.
+///
+/// - Warning: `watches`, `owners`, `abandoned`, `resumeRequested` and the timers are guarded by
+///   `lock`; the handlers, `ready`, `buffer`, `done`, `paused` and `inTurn` are only used on
+///   `queue`, so they need no lock.
+final class OutputLoop: EngineLoop, @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
         case output(Int32, (ArraySlice<UInt8>?) -> Void)
@@ -40,7 +44,7 @@ final class OutputLoop: @unchecked Sendable {
     static let shared = OutputLoop()
 
     /// Where the loop turns, and where shell tasks' operations start.
-    let queue = DispatchQueue(label: "flowrun.output")
+    package let queue = DispatchQueue(label: "flowrun.output")
     private let onQueue = DispatchSpecificKey<Bool>()
     private let epoll: Int32
     private let lock = NSLock()
@@ -55,8 +59,13 @@ final class OutputLoop: @unchecked Sendable {
     private var ready = [Int32](repeating: -1, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
+    /// Pipes out of the epoll set until `resumeReading`.
+    private var paused: Set<Int32> = []
+    /// Set by `resumeReading`: at its next turn the loop reads the paused pipes again.
+    private var resumeRequested = false
     /// True while a turn runs; read and written only on `queue`.
     private var inTurn = false
+    private var timers = LoopTimers()
 
     private init() {
         epoll = flowrun_epoll_create()
@@ -75,7 +84,7 @@ final class OutputLoop: @unchecked Sendable {
     /// `epoll_wait` (operations to start) run. A turn queues the next turn only when it ends,
     /// behind what it queued; any other block on the loop's queue (an operation's start, which
     /// can end the task at once and start another) runs with the next turn already queued.
-    func nudge() {
+    package func nudge() {
         guard DispatchQueue.getSpecific(key: onQueue) == nil || !inTurn else { return }
         wake()
     }
@@ -83,6 +92,24 @@ final class OutputLoop: @unchecked Sendable {
     private func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
+    }
+
+    package var now: Int64 { EventBus.monotonicMilliseconds() }
+
+    package func post(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
+        nudge()
+    }
+
+    package func schedule(at deadline: Int64, _ block: @escaping @Sendable () -> Void) -> LoopTimer {
+        let timer = lock.withLock { timers.add(at: deadline, block) }
+        // A turn on the loop sets its wait after what ran before it; one waiting now may wait too long.
+        if DispatchQueue.getSpecific(key: onQueue) == nil { wake() }
+        return timer
+    }
+
+    package func cancel(_ timer: LoopTimer) {
+        lock.withLock { timers.remove(timer) }
     }
 
     /// A new owner, for `watch` and `abandon`: one per child.
@@ -112,6 +139,20 @@ final class OutputLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Stops reading `descriptor` until `resumeReading`; called on the loop's queue, by the
+    /// pipe's handler, when the events it makes have no room (`EventBus.hasRoom`).
+    func pauseReading(_ descriptor: Int32) {
+        guard paused.insert(descriptor).inserted else { return }
+        _ = flowrun_epoll_remove(epoll, descriptor)
+    }
+
+    /// Reads every paused pipe again, from the loop's next turn; called from any thread. A pipe
+    /// that still has no room is paused again by its handler after one read.
+    func resumeReading() {
+        lock.withLock { resumeRequested = true }
+        wake()
+    }
+
     /// Waits for ready descriptors, handles them, and queues the next turn behind whatever the
     /// handlers queued meanwhile (the starts of the next tasks).
     private func turn() {
@@ -120,14 +161,17 @@ final class OutputLoop: @unchecked Sendable {
             inTurn = false
             queue.async { [self] in turn() }
         }
-        let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count))
-        guard count > 0 else { return }  // EINTR
+        let wait = lock.withLock { timers.nextDeadline }.map { Int32(clamping: max(0, $0 - now)) } ?? -1
+        let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count), wait)
+        defer { fireDueTimers() }
+        guard count > 0 else { return }  // a timer is due, or EINTR
         for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
             if descriptor == wakeRead {
                 endAbandoned()
+                resumeIfRequested()
                 continue
             }
-            guard let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
+            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
             switch watch {
             case .output(_, let handler):
                 if !drain(descriptor, handler) { done.append(descriptor) }
@@ -140,10 +184,16 @@ final class OutputLoop: @unchecked Sendable {
         // reused by a new child before a later event of this batch names it.
         for descriptor in done {
             lock.withLock { watches[descriptor] = nil }
-            _ = flowrun_epoll_remove(epoll, descriptor)
+            if paused.remove(descriptor) == nil { _ = flowrun_epoll_remove(epoll, descriptor) }
             close(descriptor)
         }
         done.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs the timers whose deadline has come, earliest first.
+    private func fireDueTimers() {
+        let now = now
+        while let block = lock.withLock({ timers.takeDue(at: now) }) { block() }
     }
 
     /// Tells the handlers of abandoned pipes that they have ended (once: `done` holds what has).
@@ -159,9 +209,29 @@ final class OutputLoop: @unchecked Sendable {
             }
         }
         for (descriptor, handler) in ended where !done.contains(descriptor) {
+            // Paused with every writer gone, it holds only what the child wrote before its
+            // exit: that is read to its end once the events have room, not thrown away.
+            if paused.contains(descriptor) && Self.isHungUp(descriptor) { continue }
             handler(nil)
             done.append(descriptor)
         }
+    }
+
+    private func resumeIfRequested() {
+        guard lock.withLock({ () -> Bool in
+            defer { resumeRequested = false }
+            return resumeRequested
+        }) else { return }
+        for descriptor in paused {
+            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+        }
+        paused.removeAll()
+    }
+
+    /// Whether no process holds the pipe's write end any more.
+    private static func isHungUp(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLHUP) != 0
     }
 
     /// Reads what is there, up to `readsPerTurn` reads, so that a child writing without pause
@@ -173,6 +243,7 @@ final class OutputLoop: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 handler(buffer[0..<count])
+                if paused.contains(descriptor) { return true }
                 reads += 1
             } else if count < 0 && errno == EINTR {
                 continue

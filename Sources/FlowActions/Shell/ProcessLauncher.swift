@@ -1,10 +1,6 @@
 import CSpawn
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its
 /// own, with its stdout and stderr on pipes. Measured (bench/run_bench.py) against

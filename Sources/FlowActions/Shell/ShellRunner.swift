@@ -18,11 +18,9 @@ public struct ShellRunner: TaskRunner {
         signal(SIGCHLD, SIG_DFL)
     }
 
-    /// The output loop's queue: a child's exit and the next spawn on one thread (`OutputLoop`).
-    public var startQueue: StartQueue? {
-        let loop = OutputLoop.shared
-        return StartQueue(queue: loop.queue) { loop.nudge() }
-    }
+    /// The engine's loop for a run of shell tasks: the output loop, so that a child's exit, the
+    /// engine's step and the next spawn happen on one thread (`OutputLoop`).
+    package static var loop: any EngineLoop { OutputLoop.shared }
 
     public func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
@@ -80,7 +78,7 @@ public struct ShellRunner: TaskRunner {
     }
 
     struct NotStarted: RunningAttempt {
-        func terminate(grace: Double) {}
+        func terminate() {}
         func kill() {}
     }
 }

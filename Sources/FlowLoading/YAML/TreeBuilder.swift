@@ -1,11 +1,7 @@
 import CYAML
 import FlowModel
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Builds the node tree from libyaml events with an explicit stack, so depth costs no recursion.
 struct TreeBuilder {

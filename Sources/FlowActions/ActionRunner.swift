@@ -1,0 +1,37 @@
+import FlowEngine
+import FlowModel
+import FlowPlanning
+import Foundation
+
+/// Runs each task with the runner of its action: the one `TaskRunner` a real run uses.
+///
+/// Every runner here starts its attempts on the engine's loop (the shell runner's output loop)
+/// and never blocks it: the long work of an action runs on a thread or event loop of its own
+/// and reports back through the loop.
+package struct ActionRunner: TaskRunner {
+    private let shell: ShellRunner
+
+    /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
+    package static let runnableKinds: Set<String> = ["shell"]
+
+    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
+        shell = ShellRunner(processEnvironment: processEnvironment)
+    }
+
+    /// The engine's loop for a run: the shell runner's output loop (`ShellRunner.loop`).
+    package static var loop: any EngineLoop { ShellRunner.loop }
+
+    package func startAttempt(
+        of task: PlannedTask, attempt: Int, events: AttemptEvents,
+        completion: @escaping @Sendable (AttemptResult) -> Void
+    ) -> any RunningAttempt {
+        switch task.spec.action {
+        case .shell:
+            return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .download, .decompress, .combine:
+            // RunCommand refuses such a plan before the run (`runnableKinds`).
+            completion(.failed(reason: "this flowrun cannot run \(task.spec.action.kind) tasks", exitCode: nil))
+            return ShellRunner.NotStarted()
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import FlowModel
+
+/// How a task ended, as the engine reports it.
+package enum TaskEnd: Sendable, Equatable {
+    case succeeded(attempts: Int, durationMilliseconds: Int64)
+    case failed(attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?)
+    case cancelled(reason: String)
+}
+
+/// The attempts of one task as a pure state machine: attempts, retries with back-off, the
+/// timeout, the grace period and cancel. It never touches a thread, a process or a clock; the
+/// task's operation feeds it what happened, with the loop's `now`, and performs the actions it
+/// returns (the shape of `Scheduler`).
+///
+/// One grace period serves both ways an attempt is stopped, a timeout and a cancel: SIGTERM
+/// (with SIGCONT, so that a stopped process can act on it), then SIGKILL once it is over.
+package struct AttemptMachine: Sendable {
+    /// What the machine is told.
+    package enum Input: Equatable, Sendable {
+        case start
+        case attemptEnded(attempt: Int, AttemptResult)
+        case timerFired(Timer)
+        case cancel(reason: String)
+    }
+
+    /// A timer the machine asks for; it is told when one fires, and ignores one that is stale.
+    package enum Timer: Hashable, Sendable {
+        case timeout(attempt: Int)
+        case backoff(attempt: Int)
+        case grace(attempt: Int)
+    }
+
+    package enum Action: Equatable, Sendable {
+        case startAttempt(Int)
+        case arm(Timer, at: Int64)
+        case disarm(Timer)
+        /// SIGTERM then SIGCONT to the attempt: asks it to stop.
+        case terminate(attempt: Int)
+        /// SIGKILL to the attempt.
+        case forceKill(attempt: Int)
+        /// A lifecycle event: an attempt after the first has started (the first is the engine's).
+        case started(attempt: Int)
+        /// A lifecycle event: `attempt` failed and the next starts after `delayMilliseconds`.
+        case retrying(attempt: Int, delayMilliseconds: Int64, reason: String)
+        /// The task's final state; nothing follows it.
+        case end(TaskEnd)
+    }
+
+    /// What the machine needs to know of the task and the run.
+    package struct Policy: Sendable {
+        /// Extra attempts after a failed one.
+        package var retries: Int
+        package var retryDelay: TimeSpan
+        package var timeout: TimeSpan?
+        /// Between SIGTERM and SIGKILL, on a timeout and on cancel.
+        package var graceMilliseconds: Int64
+
+        package init(retries: Int, retryDelay: TimeSpan, timeout: TimeSpan?, graceMilliseconds: Int64) {
+            self.retries = retries
+            self.retryDelay = retryDelay
+            self.timeout = timeout
+            self.graceMilliseconds = graceMilliseconds
+        }
+    }
+
+    /// Why a running attempt is being stopped.
+    private enum Stop: Equatable {
+        case timedOut
+        case cancelled(String)
+    }
+
+    private enum Phase: Equatable {
+        case idle
+        case running(attempt: Int, stop: Stop?)
+        case backingOff(attempt: Int)
+        case ended
+    }
+
+    private let policy: Policy
+    /// The back-off's jitter factor; injected so that tests know the delays.
+    private let jitter: @Sendable () -> Double
+    private var phase = Phase.idle
+    private var cancelReason: String?
+    private var startedAt: Int64 = 0
+
+    package init(policy: Policy, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) }) {
+        self.policy = policy
+        self.jitter = jitter
+    }
+
+    /// The attempt that is running, if one is.
+    package var runningAttempt: Int? {
+        if case .running(let attempt, _) = phase { return attempt }
+        return nil
+    }
+
+    package var hasEnded: Bool { phase == .ended }
+
+    package mutating func handle(_ input: Input, now: Int64) -> [Action] {
+        switch input {
+        case .start: start(now: now)
+        case .attemptEnded(let attempt, let result): attemptEnded(attempt, result, now: now)
+        case .timerFired(let timer): timerFired(timer, now: now)
+        case .cancel(let reason): cancel(reason, now: now)
+        }
+    }
+
+    private mutating func start(now: Int64) -> [Action] {
+        guard phase == .idle else { return [] }
+        if let cancelReason {
+            phase = .ended
+            return [.end(.cancelled(reason: cancelReason))]
+        }
+        startedAt = now
+        return startAttempt(1, now: now)
+    }
+
+    private mutating func startAttempt(_ attempt: Int, now: Int64) -> [Action] {
+        phase = .running(attempt: attempt, stop: nil)
+        var actions: [Action] = attempt > 1 ? [.started(attempt: attempt)] : []
+        // Armed before the start: an attempt can end inside it, and then finds its timer to disarm.
+        if let timeout = policy.timeout {
+            actions.append(.arm(.timeout(attempt: attempt), at: now + timeout.milliseconds))
+        }
+        actions.append(.startAttempt(attempt))
+        return actions
+    }
+
+    private mutating func attemptEnded(_ attempt: Int, _ result: AttemptResult, now: Int64) -> [Action] {
+        guard case .running(attempt, let stop) = phase else { return [] }
+        var actions: [Action] = []
+        if policy.timeout != nil { actions.append(.disarm(.timeout(attempt: attempt))) }
+        if stop != nil { actions.append(.disarm(.grace(attempt: attempt))) }
+        if case .cancelled(let reason) = stop {
+            return end(.cancelled(reason: reason), after: actions)
+        }
+        var outcome = result
+        if stop == .timedOut, let timeout = policy.timeout {
+            outcome = .failed(reason: "timed out after \(timeout)", exitCode: nil)
+        }
+        let duration = now - startedAt
+        guard case .failed(let reason, let exitCode) = outcome else {
+            return end(.succeeded(attempts: attempt, durationMilliseconds: duration), after: actions)
+        }
+        guard attempt <= policy.retries else {
+            return end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode), after: actions)
+        }
+        let delay = RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter())
+        phase = .backingOff(attempt: attempt)
+        actions.append(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
+        actions.append(.arm(.backoff(attempt: attempt), at: now + delay))
+        return actions
+    }
+
+    private mutating func timerFired(_ timer: Timer, now: Int64) -> [Action] {
+        switch (timer, phase) {
+        case (.timeout(let attempt), .running(let running, nil)) where running == attempt:
+            return stop(attempt, .timedOut, now: now)
+        case (.grace(let attempt), .running(let running, .some)) where running == attempt:
+            return [.forceKill(attempt: attempt)]
+        case (.backoff(let attempt), .backingOff(let waiting)) where waiting == attempt:
+            return startAttempt(attempt + 1, now: now)
+        default:
+            return []
+        }
+    }
+
+    private mutating func cancel(_ reason: String, now: Int64) -> [Action] {
+        switch phase {
+        case .idle:
+            cancelReason = reason
+            return []
+        case .running(let attempt, nil):
+            return stop(attempt, .cancelled(reason), now: now)
+        case .running(let attempt, .timedOut):
+            // Already asked to stop; its grace period runs on, and it ends as cancelled.
+            phase = .running(attempt: attempt, stop: .cancelled(reason))
+            return []
+        case .running(_, .cancelled), .ended:
+            return []
+        case .backingOff(let attempt):
+            return end(.cancelled(reason: reason), after: [.disarm(.backoff(attempt: attempt))])
+        }
+    }
+
+    private mutating func stop(_ attempt: Int, _ why: Stop, now: Int64) -> [Action] {
+        phase = .running(attempt: attempt, stop: why)
+        return [.terminate(attempt: attempt), .arm(.grace(attempt: attempt), at: now + policy.graceMilliseconds)]
+    }
+
+    private mutating func end(_ taskEnd: TaskEnd, after actions: [Action] = []) -> [Action] {
+        phase = .ended
+        var actions = actions
+        actions.append(.end(taskEnd))
+        return actions
+    }
+}

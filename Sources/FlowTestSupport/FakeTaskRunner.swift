@@ -1,0 +1,64 @@
+import FlowEngine
+import FlowModel
+import FlowPlanning
+
+/// A `TaskRunner` whose attempts run until the test ends them by hand, and which records the
+/// signals each attempt gets with the loop's time.
+///
+/// - Warning: for one test thread, with a `ManualRunLoop`.
+package final class FakeTaskRunner: TaskRunner, @unchecked Sendable {
+    package enum Signal: Equatable, Sendable {
+        /// `RunningAttempt.terminate()`: SIGTERM, then SIGCONT.
+        case terminate
+        /// `RunningAttempt.kill()`: SIGKILL.
+        case kill
+    }
+
+    package final class Attempt: RunningAttempt, @unchecked Sendable {
+        package let task: TaskID
+        package let number: Int
+        package let startedAt: Int64
+        /// Each signal and when it came.
+        package private(set) var signals: [(signal: Signal, at: Int64)] = []
+        package private(set) var hasEnded = false
+        private let clock: any EngineLoop
+        private let completion: @Sendable (AttemptResult) -> Void
+
+        init(task: TaskID, number: Int, clock: any EngineLoop, completion: @escaping @Sendable (AttemptResult) -> Void) {
+            self.task = task
+            self.number = number
+            self.clock = clock
+            self.completion = completion
+            startedAt = clock.now
+        }
+
+        /// Ends the attempt, as the runner would on the loop.
+        package func end(_ result: AttemptResult) {
+            precondition(!hasEnded, "an attempt ends once")
+            hasEnded = true
+            completion(result)
+        }
+
+        package func terminate() { signals.append((.terminate, clock.now)) }
+        package func kill() { signals.append((.kill, clock.now)) }
+    }
+
+    private let clock: any EngineLoop
+    /// Every attempt started, in order.
+    package private(set) var attempts: [Attempt] = []
+
+    package init(clock: any EngineLoop) {
+        self.clock = clock
+    }
+
+    package var running: Attempt? { attempts.last.flatMap { $0.hasEnded ? nil : $0 } }
+
+    package func startAttempt(
+        of task: PlannedTask, attempt: Int, events: AttemptEvents,
+        completion: @escaping @Sendable (AttemptResult) -> Void
+    ) -> any RunningAttempt {
+        let started = Attempt(task: task.id, number: attempt, clock: clock, completion: completion)
+        attempts.append(started)
+        return started
+    }
+}

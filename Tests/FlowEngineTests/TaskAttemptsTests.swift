@@ -1,0 +1,232 @@
+import FlowModel
+import FlowTestSupport
+import Foundation
+import Testing
+@testable import FlowEngine
+
+/// A task's attempts as the engine drives them: `TaskOperation` and its `AttemptMachine` on a
+/// manual loop, with attempts the test ends by hand. No process runs and no time passes.
+final class AttemptHarness: @unchecked Sendable {
+    let loop = ManualRunLoop(now: 1_000_000)
+    let runner: FakeTaskRunner
+    let operation: TaskOperation
+    private(set) var reports: [TaskOperation.Report] = []
+
+    /// `fields` as in a workflow file; the back-off has no jitter.
+    init(_ fields: String, graceMilliseconds: Int64 = 10_000) throws {
+        runner = FakeTaskRunner(clock: loop)
+        let box = ReportBox()
+        operation = TaskOperation(task: try PlannedTasks.one(fields), runner: runner, loop: loop,
+                                  bus: EventBus(sinks: []), graceMilliseconds: graceMilliseconds,
+                                  jitter: { 1 }) { box.reports.append($0) }
+        self.box = box
+    }
+
+    private let box: ReportBox
+    private final class ReportBox: @unchecked Sendable { var reports: [TaskOperation.Report] = [] }
+
+    var started: Int64 { loop.now }
+    var ends: [TaskEnd] { box.reports.compactMap { if case .ended(let end) = $0 { end } else { nil } } }
+    var retrying: [TaskOperation.Report] { box.reports.filter { if case .retrying = $0 { true } else { false } } }
+    var attempts: [FakeTaskRunner.Attempt] { runner.attempts }
+    var running: FakeTaskRunner.Attempt { get throws { try #require(runner.running) } }
+
+    func start() { operation.start() }
+
+    /// Cancels as a signal does (from another thread), and lets the loop run what it posted.
+    func cancel(_ reason: String = "interrupted") {
+        operation.cancelRun(reason: reason)
+        loop.runPosted()
+    }
+}
+
+private let exit1 = AttemptResult.failed(reason: "exited with status 1", exitCode: 1)
+private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)", exitCode: nil)
+
+@Suite struct TaskAttemptsTests {
+    // MARK: Retries
+
+    /// `retries` extra attempts after a failed one: exactly retries + 1 attempts, then failed.
+    @Test(arguments: [0, 1, 3])
+    func aTaskThatKeepsFailingRunsRetriesPlusOneAttempts(retries: Int) throws {
+        let h = try AttemptHarness("retries: \(retries), retry_delay: 1s")
+        let begun = h.loop.now
+        h.start()
+        for attempt in 1...(retries + 1) {
+            let running = try h.running
+            #expect(running.number == attempt)
+            running.end(exit1)
+            h.loop.advance(by: 60_000)  // past any back-off
+        }
+        #expect(h.attempts.count == retries + 1)
+        #expect(h.runner.running == nil)
+        // The back-off doubles from retry_delay: 1 s, 2 s, 4 s, each waited out.
+        let delays = (0..<retries).map { Int64(1000) << $0 }
+        #expect(h.retrying == delays.enumerated().map { .retrying(attempt: $0 + 1, delayMilliseconds: $1, reason: "exited with status 1") })
+        #expect(h.ends == [.failed(attempts: retries + 1, durationMilliseconds: h.loop.now - 60_000 - begun,
+                                   reason: "exited with status 1", exitCode: 1)])
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
+    @Test func aRetryStartsWhenItsBackOffIsOverAndNotBefore() throws {
+        let h = try AttemptHarness("retries: 1, retry_delay: 3s")
+        h.start()
+        try h.running.end(exit1)
+        h.loop.advance(by: 2_999)
+        #expect(h.attempts.count == 1)
+        h.loop.advance(by: 1)
+        #expect(h.attempts.count == 2)
+        try h.running.end(.succeeded)
+        #expect(h.ends == [.succeeded(attempts: 2, durationMilliseconds: 3_000)])
+    }
+
+    @Test func cancelDuringBackOffEndsAtOnceWithNoNewAttempt() throws {
+        let h = try AttemptHarness("retries: 2, retry_delay: 5s")
+        h.start()
+        try h.running.end(exit1)
+        #expect(h.retrying.count == 1)
+        h.loop.advance(by: 1_000)
+        h.cancel("interrupted")
+        #expect(h.ends == [.cancelled(reason: "interrupted")])
+        #expect(h.loop.armedDeadlines.isEmpty)
+        h.loop.advance(by: 120_000)
+        #expect(h.attempts.count == 1)
+        #expect(h.ends.count == 1)
+    }
+
+    // MARK: Timeout and grace
+
+    /// SIGTERM (with SIGCONT) at the timeout, SIGKILL once `--grace` more has passed.
+    @Test(arguments: [Int64(2_000), 30_000])
+    func aTimedOutAttemptGetsTheConfiguredGraceBeforeSigkill(grace: Int64) throws {
+        let h = try AttemptHarness("timeout: 5s", graceMilliseconds: grace)
+        let begun = h.loop.now
+        h.start()
+        let attempt = try h.running
+        h.loop.advance(by: 5_000)
+        #expect(attempt.signals.map(\.signal) == [.terminate])
+        #expect(attempt.signals.map(\.at) == [begun + 5_000])
+        h.loop.advance(by: grace - 1)
+        #expect(attempt.signals.count == 1, "SIGKILL before the grace period is over")
+        h.loop.advance(by: 1)
+        #expect(attempt.signals.map(\.signal) == [.terminate, .kill])
+        #expect(attempt.signals.last?.at == begun + 5_000 + grace)
+        attempt.end(killed)
+        #expect(h.ends == [.failed(attempts: 1, durationMilliseconds: 5_000 + grace, reason: "timed out after 5s", exitCode: nil)])
+    }
+
+    @Test func aTimedOutAttemptThatStopsWithinItsGraceIsNotKilled() throws {
+        let h = try AttemptHarness("timeout: 1s", graceMilliseconds: 30_000)
+        h.start()
+        let attempt = try h.running
+        h.loop.advance(by: 1_000)
+        h.loop.advance(by: 20_000)  // its cleanup takes 20 s
+        attempt.end(.failed(reason: "exited with status 143", exitCode: 143))
+        h.loop.advance(by: 60_000)
+        #expect(attempt.signals.map(\.signal) == [.terminate])
+        #expect(h.ends == [.failed(attempts: 1, durationMilliseconds: 21_000, reason: "timed out after 1s", exitCode: nil)])
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
+    @Test func aTimeoutIsRetriedAndEachAttemptHasItsOwnTimeout() throws {
+        let h = try AttemptHarness("timeout: 1s, retries: 1, retry_delay: 1s")
+        h.start()
+        h.loop.advance(by: 1_000)
+        try h.running.end(.failed(reason: "killed by signal SIGTERM (15)", exitCode: nil))
+        #expect(h.retrying == [.retrying(attempt: 1, delayMilliseconds: 1_000, reason: "timed out after 1s")])
+        h.loop.advance(by: 1_000)
+        let second = try h.running
+        h.loop.advance(by: 999)
+        #expect(second.signals.isEmpty)
+        second.end(.succeeded)
+        #expect(h.ends == [.succeeded(attempts: 2, durationMilliseconds: 2_999)])
+    }
+
+    @Test func anAttemptThatEndsBeforeItsTimeoutLeavesNoTimerBehind() throws {
+        let h = try AttemptHarness("timeout: 1h")
+        h.start()
+        #expect(h.loop.armedDeadlines.count == 1)
+        try h.running.end(.succeeded)
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
+    // MARK: Cancel
+
+    @Test(arguments: [Int64(2_000), 30_000])
+    func aCancelledAttemptGetsTheConfiguredGraceBeforeSigkill(grace: Int64) throws {
+        let h = try AttemptHarness("", graceMilliseconds: grace)
+        let begun = h.loop.now
+        h.start()
+        let attempt = try h.running
+        h.loop.advance(by: 100)
+        h.cancel("terminated")
+        #expect(attempt.signals.map(\.signal) == [.terminate])
+        h.loop.advance(by: grace - 1)
+        #expect(attempt.signals.count == 1)
+        h.loop.advance(by: 1)
+        #expect(attempt.signals.map(\.signal) == [.terminate, .kill])
+        #expect(attempt.signals.map(\.at) == [begun + 100, begun + 100 + grace])
+        attempt.end(killed)
+        #expect(h.ends == [.cancelled(reason: "terminated")])
+    }
+
+    /// It succeeded (or failed) as SIGTERM came: the run is cancelled, and so is the task, once.
+    @Test(arguments: [AttemptResult.succeeded, exit1])
+    func anAttemptThatEndsWhileBeingCancelledEndsTheTaskAsCancelledOnce(result: AttemptResult) throws {
+        let h = try AttemptHarness("retries: 3, retry_delay: 1s, timeout: 1m")
+        h.start()
+        let attempt = try h.running
+        h.cancel()
+        attempt.end(result)
+        h.loop.advance(by: 600_000)
+        #expect(h.ends == [.cancelled(reason: "interrupted")])
+        #expect(attempt.signals.map(\.signal) == [.terminate], "no SIGKILL once it has ended")
+        #expect(h.attempts.count == 1)
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
+    /// The attempt ends on the loop while the cancel, posted from the signal thread, waits to run.
+    @Test func anAttemptThatFailsJustBeforeTheCancelArrivesIsNotRetried() throws {
+        let h = try AttemptHarness("retries: 3, retry_delay: 1s")
+        h.start()
+        let attempt = try h.running
+        h.operation.cancelRun(reason: "interrupted")
+        attempt.end(exit1)
+        h.loop.advance(by: 60_000)
+        #expect(h.attempts.count == 1)
+        #expect(h.ends == [.cancelled(reason: "interrupted")])
+    }
+
+    @Test func aCancelDuringATimeoutsGraceKeepsItsDeadlineAndEndsAsCancelled() throws {
+        let h = try AttemptHarness("timeout: 1s", graceMilliseconds: 5_000)
+        h.start()
+        let attempt = try h.running
+        h.loop.advance(by: 1_000)
+        h.loop.advance(by: 2_000)
+        h.cancel()
+        h.loop.advance(by: 3_000)
+        #expect(attempt.signals.map(\.signal) == [.terminate, .kill])
+        #expect(attempt.signals.last?.at == attempt.startedAt + 6_000)
+        attempt.end(killed)
+        #expect(h.ends == [.cancelled(reason: "interrupted")])
+    }
+
+    @Test func aTaskCancelledBeforeItStartsRunsNoAttempt() throws {
+        let h = try AttemptHarness("")
+        h.cancel()
+        h.start()
+        #expect(h.attempts.isEmpty)
+        #expect(h.ends == [.cancelled(reason: "interrupted")])
+        #expect(h.operation.isFinished)
+    }
+
+    @Test func aSecondCtrlCKillsAtOnce() throws {
+        let h = try AttemptHarness("")
+        h.start()
+        let attempt = try h.running
+        h.cancel()
+        h.operation.killRun()
+        #expect(attempt.signals.map(\.signal) == [.terminate, .kill], "killed without waiting for the loop")
+        #expect(attempt.signals.map(\.at) == [h.loop.now, h.loop.now])
+    }
+}
