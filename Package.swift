@@ -58,8 +58,11 @@ let package = Package(
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
-        .testTarget(name: "FlowActionsTests", dependencies: ["FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestServer"]),
-        .testTarget(name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer"], exclude: ["Fixtures", "schema_agreement.py"]),
+        .testTarget(name: "FlowActionsTests", dependencies: [
+            "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestServer",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .testTarget(name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Fixtures", "schema_agreement.py"]),
     ]
 )
 

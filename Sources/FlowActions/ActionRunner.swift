@@ -10,12 +10,19 @@ import Foundation
 /// and reports back through the loop.
 package struct ActionRunner: TaskRunner {
     private let shell: ShellRunner
+    private let download: DownloadRunner
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
-    package static let runnableKinds: Set<String> = ["shell"]
+    package static let runnableKinds: Set<String> = ["shell", "download"]
 
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         shell = ShellRunner(processEnvironment: processEnvironment)
+        download = DownloadRunner(environment: processEnvironment, loop: ShellRunner.loop)
+    }
+
+    /// Ends what the runners keep for a run (HTTP clients, partial downloads): after the run.
+    package func finishRun() {
+        download.finishRun()
     }
 
     /// The engine's loop for a run: the shell runner's output loop (`ShellRunner.loop`).
@@ -28,7 +35,9 @@ package struct ActionRunner: TaskRunner {
         switch task.spec.action {
         case .shell:
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
-        case .download, .decompress, .combine:
+        case .download:
+            return download.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .decompress, .combine:
             // RunCommand refuses such a plan before the run (`runnableKinds`).
             completion(.failed(reason: "this flowrun cannot run \(task.spec.action.kind) tasks", exitCode: nil))
             return ShellRunner.NotStarted()

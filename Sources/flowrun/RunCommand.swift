@@ -91,6 +91,7 @@ struct RunCommand: ParsableCommand {
         let signals = RunSignals(engine: engine)
         standardOutputClosed.watch(engine)
         let status = engine.run()
+        (runner as? ActionRunner)?.finishRun()
         // Each output tells its first failed write, once; it wrote nothing after it.
         let writeFailures = sinks.compactMap(\.writeFailure)
         for failure in writeFailures {

@@ -36,7 +36,7 @@ import Testing
         settings.readTimeout = .seconds(readTimeout)
         var environment = environment
         if environment["FLOWRUN_CACHE_DIR"] == nil { environment["FLOWRUN_CACHE_DIR"] = folder + "/cache" }
-        return DownloadRunner(environment: environment, settings: settings)
+        return DownloadRunner(environment: environment, loop: nil, settings: settings)
     }
 
     /// Runs one attempt of `task` and waits for its completion; `started` sees the attempt first.
@@ -102,7 +102,7 @@ import Testing
         let expected = Self.sha256(Self.bytes(1000, seed: 2))
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/bad', to: bad.bin, sha256: \(expected)}, retries: 2}")], in: folder)
         let attempt = await Self.run(tasks[0], runner: runner)
-        guard case .failed(let reason, _) = attempt.result else { Issue.record("not failed: \(String(describing: attempt.result))"); return }
+        guard case .failedAdvising(let reason, _, _) = attempt.result else { Issue.record("not failed: \(String(describing: attempt.result))"); return }
         #expect(reason.contains("sha256 mismatch"))
         #expect(Self.folderContents(folder) == [])
     }
@@ -160,7 +160,7 @@ import Testing
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/big', to: big.bin, sha256: \(Self.sha256(body))}, retries: 1}")], in: folder)
         let first = await Self.run(tasks[0], runner: runner, attempt: 1)
-        guard case .failed(let reason, _) = first.result else { Issue.record("first attempt did not fail"); return }
+        guard case .failedAdvising(let reason, _, _) = first.result else { Issue.record("first attempt did not fail"); return }
         #expect(reason.contains("timed out"), "\(reason)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/big.bin"))
         let second = await Self.run(tasks[0], runner: runner, attempt: 2)
@@ -222,9 +222,9 @@ import Testing
         #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
         #expect(Self.contents(folder + "/ten.bin") == body)
         let eleven = await Self.run(tasks[1], runner: runner).result
-        #expect(eleven == .failed(reason: "\(server.baseURL)/hop11: more than 10 redirects", exitCode: nil))
+        #expect(eleven == .failedAdvising(reason: "\(server.baseURL)/hop11: more than 10 redirects", retryable: false, notBeforeMilliseconds: nil))
         let loop = await Self.run(tasks[2], runner: runner).result
-        #expect(loop == .failed(reason: "\(server.baseURL)/loop-a: redirect loop", exitCode: nil))
+        #expect(loop == .failedAdvising(reason: "\(server.baseURL)/loop-a: redirect loop", retryable: false, notBeforeMilliseconds: nil))
         #expect(Self.folderContents(folder) == ["ten.bin"])
     }
 
@@ -242,7 +242,7 @@ import Testing
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/stall', to: s.bin}}")], in: folder)
         let attempt = await Self.run(tasks[0], runner: runner)
-        #expect(attempt.result == .failed(reason: "\(server.baseURL)/stall: timed out waiting for data", exitCode: nil))
+        #expect(attempt.result == .failedAdvising(reason: "\(server.baseURL)/stall: timed out waiting for data", retryable: true, notBeforeMilliseconds: nil))
         #expect(Self.folderContents(folder) == [])
     }
 
@@ -261,8 +261,8 @@ import Testing
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/stall', to: app.bin}, retries: 3}")], in: folder)
         // Cancelled once the response has begun: its head has given the first progress report.
-        let attempt = await Self.run(tasks[0], runner: runner) { running, _ in running.terminate(grace: 10) }
-        #expect(attempt.result == .failed(reason: "cancelled", exitCode: nil))
+        let attempt = await Self.run(tasks[0], runner: runner) { running, _ in running.terminate() }
+        #expect(attempt.result == .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil))
         #expect(Self.folderContents(folder) == ["app.bin"])
         #expect(Self.contents(folder + "/app.bin") == Array("old version".utf8))
     }
@@ -284,7 +284,7 @@ import Testing
         try FileManager.default.removeItem(atPath: folder + "/out/s.bin")
         let untrusting = Self.runner(in: folder)
         defer { untrusting.finishRun() }
-        guard case .failed(let reason, _) = await Self.run(tasks[0], runner: untrusting).result else {
+        guard case .failedAdvising(let reason, _, _) = await Self.run(tasks[0], runner: untrusting).result else {
             Issue.record("a certificate nobody trusts was accepted"); return
         }
         #expect(reason.contains("TLS"), "\(reason)")
@@ -354,7 +354,7 @@ import Testing
         #expect(copy.result == .succeeded)
         #expect(Self.contents(folder + "/out/copy.bin") == body)
         #expect(copy.progress.last.map { $0.0 == Int64(body.count) && $0.1 == Int64(body.count) } == true)
-        guard case .failed(let reason, _) = await Self.run(tasks[1], runner: runner).result else { Issue.record("no failure"); return }
+        guard case .failedAdvising(let reason, _, _) = await Self.run(tasks[1], runner: runner).result else { Issue.record("no failure"); return }
         #expect(reason == "cannot read \(folder)/nothing-here: No such file or directory")
         #expect(Self.folderContents(folder + "/out") == ["copy.bin"])
     }

@@ -50,7 +50,7 @@ final class DownloadJob: RunningAttempt, Sendable {
 
     // MARK: Stopping
 
-    func terminate(grace: Double) { cancel() }
+    func terminate() { cancel() }
     func kill() { cancel() }
 
     private func cancel() {
@@ -80,13 +80,18 @@ final class DownloadJob: RunningAttempt, Sendable {
         }
         guard first else { return }
         progress.end()
+        let result: AttemptResult
         switch outcome {
-        case .completed: completion(.succeeded)
+        case .completed:
+            result = .succeeded
         case .failed(let failure):
             let reason = shownURL == action.url.value ? failure.reason : failure.reason.replacingOccurrences(of: action.url.value, with: shownURL)
-            completion(.failed(reason: reason, exitCode: nil))
-        case .cancelled: completion(.failed(reason: "cancelled", exitCode: nil))
+            result = .failedAdvising(reason: reason, retryable: failure.retryable, notBeforeMilliseconds: failure.retryAfterMilliseconds)
+        case .cancelled:
+            result = .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil)
         }
+        let completion = completion
+        runner.onLoop { completion(result) }
     }
 
     // MARK: Steps
@@ -205,7 +210,7 @@ final class DownloadJob: RunningAttempt, Sendable {
     }
 
     struct Finished: RunningAttempt {
-        func terminate(grace: Double) {}
+        func terminate() {}
         func kill() {}
     }
 }

@@ -9,22 +9,27 @@ import NIOConcurrencyHelpers
 ///
 /// One per run: it owns the run's HTTP clients (`finishRun()` shuts them down), the partial files
 /// kept between a task's attempts for resuming, and the transfers tasks share by URL.
-public final class DownloadRunner: TaskRunner, Sendable {
+package final class DownloadRunner: TaskRunner, Sendable {
     let downloader: Downloader
     let cache: DownloadCache?
     let shared = SharedTransfers()
     private let partials = NIOLockedValueBox<[TaskID: PartialFile]>([:])
+    /// Where attempts report their ends: the engine's loop, or at once without one (tests).
+    private let loop: (any EngineLoop)?
 
-    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(environment: environment, settings: Downloader.Settings())
-    }
-
-    package init(environment: [String: String], settings: Downloader.Settings) {
+    /// `environment` gives the proxies, SSL_CERT_FILE and the cache folder.
+    package init(environment: [String: String], loop: (any EngineLoop)?, settings: Downloader.Settings = Downloader.Settings()) {
         downloader = Downloader(environment: environment, settings: settings)
         cache = DownloadCache(environment: environment)
+        self.loop = loop
     }
 
-    public func startAttempt(
+    /// Runs `block` on the engine's loop, as attempt ends must be.
+    func onLoop(_ block: @escaping @Sendable () -> Void) {
+        if let loop { loop.post(block) } else { block() }
+    }
+
+    package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
@@ -45,7 +50,7 @@ public final class DownloadRunner: TaskRunner, Sendable {
 
     /// Removes the partial files no later attempt will resume and shuts the HTTP clients down:
     /// at the end of the run, whatever its outcome.
-    public func finishRun() {
+    package func finishRun() {
         let left = partials.withLockedValue { partials in
             defer { partials = [:] }
             return Array(partials.values)

@@ -16,8 +16,13 @@ package final class Downloader: Sendable {
         package init() {}
     }
 
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let clients = NIOLockedValueBox<[ProxyRules.Proxy?: HTTPClient]>([:])
+    /// Made with the first client, so that a run without http downloads starts no thread.
+    private struct Clients {
+        var group: MultiThreadedEventLoopGroup?
+        var byProxy: [ProxyRules.Proxy?: HTTPClient] = [:]
+    }
+
+    private let clients = NIOLockedValueBox(Clients())
     private let proxies: ProxyRules
     private let settings: Settings
     private let tls: Result<TLSConfiguration, DownloadFailure>
@@ -42,18 +47,20 @@ package final class Downloader: Sendable {
 
     /// Shuts the clients and their threads down: at the end of the run.
     package func shutdown() {
-        let all = clients.withLockedValue { clients in
-            defer { clients = [:] }
-            return Array(clients.values)
+        let (all, group) = clients.withLockedValue { clients in
+            defer { clients = Clients() }
+            return (Array(clients.byProxy.values), clients.group)
         }
         for client in all { try? client.syncShutdown() }
-        try? group.syncShutdownGracefully()
+        try? group?.syncShutdownGracefully()
     }
 
     private func client(for proxy: ProxyRules.Proxy?) throws(DownloadFailure) -> HTTPClient {
         let tlsConfiguration = try tls.get()
         return clients.withLockedValue { clients in
-            if let client = clients[proxy] { return client }
+            if let client = clients.byProxy[proxy] { return client }
+            let group = clients.group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            clients.group = group
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tlsConfiguration,
                 redirectConfiguration: .follow(max: settings.maximumRedirects, allowCycles: false),
@@ -69,7 +76,7 @@ package final class Downloader: Sendable {
             // certificate error until the connect timeout, with no word of it.
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
-            clients[proxy] = client
+            clients.byProxy[proxy] = client
             return client
         }
     }
@@ -143,6 +150,12 @@ package final class Downloader: Sendable {
                 let unsupported = "\(error)".contains("unsupportedScheme")
                 return DownloadFailure("\(url): \(error)", retryable: !unsupported)
             }
+        }
+        if let error = error as? IOError {
+            return DownloadFailure("\(url): \(String(cString: strerror(error.errnoCode)))", retryable: true)
+        }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return failure(of: first.error, url: url)
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
             return DownloadFailure("\(url): TLS: \(error)", retryable: false)
