@@ -339,6 +339,31 @@ import Testing
         #expect(server.requestCount("/blob") == 1)
     }
 
+    /// Two runners stand for two flowrun processes: both fill one cache at once, and the blob
+    /// is whole, with no temporary file left beside it.
+    @Test func twoRunsFillingTheCacheAtOnceLeaveOneWholeBlob() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(2_000_000)
+        let digest = Self.sha256(body)
+        server.route("/blob") { _ in .init(body: body) }
+        let environment = ["FLOWRUN_CACHE_DIR": folder + "/cache"]
+        let tasks = try Self.tasks([
+            ("one", "{download: {url: '\(server.baseURL)/blob', to: one/b.bin, sha256: \(digest)}}"),
+            ("two", "{download: {url: '\(server.baseURL)/blob', to: two/b.bin, sha256: \(digest)}}"),
+        ], in: folder)
+        let first = Self.runner(in: folder, environment), second = Self.runner(in: folder, environment)
+        defer { first.finishRun(); second.finishRun() }
+        async let one = Self.run(tasks[0], runner: first)
+        async let two = Self.run(tasks[1], runner: second)
+        let results = await [one.result, two.result]
+        #expect(results == [.succeeded, .succeeded])
+        #expect(Self.folderContents(folder + "/cache/sha256") == [digest])
+        #expect(Self.contents(folder + "/cache/sha256/" + digest) == body)
+    }
+
     @Test func fileURLsAreCopiedAndAMissingFileFails() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -19,18 +19,20 @@ package final class Downloader: Sendable {
     /// Made with the first client, so that a run without http downloads starts no thread.
     private struct Clients {
         var group: MultiThreadedEventLoopGroup?
+        /// Read with the first client: a run without https downloads never parses SSL_CERT_FILE.
+        var tls: Result<TLSConfiguration, DownloadFailure>?
         var byProxy: [ProxyRules.Proxy?: HTTPClient] = [:]
     }
 
     private let clients = NIOLockedValueBox(Clients())
     private let proxies: ProxyRules
     private let settings: Settings
-    private let tls: Result<TLSConfiguration, DownloadFailure>
+    private let certificateFile: String?
 
     package init(environment: [String: String], settings: Settings = Settings()) {
         proxies = ProxyRules(environment: environment)
         self.settings = settings
-        tls = Self.tlsConfiguration(certificateFile: environment["SSL_CERT_FILE"])
+        certificateFile = environment["SSL_CERT_FILE"]
     }
 
     /// The system's trust roots, plus those of `SSL_CERT_FILE` when set.
@@ -56,9 +58,15 @@ package final class Downloader: Sendable {
     }
 
     private func client(for proxy: ProxyRules.Proxy?) throws(DownloadFailure) -> HTTPClient {
-        let tlsConfiguration = try tls.get()
-        return clients.withLockedValue { clients in
-            if let client = clients.byProxy[proxy] { return client }
+        let made: Result<HTTPClient, DownloadFailure> = clients.withLockedValue { clients in
+            if let client = clients.byProxy[proxy] { return .success(client) }
+            let tls = clients.tls ?? Self.tlsConfiguration(certificateFile: certificateFile)
+            clients.tls = tls
+            let tlsConfiguration: TLSConfiguration
+            switch tls {
+            case .success(let configuration): tlsConfiguration = configuration
+            case .failure(let failure): return .failure(failure)
+            }
             let group = clients.group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
             clients.group = group
             var configuration = HTTPClient.Configuration(
@@ -77,8 +85,9 @@ package final class Downloader: Sendable {
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
             clients.byProxy[proxy] = client
-            return client
+            return .success(client)
         }
+        return try made.get()
     }
 
     /// Starts one HTTP attempt into `file`, resuming from its bytes when it has a validator;
