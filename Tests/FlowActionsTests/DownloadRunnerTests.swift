@@ -199,6 +199,29 @@ import Testing
         #expect(server.requests.last?.header("If-Range") == "\"old\"")
     }
 
+    @Test func a416ForTheRestStartsOverOnTheNextAttempt() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(200_000)
+        server.route("/shrunk") { request in
+            if request.header("Range") != nil { return .init(status: 416) }
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"e\"")], body: body)
+            if server.requestCount("/shrunk") == 1 { response.stallAfter = 50_000 }
+            return response
+        }
+        let runner = Self.runner(in: folder, readTimeout: 2)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/shrunk', to: s.bin}, retries: 2}")], in: folder)
+        _ = await Self.run(tasks[0], runner: runner, attempt: 1)
+        let second = await Self.run(tasks[0], runner: runner, attempt: 2).result
+        #expect(second == .failedAdvising(reason: "\(server.baseURL)/shrunk: HTTP 416 for the rest of the file: starting over", retryable: true, notBeforeMilliseconds: nil))
+        #expect(await Self.run(tasks[0], runner: runner, attempt: 3).result == .succeeded)
+        #expect(server.requests.last?.header("Range") == nil)
+        #expect(Self.contents(folder + "/s.bin") == body)
+    }
+
     @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -48,6 +48,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         let resumedAt = head.status == .partialContent ? ContentRange(head.headers.first(name: "Content-Range")) : nil
         file.queue.async {
             do throws(DownloadFailure) {
+                if head.status == .rangeNotSatisfiable, resuming {
+                    // The file shrank or changed under the kept bytes: start over next time.
+                    try file.restart()
+                    throw DownloadFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
+                }
                 if let failure { throw failure }
                 let total: Int64?
                 if head.status == .partialContent {
