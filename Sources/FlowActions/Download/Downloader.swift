@@ -131,6 +131,7 @@ package final class Downloader: Sendable {
     private static func outcome(
         _ result: Result<Void, any Error>, transfer: HTTPTransfer, file: PartialFile, url: String
     ) -> Result<Void, DownloadFailure> {
+        if let failure = transfer.writeFailure { return .failure(failure) }
         switch result {
         case .success:
             if let total = transfer.totalLength, total != file.size {

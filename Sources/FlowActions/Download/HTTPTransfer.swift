@@ -6,8 +6,8 @@ import NIOHTTP1
 
 /// One HTTP request's response body streamed into a `PartialFile`.
 ///
-/// Back-pressure: the future each body part returns completes only once the part is on disk,
-/// so memory holds at most a few parts whatever the file's size. All file work happens on
+/// Back-pressure: past `writeBehindLimit` bytes not yet on disk, the future a body part returns
+/// completes only once the disk has caught up, so memory stays bounded whatever the file's size. All file work happens on
 /// the file's queue, in the order the parts arrived.
 final class HTTPTransfer: HTTPClientResponseDelegate {
     typealias Response = Void
@@ -77,20 +77,55 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         return promise.futureResult
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let promise = task.eventLoop.makePromise(of: Void.self)
-        let file = file, progress = progress, total = expectedLength.withLockedValue { $0 }
-        file.queue.async {
-            do throws(DownloadFailure) {
-                try buffer.withUnsafeReadableBytes { bytes throws(DownloadFailure) in try file.append(bytes) }
-                progress(file.size, total)
-                promise.succeed()
-            } catch {
-                promise.fail(error)
-            }
-        }
-        return promise.futureResult
+    /// Body parts are taken at once until this many bytes wait for the disk; then the next
+    /// part's future waits until half of them are written. Reading and writing overlap, and
+    /// memory stays under this bound per transfer.
+    static let writeBehindLimit = 4 << 20
+
+    private struct Writes {
+        var queued = 0
+        var waiter: EventLoopPromise<Void>?
+        var failure: DownloadFailure?
     }
+
+    private let writes = NIOLockedValueBox(Writes())
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let count = buffer.readableBytes
+        let (failure, wait): (DownloadFailure?, EventLoopPromise<Void>?) = writes.withLockedValue { writes in
+            if let failure = writes.failure { return (failure, nil) }
+            writes.queued += count
+            guard writes.queued > Self.writeBehindLimit else { return (nil, nil) }
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            writes.waiter = promise
+            return (nil, promise)
+        }
+        if let failure { return task.eventLoop.makeFailedFuture(failure) }
+        let file = file, progress = progress, total = expectedLength.withLockedValue { $0 }, writes = writes
+        file.queue.async {
+            var failure = writes.withLockedValue { $0.failure }
+            if failure == nil {
+                do throws(DownloadFailure) {
+                    try buffer.withUnsafeReadableBytes { bytes throws(DownloadFailure) in try file.append(bytes) }
+                    progress(file.size, total)
+                } catch {
+                    failure = error
+                }
+            }
+            let waiter: EventLoopPromise<Void>? = writes.withLockedValue { writes in
+                writes.queued -= count
+                if writes.failure == nil { writes.failure = failure }
+                guard writes.failure != nil || writes.queued <= Self.writeBehindLimit / 2 else { return nil }
+                defer { writes.waiter = nil }
+                return writes.waiter
+            }
+            if let failure { waiter?.fail(failure) } else { waiter?.succeed() }
+        }
+        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// A write that failed after its part was taken: the transfer fails with it.
+    var writeFailure: DownloadFailure? { writes.withLockedValue { $0.failure } }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
 
