@@ -101,12 +101,14 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             return (nil, promise)
         }
         if let failure { return task.eventLoop.makeFailedFuture(failure) }
+        // Hashed here, in order, on the network thread, while the file's queue writes.
+        buffer.withUnsafeReadableBytes { self.file.hash($0) }
         let file = file, progress = progress, total = expectedLength.withLockedValue { $0 }, writes = writes
         file.queue.async {
             var failure = writes.withLockedValue { $0.failure }
             if failure == nil {
                 do throws(DownloadFailure) {
-                    try buffer.withUnsafeReadableBytes { bytes throws(DownloadFailure) in try file.append(bytes) }
+                    try buffer.withUnsafeReadableBytes { bytes throws(DownloadFailure) in try file.appendPrehashed(bytes) }
                     progress(file.size, total)
                 } catch {
                     failure = error

@@ -53,6 +53,20 @@ package final class PartialFile: @unchecked Sendable {
 
     /// Appends bytes, hashing them.
     package func append(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
+        hash(bytes)
+        try appendPrehashed(bytes)
+    }
+
+    /// Adds bytes to the digest only: for a transfer that hashes each part on its network
+    /// thread, in order, while this file's queue writes it (`appendPrehashed`), so that two
+    /// cores share the work. They never touch the digest at once: body parts come only after
+    /// the head's `restart()` is done, and `finish()` only after the last part.
+    package func hash(_ bytes: UnsafeRawBufferPointer) {
+        hasher.update(bufferPointer: bytes)
+    }
+
+    /// Appends bytes that `hash` has already seen.
+    package func appendPrehashed(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -62,7 +76,6 @@ package final class PartialFile: @unchecked Sendable {
             }
             offset += written
         }
-        hasher.update(bufferPointer: bytes)
         size += Int64(bytes.count)
         startWriteback()
     }
