@@ -28,8 +28,9 @@ let package = Package(
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "CSpawn"),
+        .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(name: "FlowActions", dependencies: [
-            "FlowModel", "FlowPlanning", "FlowEngine", "CSpawn",
+            "FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive", "CImageCodec",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -58,8 +59,9 @@ let package = Package(
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
+        .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),
         .testTarget(name: "FlowActionsTests", dependencies: [
-            "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestServer",
+            "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive", "FlowTestServer",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Fixtures", "schema_agreement.py"]),
@@ -67,7 +69,7 @@ let package = Package(
 )
 
 // One strict setting for every target, as swift-log does.
-for target in package.targets where target.type != .system && target.name != "CSpawn" {
+for target in package.targets where target.type != .system && !["CSpawn", "CImageCodec", "CImageFixtures"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
     ]

@@ -3,9 +3,14 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cspawn.h"
@@ -39,8 +44,22 @@ static int put_descriptor(int fd, int target) {
     return flags < 0 ? -1 : fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
 }
 
+/* Tells the watchdog of a process group: its leader's pid to watch it, minus that to forget it. */
+static void tell_watchdog(int watchdog_fd, pid_t record) {
+    if (watchdog_fd < 0) return;
+    int32_t value = (int32_t)record;
+    ssize_t written;
+    while ((written = write(watchdog_fd, &value, sizeof value)) < 0 && errno == EINTR) {}
+    /* A watchdog someone killed: the SIGPIPE is pending in the vfork child, whose signals are
+     * blocked, and would kill it once unblocked. Ignoring it again discards it. */
+    if (written < 0 && errno == EPIPE) {
+        struct sigaction ignore = { .sa_handler = SIG_IGN };
+        sigaction(SIGPIPE, &ignore, NULL);
+    }
+}
+
 int flowrun_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
-                  int stdin_fd, int stdout_fd, int stderr_fd, pid_t *pid) {
+                  int stdin_fd, int stdout_fd, int stderr_fd, int watchdog_fd, pid_t *pid) {
     pthread_once(&reset_once, find_reset_signals);
     /* The child shares this thread's memory until it execs: no signal handler may run in it,
      * so every signal stays blocked until the child has reset the actions. */
@@ -60,6 +79,9 @@ int flowrun_spawn(const char *path, char *const argv[], char *const envp[], cons
         if (setpgid(0, 0) != 0 || child_stdin < 0 || put_descriptor(child_stdin, 0) != 0 || put_descriptor(stdout_fd, 1) != 0
             || put_descriptor(stderr_fd, 2) != 0 || chdir(directory) != 0)
             goto failed;
+        /* Told by the child itself, before it runs anything, so that no moment is left
+         * when a SIGKILLed flowrun would leave an untold group behind. */
+        tell_watchdog(watchdog_fd, getpid());
         struct sigaction fallback = { .sa_handler = SIG_DFL };
         for (int i = 0; i < reset_count; i++) sigaction(reset_signals[i], &fallback, NULL);
         sigset_t none;
@@ -74,12 +96,118 @@ int flowrun_spawn(const char *path, char *const argv[], char *const envp[], cons
     pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
     if (spawn_error != 0) return spawn_error;
     if (child_error != 0) {
-        /* The child has exited already (the parent resumes at its exec or its exit). */
+        /* The child has exited already (the parent resumes at its exec or its exit); its
+         * pid is forgotten before it is reaped and can be reused. */
+        tell_watchdog(watchdog_fd, -child);
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
         return child_error;
     }
     *pid = child;
     return 0;
+}
+
+void flowrun_watchdog_forget(int watchdog_fd, pid_t pid) {
+    tell_watchdog(watchdog_fd, -pid);
+}
+
+/* The watchdog's groups, in memory of its own (mmap: the watchdog may be forked from a
+ * process with threads, so it uses no malloc). */
+static pid_t *watched;
+static size_t watched_count, watched_capacity;
+
+static void watch_group(pid_t leader) {
+    if (watched_count == watched_capacity) {
+        size_t capacity = watched_capacity ? watched_capacity * 2 : 1024;
+        pid_t *grown = mmap(NULL, capacity * sizeof(pid_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (grown == MAP_FAILED) return;
+        if (watched) {
+            memcpy(grown, watched, watched_count * sizeof(pid_t));
+            munmap(watched, watched_capacity * sizeof(pid_t));
+        }
+        watched = grown;
+        watched_capacity = capacity;
+    }
+    watched[watched_count++] = leader;
+}
+
+static void forget_group(pid_t leader) {
+    for (size_t i = watched_count; i > 0; i--) {
+        if (watched[i - 1] == leader) {
+            watched[i - 1] = watched[--watched_count];
+            return;
+        }
+    }
+}
+
+/* The watchdog process: reads records until every write end is closed, which happens only
+ * when flowrun has exited (however it died), then kills the groups still watched. */
+static void _Noreturn watchdog_main(int records) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    setsid();  /* out of flowrun's group and terminal: a kill of the job or a hang-up spares it */
+    prctl(PR_SET_NAME, "flowrun-watch", 0, 0, 0);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0); dup2(null, 1); dup2(null, 2);
+    }
+    if (records != 3) {
+        dup2(records, 3);
+        records = 3;
+    }
+    /* No other descriptor of flowrun's (a stdout pipe, the write end) stays open in here. */
+    long closed = -1;
+#ifdef SYS_close_range
+    closed = syscall(SYS_close_range, 4, ~0U, 0);
+#endif
+    if (closed != 0) {
+        long limit = sysconf(_SC_OPEN_MAX);
+        for (int fd = 4; fd < (limit > 0 && limit < 65536 ? limit : 65536); fd++) close(fd);
+    }
+    int32_t buffer[256];
+    for (;;) {
+        ssize_t count = read(records, buffer, sizeof buffer);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) break;
+        /* Each record is one write of 4 bytes, under PIPE_BUF: it arrives whole. */
+        for (ssize_t i = 0; i < count / (ssize_t)sizeof(int32_t); i++) {
+            if (buffer[i] > 0) watch_group(buffer[i]);
+            else forget_group(-buffer[i]);
+        }
+        /* Records are read a batch at a time rather than woken for each: two per task would
+         * take a core from the tasks on a run of small ones. The pipe holds 16k records. */
+        struct timespec pause = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    for (size_t i = 0; i < watched_count; i++) kill(-watched[i], SIGKILL);
+    _exit(0);
+}
+
+int flowrun_watchdog_start(pid_t *pid) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    pid_t child = fork();
+    if (child == 0) {
+        close(fds[1]);
+        watchdog_main(fds[0]);
+    }
+    int saved = errno;
+    close(fds[0]);
+    if (child < 0) {
+        close(fds[1]);
+        errno = saved;
+        return -1;
+    }
+    *pid = child;
+    return fds[1];
+}
+
+int flowrun_name_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}
+
+int flowrun_become_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
 int flowrun_pidfd_open(pid_t pid) {

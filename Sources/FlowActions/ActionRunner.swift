@@ -11,9 +11,10 @@ import Foundation
 package struct ActionRunner: TaskRunner {
     private let shell: ShellRunner
     private let download: DownloadRunner
+    private let combine = CombineRunner(loop: ShellRunner.loop)
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
-    package static let runnableKinds: Set<String> = ["shell", "download"]
+    package static let runnableKinds: Set<String> = ["shell", "download", "combine"]
 
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         shell = ShellRunner(processEnvironment: processEnvironment)
@@ -37,7 +38,9 @@ package struct ActionRunner: TaskRunner {
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
         case .download:
             return download.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
-        case .decompress, .combine:
+        case .combine:
+            return combine.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .decompress:
             // RunCommand refuses such a plan before the run (`runnableKinds`).
             completion(.failed(reason: "this flowrun cannot run \(task.spec.action.kind) tasks", exitCode: nil))
             return ShellRunner.NotStarted()

@@ -16,8 +16,8 @@ enum EventTime {
 
     /// Appends the 24 bytes of the time, without quotes.
     ///
-    /// Written into a buffer on the stack and appended at once: one `append` per digit was a
-    /// third of encoding an event.
+    /// Written into a buffer on the stack and appended at once: every event carries a time, and
+    /// an `append` per digit (a capacity check each) would be much of the cost of encoding it.
     static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
         let clamped = min(max(milliseconds, range.lowerBound), range.upperBound)
         // Floor division, so that times before 1970 fall on the right day.

@@ -5,8 +5,8 @@ import FlowPlanning
 /// Renders a plan for `--dry-run`: the order, waves, queues, priorities, resolved urls and paths.
 ///
 /// A 100,000-task plan is 600,000 lines: it is appended as bytes, a chunk of tasks at a time on
-/// every core, and written a chunk at a time (`write(_:tasksPerChunk:to:)`), which took a third
-/// of the time building one `String` did before the second core came in.
+/// every core, and written a chunk at a time (`write(_:tasksPerChunk:to:)`), rather than built
+/// into one `String`.
 public struct PlanPrinter: Sendable {
     public var style: Style
     public init(style: Style = Style(enabled: false)) { self.style = style }
@@ -45,8 +45,8 @@ public struct PlanPrinter: Sendable {
     /// each numbered by its place, after the heading of its wave where a wave starts.
     private func describe(_ listing: [Int], _ places: Range<Int>, of plan: Plan) -> [UInt8] {
         var text = TextBuffer()
-        // Tasks are read in place: a `PlannedTask` copied per task (a retain of each of its
-        // strings and arrays) was a tenth of a 100,000-task dry run.
+        // Tasks are read in place: a `PlannedTask` copied per task would retain each of its
+        // strings and arrays, for every task of a large plan.
         plan.tasks.withUnsafeBufferPointer { tasks in
             var previousWave = places.lowerBound > 0 ? tasks[listing[places.lowerBound - 1]].wave : 0
             for place in places {

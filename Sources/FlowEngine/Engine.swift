@@ -12,10 +12,10 @@ import Foundation
 /// The run loop is the engine's (`EngineLoop`): the queues start operations on it, each task's
 /// attempts, timers and signals are driven on it, and tasks report their ends on it. The
 /// scheduler runs there too, under `lock`, rather than on a queue of its own: a hop to another
-/// thread per task was most of the engine's cost on graphs of small tasks (measured in
-/// bench/run_bench.py); with the shell runner's epoll loop, the thread that sees a child exit
-/// also starts the next task. Every lifecycle event (started, retrying, the end) is posted by
-/// this class; a task's operation reports them.
+/// thread per task would be most of the engine's cost on graphs of small tasks; with the shell
+/// runner's epoll loop, the thread that sees a child exit also starts the next task. Every
+/// lifecycle event (started, retrying, the end) is posted by this class; a task's operation
+/// reports them.
 ///
 /// Events are posted to the bus under `lock`, in the scheduler's order, and handed to the sinks
 /// after it is let go; on the signal thread (cancel, suspend, resume) they are written on the
@@ -112,9 +112,20 @@ public final class Engine: @unchecked Sendable {
         bus.flushElsewhere()
     }
 
+    /// Runs `block` on the engine's loop after whatever was posted to it before, such as each
+    /// running attempt's cancel: a signal sent there reaches tasks already counted as cancelled.
+    package func afterPosted(_ block: @escaping @Sendable () -> Void) {
+        loop.post(block)
+    }
+
     /// Kills running tasks at once (a second Ctrl-C).
     public func kill() {
         for operation in lock.withLock({ operations.compactMap { $0 } }) { operation.killRun() }
+    }
+
+    /// Whether every task has its final event: what is left of `run()` is writing.
+    public var isOver: Bool {
+        lock.withLock { status != nil }
     }
 
     /// Running tasks go on; none starts until `resume()`.

@@ -10,9 +10,9 @@ import Glibc
 /// so already: that one takes every event waiting before it stops (`draining`: one drainer at a
 /// time, so the sinks' calls never overlap). The emitting thread writes one batch at most;
 /// whatever came meanwhile is written on `queue`, so no thread is held for longer than one
-/// write. No thread is woken for an engine step: a queue woken per step, measured against this
-/// on 5,000 `true` tasks (bench/README.md), cost more than the writes themselves, on the
-/// critical path of a 2-core machine whose children need both cores. Events made together (an engine step, the lines of one read) are handed over
+/// write. No thread is woken for an engine step: on a 2-core machine whose children need both
+/// cores, a thread woken per step takes a core from them, on the critical path of the run.
+/// Events made together (an engine step, the lines of one read) are handed over
 /// together, so a sink writes them with one `write(2)`. A large batch, from a task that floods
 /// its output, is handed to the sinks on `queue` instead: the output loop goes on reading while
 /// they are written, and a flood keeps both cores busy.

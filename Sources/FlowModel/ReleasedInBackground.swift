@@ -2,9 +2,9 @@ import Dispatch
 
 /// Lets go of large values on a thread of its own, so that the caller goes on at once.
 ///
-/// Freeing the node tree of a 100,000-task file, array by array, is about a tenth of loading
-/// it; once the tree is decoded nothing needs it, and the other core is idle while the plan
-/// is made and printed.
+/// Freeing the node tree of a 100,000-task file, array by array, takes a free per allocation
+/// made loading it; once the tree is decoded nothing needs it, and the other core is idle
+/// while the plan is made and printed.
 public enum ReleasedInBackground {
     /// Trees smaller than this are freed in place: a thread would cost more.
     public static let minimumNodes = 10_000

@@ -2,9 +2,8 @@
 /// scheduler's ready queues (priority and file order packed into one `Int`) both take their
 /// smallest element from one.
 ///
-/// Not generic: the scheduler pushes and pops once per task, and a generic heap was not
-/// specialized across the module boundary, so every comparison went through witness tables
-/// (a tenth of the engine's time on a 100,000-task graph, measured with perf).
+/// Not generic: the scheduler pushes and pops once per task, and a generic heap is not
+/// specialized across the module boundary, so every comparison would go through witness tables.
 package struct MinHeap: Sendable {
     package typealias Element = Int
     @usableFromInline var items: [Element] = []

@@ -28,8 +28,8 @@ public struct TaskGraph: Sendable {
                 let written = workflow.tasks[position].needs
                 var edges: [Int] = []
                 edges.reserveCapacity(written.count)
-                // Repeats are dropped by a scan for the usual few needs, by a set for many (one
-                // task needing 100,000 others took 2.4 s with the scan).
+                // Repeats are dropped by a scan for the usual few needs, by a set for many (a
+                // scan is quadratic in a task's needs, and one task may need 100,000 others).
                 var seen: Set<Int>? = written.count > 32 ? [] : nil
                 for need in written {
                     if let target = index[need.value] {

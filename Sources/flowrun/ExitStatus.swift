@@ -19,4 +19,10 @@ enum ExitStatus {
     static func forWriteFailure(_ failure: WriteFailure) -> ExitCode {
         failure.code == EPIPE ? outputClosed : taskFailed
     }
+
+    /// A signal cancelled the run, or ended flowrun before it: 128 + its number (129 SIGHUP,
+    /// 130 SIGINT, 131 SIGQUIT, 143 SIGTERM), as a shell reports a process the signal killed.
+    static func signalled(_ number: Int32) -> ExitCode {
+        ExitCode(128 + number)
+    }
 }

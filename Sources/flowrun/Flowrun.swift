@@ -14,8 +14,9 @@ struct Flowrun: ParsableCommand {
             limits, by priority.
 
             Exit status: 0 every task succeeded (or the file is valid); 1 a task failed, or an \
-            output could not be written; 2 invalid file or usage; 130 interrupted (SIGINT); \
-            141 standard output was closed; 143 terminated (SIGTERM).
+            output could not be written; 2 invalid file or usage; 129 hung up (SIGHUP); 130 \
+            interrupted (SIGINT); 131 quit (SIGQUIT); 141 standard output was closed; 143 \
+            terminated (SIGTERM).
             """,
         version: "0.1.0",
         subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self],

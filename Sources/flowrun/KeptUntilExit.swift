@@ -1,7 +1,7 @@
 /// Values the process lets go of only by exiting.
 ///
 /// Tearing down a 100,000-task workflow and its plan, array by array and string by string,
-/// costs about as much as a tenth of loading them, and the kernel takes the memory back at
+/// costs a free per allocation made loading them, and the kernel takes the memory back at
 /// exit anyway. As clang does with -disable-free, the command keeps what it loaded alive
 /// instead. Only for values that live to the end of the command: each kept value stays.
 enum KeptUntilExit {

@@ -14,13 +14,14 @@ struct RunCommand: ParsableCommand {
         discussion: """
             With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder.
 
-            While it runs: Ctrl-C (SIGINT) or SIGTERM cancels (running tasks get SIGTERM, then \
-            SIGKILL after --grace seconds; a second Ctrl-C kills at once); SIGUSR1 pauses the \
-            queues (running tasks go on, none starts) and SIGUSR2 resumes them.
+            While it runs: Ctrl-C (SIGINT), SIGTERM or SIGHUP cancels (running tasks get SIGTERM, \
+            then SIGKILL after --grace seconds); a second Ctrl-C or a SIGQUIT kills at once; SIGUSR1 \
+            pauses the queues (running tasks go on, none starts) and SIGUSR2 resumes them. Processes \
+            that left a task's process group are killed when the run ends.
 
             Exit status: 0 every task succeeded; 1 a task failed, or an output could not be \
-            written; 2 invalid file or usage; 130 interrupted (SIGINT); 141 standard output was \
-            closed; 143 terminated (SIGTERM).
+            written; 2 invalid file or usage; 129 hung up (SIGHUP); 130 interrupted (SIGINT); \
+            131 quit (SIGQUIT); 141 standard output was closed; 143 terminated (SIGTERM).
             """
     )
 
@@ -41,7 +42,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "After a failure, keep starting tasks that do not depend on it (as fail_fast: false).")
     var keepGoing = false
 
-    @Option(help: ArgumentHelp("Seconds a cancelled task has between SIGTERM and SIGKILL.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Seconds a cancelled task has between SIGTERM and SIGKILL (0 to 86400).", valueName: "SECONDS"))
     var grace: Double = 10
 
     @Option(help: ArgumentHelp("How to show the run: human (live view; default on a terminal), plain (one line per event; default otherwise) or jsonl.", valueName: "MODE"))
@@ -60,19 +61,32 @@ struct RunCommand: ParsableCommand {
     @Flag(help: .private)
     var engineOnly = false
 
+    static let longestGrace = 86_400.0
+
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("-j/--concurrency must be at least 1") }
-        if grace < 0 { throw ValidationError("--grace must be 0 or more seconds") }
+        // nan and inf would make no deadline (or crash one); a day is more than any task needs to stop.
+        guard grace.isFinite, (0...Self.longestGrace).contains(grace) else {
+            throw ValidationError("--grace must be a number of seconds from 0 to \(Int(Self.longestGrace))")
+        }
     }
 
     func run() throws {
-        // First, while the process has one thread (RunSignals explains why).
-        if !dryRun { RunSignals.blockSignals() }
+        // First, while the process has one thread (RunSignals explains why), and before
+        // anything is opened: opening a FIFO or reading a terminal blocks until Ctrl-C.
+        var signals: RunSignals?
+        if !dryRun {
+            RunSignals.blockSignals()
+            if !engineOnly, let problem = TaskGroups.shared.startWatchdog() {
+                FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
+            }
+            signals = RunSignals(grace: grace)
+        }
         let file = try file ?? WorkflowInput.defaultFile()
         let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
         let environment = ProcessInfo.processInfo.environment
-        guard !dryRun else {
+        guard let signals else {  // a dry run
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             PlanPrinter(style: style).write(plan) { standardOutput.write($0) }
@@ -88,21 +102,24 @@ struct RunCommand: ParsableCommand {
             : (ActionRunner(processEnvironment: environment), ActionRunner.loop)
         let engine = Engine(plan: plan, runner: runner, loop: loop, bus: bus, options: Engine.Options(
             concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
-        let signals = RunSignals(engine: engine)
+        if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
+        signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
         let status = engine.run()
         (runner as? ActionRunner)?.finishRun()
+        signals.runEnded()
+        if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.
         let writeFailures = sinks.compactMap(\.writeFailure)
         for failure in writeFailures {
             FileHandle.standardError.write(Data("flowrun: error: \(failure)\n".utf8))
         }
-        if standardOutputClosed.isClosed, signals.cancellingSignal == nil { throw ExitStatus.outputClosed }
-        switch (status, signals.cancellingSignal) {
+        if standardOutputClosed.isClosed, signals.exitSignal == nil { throw ExitStatus.outputClosed }
+        switch (status, signals.exitSignal) {
         case (.succeeded, _): if !writeFailures.isEmpty { throw ExitStatus.taskFailed }
-        case (.failed, _): throw ExitStatus.taskFailed
-        case (.cancelled, SIGTERM): throw ExitStatus.terminated
-        case (.cancelled, _): throw ExitStatus.interrupted
+        case (.failed, nil): throw ExitStatus.taskFailed
+        case (_, let number?): throw ExitStatus.signalled(number)
+        case (.cancelled, nil): throw ExitStatus.interrupted
         }
     }
 

@@ -1,32 +1,61 @@
-import Foundation
+import CSpawn
+import FlowActions
 import FlowEngine
+import Foundation
 
 import Glibc
 
-/// Turns signals into engine calls for the length of a run (ARCHITECTURE.md, trap 4).
+/// Turns signals into engine calls, or into an exit, from the start of `run` to its exit
+/// (ARCHITECTURE.md, trap 4).
 ///
-/// SIGINT or SIGTERM cancels the run, and a second SIGINT kills what is still running; SIGUSR1
-/// suspends the queues and SIGUSR2 resumes them.
+/// While the file and the outputs are opened (`loading`: a FIFO, a terminal's stdin), SIGINT,
+/// SIGTERM, SIGHUP and SIGQUIT end flowrun at once with 128 + the signal: there is nothing to
+/// cancel. While the run goes on, SIGINT, SIGTERM or SIGHUP cancels it (SIGHUP also reaches
+/// the tasks first, as a hang-up would in a terminal's group); a second SIGINT, or a SIGQUIT,
+/// kills what is still running. Once every task has ended (`over`: only writing is left, to a
+/// stdout that may be stalled), any of them ends flowrun at once. SIGUSR1 suspends the queues
+/// and SIGUSR2 resumes them (before the run, they say how it starts).
 ///
 /// `blockSignals()` runs first, while the process has one thread, so that every thread blocks
 /// them; one thread of ours then takes them with `sigwait`. A blocked signal stays pending, so
-/// none is lost, however early it comes. (Dispatch signal sources were tried first: on Linux
-/// they lost a Ctrl-C sent in the first milliseconds of a run, and libdispatch crashed when a
-/// source was released at the end of one.) Children get an empty signal mask and default
-/// dispositions back at spawn. SIGPIPE is ignored so that a closed stdout shows up as a write
-/// error, not a death.
+/// none is lost, however early it comes. (Not dispatch signal sources: on Linux they can lose
+/// a Ctrl-C sent in the first milliseconds of a run, and releasing one can crash libdispatch.)
+/// Children get an empty signal mask and default dispositions back at spawn. SIGPIPE is ignored
+/// so that a closed stdout shows up as a write error, not a death.
 ///
-/// - Warning: `cancelledBy` is guarded by `lock`.
+/// A cancelled run whose end cannot be written (a stdout nobody reads holds the writing
+/// thread, and with it the run) still exits: `lastWordsSeconds` after every task was killed.
+///
+/// - Warning: every `var` is guarded by `lock`.
 final class RunSignals: @unchecked Sendable {
-    static let handled = [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]
+    static let handled = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
+    /// How long a run whose tasks were all killed has to write its end before flowrun exits anyway.
+    static let lastWordsSeconds = 5.0
+
+    private enum Phase {
+        case loading(suspended: Bool)
+        case running(Engine)
+        case over
+    }
+
     private let lock = NSLock()
-    private var cancelledBy: Int32?
+    private let grace: Double
+    private var phase = Phase.loading(suspended: false)
+    /// The signal whose 128 + number is the exit status: the first that cancelled, or SIGQUIT.
+    private var statusSignal: Int32?
+    /// The tasks were killed (a second SIGINT, a SIGQUIT).
+    private var killed = false
+    /// When flowrun exits even if the run has not ended.
+    private var exitDeadline: Date?
+    /// A terminal whose cursor the live view hides, shown again by an exit at once.
+    private var liveTerminal: Int32?
 
     /// Blocks the handled signals in the calling thread and every thread created after it, and
     /// SIGCHLD, which nothing waits for: a child's exit is signalled to the thread that spawned
-    /// it, a dispatch worker that blocks it, and so to any thread that does not; before, every
-    /// exit woke the main thread to throw the signal away (a context switch per task; pidfds
-    /// tell of exits). Blocked, not ignored: ignoring SIGCHLD would lose exit statuses.
+    /// it, a dispatch worker that blocks it, and so to any thread that does not; unblocked,
+    /// each exit would wake the main thread to throw the signal away (a context switch per
+    /// task; pidfds tell of exits). Blocked, not ignored: ignoring SIGCHLD would lose exit
+    /// statuses.
     static func blockSignals() {
         var set = handledSet()
         sigaddset(&set, SIGCHLD)
@@ -40,41 +69,140 @@ final class RunSignals: @unchecked Sendable {
         return set
     }
 
-    /// Starts the thread that waits for signals; it lives until the process exits.
-    init(engine: Engine) {
+    /// Starts the thread that waits for signals, in the `loading` phase; it lives until the
+    /// process exits. Call right after `blockSignals()`, before anything is opened.
+    init(grace: Double) {
+        self.grace = grace
         signal(SIGPIPE, SIG_IGN)
         let thread = Thread { [self] in
+            // Named for ps and for the tests, which wait for it before they send a signal.
+            _ = flowrun_name_thread("flowrun.signals")
             var set = Self.handledSet()
             while true {
-                var number: Int32 = 0
-                guard sigwait(&set, &number) == 0 else { continue }
-                received(number, engine: engine)
+                let number = nextSignal(&set)
+                if number > 0 {
+                    received(number)
+                } else if let (deadline, number) = lock.withLock({ exitDeadline.map { ($0, statusSignal ?? SIGTERM) } }),
+                          Date() >= deadline {
+                    exitNow(status: 128 + number)
+                }
             }
         }
-        thread.name = "flowrun.signals"
         thread.start()
     }
 
-    /// The signal that cancelled the run (SIGINT or SIGTERM), if one did.
-    var cancellingSignal: Int32? { lock.withLock { cancelledBy } }
+    /// Waits for a signal, or until `exitDeadline` when there is one; 0 when none came.
+    private func nextSignal(_ set: inout sigset_t) -> Int32 {
+        guard let deadline = lock.withLock({ exitDeadline }) else {
+            var number: Int32 = 0
+            return sigwait(&set, &number) == 0 ? number : 0
+        }
+        let seconds = max(0, deadline.timeIntervalSinceNow)
+        var timeout = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        return max(0, sigtimedwait(&set, nil, &timeout))
+    }
 
-    private func received(_ number: Int32, engine: Engine) {
-        switch number {
-        case SIGUSR1:
-            engine.suspend()
-        case SIGUSR2:
-            engine.resume()
-        default:
-            let first: Bool = lock.withLock {
-                guard cancelledBy == nil else { return false }
-                cancelledBy = number
-                return true
-            }
-            if first {
-                engine.cancel(reason: number == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)")
-            } else if number == SIGINT {
-                engine.kill()
+    /// The run starts: signals now cancel it. `liveTerminal` is the terminal of a live view.
+    func runStarted(_ engine: Engine, liveTerminal: Int32?) {
+        let suspended: Bool = lock.withLock {
+            defer { phase = .running(engine) }
+            self.liveTerminal = liveTerminal
+            if case .loading(let suspended) = phase { return suspended }
+            return false
+        }
+        if suspended { engine.suspend() }
+    }
+
+    /// Every task has ended: a signal now ends flowrun at once.
+    func runEnded() {
+        lock.withLock { phase = .over }
+    }
+
+    /// The signal the run's exit status stands for (128 + its number), if one cancelled it.
+    var exitSignal: Int32? { lock.withLock { statusSignal } }
+
+    private enum Action {
+        case none, exit(status: Int32), suspend(Engine), resume(Engine), cancel(Engine), kill(Engine, cancelFirst: Bool)
+    }
+
+    private func received(_ number: Int32) {
+        let action: Action = lock.withLock {
+            switch phase {
+            case .loading:
+                if number == SIGUSR1 || number == SIGUSR2 {
+                    phase = .loading(suspended: number == SIGUSR1)
+                    return .none
+                }
+                return .exit(status: number)
+            case .over:
+                return number == SIGUSR1 || number == SIGUSR2 ? .none : .exit(status: number)
+            case .running(let engine):
+                return running(engine, received: number)
             }
         }
+        switch action {
+        case .none: break
+        case .exit(let number): exitNow(status: 128 + number)
+        case .suspend(let engine): engine.suspend()
+        case .resume(let engine): engine.resume()
+        case .cancel(let engine):
+            engine.cancel(reason: Self.reason(number))
+            // A hang-up reaches the tasks too, as it would a terminal's foreground group; after
+            // the cancel has reached their attempts on the loop, so that a task it ends counts
+            // as cancelled, not failed.
+            if number == SIGHUP { engine.afterPosted { TaskGroups.shared.signalAll(SIGHUP) } }
+        case .kill(let engine, let cancelFirst):
+            if cancelFirst { engine.cancel(reason: Self.reason(number)) }
+            engine.kill()
+            TaskGroups.shared.signalAll(SIGKILL)
+        }
+    }
+
+    /// What `number` does while the run goes on. Called with `lock` held.
+    private func running(_ engine: Engine, received number: Int32) -> Action {
+        switch number {
+        case SIGUSR1: return .suspend(engine)
+        case SIGUSR2: return .resume(engine)
+        default: break
+        }
+        // Only writing is left (the run's end, to a stalled stdout), or the tasks were killed
+        // already: nothing more to wait for.
+        if engine.isOver { return .exit(status: number) }
+        if killed { return .exit(status: statusSignal ?? number) }
+        let first = statusSignal == nil
+        if number == SIGQUIT || (number == SIGINT && !first) {
+            killed = true
+            if number == SIGQUIT || first { statusSignal = number }
+            exitDeadline = Date().addingTimeInterval(Self.lastWordsSeconds)
+            return .kill(engine, cancelFirst: first)
+        }
+        guard first else { return .none }  // a second SIGTERM or SIGHUP
+        statusSignal = number
+        exitDeadline = Date().addingTimeInterval(grace + Self.lastWordsSeconds)
+        return .cancel(engine)
+    }
+
+    private static func reason(_ number: Int32) -> String {
+        switch number {
+        case SIGINT: "interrupted (SIGINT)"
+        case SIGHUP: "hung up (SIGHUP)"
+        case SIGQUIT: "quit (SIGQUIT)"
+        default: "terminated (SIGTERM)"
+        }
+    }
+
+    /// Kills every task and what they left, shows the cursor again, and exits with `status`,
+    /// without waiting for any write (the one to the terminal only if it would not block).
+    private func exitNow(status: Int32) -> Never {
+        let terminal = lock.withLock { liveTerminal }
+        TaskGroups.shared.signalAll(SIGKILL)
+        LeftoverProcesses.killAll(sparing: TaskGroups.shared.watchdogPid)
+        if let terminal {
+            var poll = pollfd(fd: terminal, events: Int16(POLLOUT), revents: 0)
+            if Glibc.poll(&poll, 1, 0) == 1, poll.revents & Int16(POLLOUT) != 0 {
+                _ = "\u{1B}[?25h".withCString { Glibc.write(terminal, $0, strlen($0)) }
+            }
+        }
+        _exit(status)
     }
 }

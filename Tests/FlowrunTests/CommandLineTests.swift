@@ -14,4 +14,12 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("Unknown option '--bogus'"))
     }
+
+    @Test(arguments: ["nan", "inf", "-1", "1e300"])
+    func aGraceThatIsNoNumberOfSecondsIsRefused(grace: String) throws {
+        let result = try FlowrunBinary.run(["run", "--dry-run", "--grace=\(grace)", "workflows/upgrade.yaml"], in: FlowrunBinary.repositoryRoot)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--grace"))
+        #expect(result.stdout == "")
+    }
 }

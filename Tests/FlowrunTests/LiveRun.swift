@@ -12,19 +12,20 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     private let done = DispatchGroup()
 
     /// Starts `flowrun arguments...` in `directory`, with `environment` added to this process's
-    /// and NO_COLOR set; stdin is /dev/null, and both pipes are read as the output comes.
-    init(_ arguments: [String], in directory: URL?, environment: [String: String] = [:]) throws {
+    /// and NO_COLOR set; stdin is /dev/null, and both pipes are read as the output comes. With
+    /// `standardOutput`, stdout goes there instead, and is not read.
+    init(_ arguments: [String], in directory: URL?, environment: [String: String] = [:], standardOutput: Pipe? = nil) throws {
         process.executableURL = FlowrunBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"].merging(environment) { $1 }) { $1 }
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        for (pipe, isOutput) in [(out, true), (err, false)] {
+        for (pipe, isOutput) in standardOutput == nil ? [(out, true), (err, false)] : [(err, false)] {
             done.enter()
             Thread.detachNewThread { [self] in
                 while case let data = pipe.fileHandleForReading.availableData, !data.isEmpty {
@@ -49,6 +50,21 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     }
 
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits, for at most `seconds`, until flowrun has started the thread that takes its
+    /// signals (named in /proc): from then on a signal is handled, whatever the main thread does.
+    func waitForSignalThread(seconds: Double = 10) -> Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+            if threads.contains(where: { FileManager.default.contents(atPath: "\(tasks)/\($0)/comm") == Data("flowrun.signals\n".utf8) }) {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
 
     /// Waits for the exit (at most `seconds` when given, then SIGTERM, and SIGKILL 5 s later if
     /// that did not end it either: a hung run fails its test instead of hanging the suite) and

@@ -242,6 +242,30 @@ import Testing
         #expect(try processesMatching("sleep \(marker)").isEmpty)
     }
 
+    @Test func processesThatLeftTheTaskGroupAreKilledWhenTheRunEnds() throws {
+        // Two sessions of their own, out of the task's group, one with a child; the task waits
+        // until they are set up (they write their pids from inside them).
+        let marker = "10\(Int.random(in: 10_000...99_999))"
+        let (result, events, folder) = try run("""
+            version: 1
+            tasks:
+              daemons:
+                shell: |
+                  setsid sh -c 'echo $$ > one; exec sleep \(marker)' >/dev/null 2>&1 &
+                  setsid sh -c 'sleep \(marker) & echo $! > two; echo $$ >> two; wait' >/dev/null 2>&1 &
+                  while [ ! -s one ] || [ "$(wc -l < two 2>/dev/null)" != 2 ]; do sleep 0.01; done
+              after: {needs: daemons, shell: "true"}
+            """)
+        #expect(result.status == 0)
+        #expect(events.finals == ["daemons": "task.succeeded", "after": "task.succeeded"])
+        let pids = try ["one", "two"].flatMap { file in
+            try String(contentsOf: folder.url.appendingPathComponent(file), encoding: .utf8).split(separator: "\n").compactMap { pid_t($0) }
+        }
+        #expect(pids.count == 3)
+        #expect(pids.allSatisfy(SignalTests.isGone))
+        #expect(try processesMatching("sleep \(marker)").isEmpty)
+    }
+
     @Test func outputStreamsLineByLineWithoutLosingTheLastLineOrBreakingOnBinary() throws {
         let (result, events, _) = try run(#"""
             version: 1

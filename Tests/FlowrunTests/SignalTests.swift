@@ -77,4 +77,127 @@ import Glibc
         let resumed = try #require(events.events.firstIndex { $0.name == "queue.resumed" })
         #expect(try #require(events.index(of: "task.started", task: "second")) > resumed)
     }
+
+    // MARK: Every signal, at any moment
+
+    /// Starts flowrun on a file named FIFO, or writing its events to one, with nobody at the
+    /// other end: it blocks in open(2), where a signal must still end it.
+    @Test(arguments: [("FILE", SIGINT, Int32(130)), ("FILE", SIGHUP, Int32(129)), ("--events-file", SIGTERM, Int32(143)),
+                      ("--events-file", SIGQUIT, Int32(131))])
+    func aSignalEndsFlowrunBlockedOpeningAFifo(fifoAs: String, signal: Int32, status: Int32) throws {
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  t: {shell: \"true\"}\n".utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        #expect(mkfifo(folder.url.appendingPathComponent("fifo").path, 0o600) == 0)
+        let arguments = fifoAs == "FILE" ? ["run", "fifo"] : ["run", "--events-file", "fifo", "flow.yaml"]
+        let run = try LiveRun(arguments, in: folder.url)
+        #expect(run.waitForSignalThread())
+        run.send(signal)
+        #expect(run.wait(seconds: 30) == status)
+        #expect(run.process.terminationReason == .exit)
+        #expect(run.stdout == "")
+    }
+
+    /// The pids a task wrote to `file` in `folder`, once it has written them.
+    func pids(in folder: TemporaryFolder, _ file: String, count: Int) throws -> [pid_t] {
+        let path = folder.url.appendingPathComponent(file).path
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let pids = (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").compactMap { pid_t($0) } ?? []
+            if pids.count >= count { return pids }
+            usleep(10_000)
+        }
+        Issue.record("\(file) was not written")
+        return []
+    }
+
+    /// Whether `pid` has exited (gone, or a zombie nobody reaped yet).
+    static func isGone(_ pid: pid_t) -> Bool {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return true }
+        return stat[close + 2] == UInt8(ascii: "Z")
+    }
+
+    /// Waits, for at most `seconds` (a hang guard), until every one of `pids` has exited.
+    static func allGone(_ pids: [pid_t], seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if pids.allSatisfy(isGone) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    @Test func aHangUpCancelsTheRunAndReachesTheTasks() throws {
+        // The terminal closed (or ssh dropped): the tasks, in groups of their own, are not told
+        // by the kernel; flowrun tells them, cancels, and no process of theirs stays behind.
+        let seconds = uniqueSleep()
+        let (run, folder) = try start("""
+            version: 1
+            concurrency: 3
+            tasks:
+              plain: {shell: "echo $$ >> pids; sleep \(seconds) & echo $! >> pids; wait"}
+              hangs-up: {shell: "trap 'echo got HUP' HUP; trap '' TERM; echo $$ >> pids; sleep \(seconds) & wait"}
+              deaf: {shell: "trap '' HUP TERM; echo $$ >> pids; sleep \(seconds)"}
+              later: {needs: plain, shell: "true"}
+            """, ["--grace", "1"])
+        let pids = try pids(in: folder, "pids", count: 4)
+        usleep(200_000)  // let the shells set their traps
+        run.send(SIGHUP)
+        #expect(run.wait() == 129)
+        let events = try EventStream(run.stdout)
+        #expect(events.finals == ["plain": "task.cancelled", "hangs-up": "task.cancelled", "deaf": "task.cancelled", "later": "task.skipped"])
+        #expect(events.named("task.cancelled").allSatisfy { $0["reason"] as? String == "hung up (SIGHUP)" })
+        #expect(events.lines(of: "hangs-up") == ["got HUP"])
+        #expect(Self.allGone(pids))
+        let left = try RunTests().processesMatching("sleep \(seconds)")
+        #expect(left.isEmpty, "\(left) \((try? RunTests().processesMatching("sleep \(seconds)")) ?? [])")
+    }
+
+    @Test func quitKillsAtOnce() throws {
+        let seconds = uniqueSleep()
+        let (run, folder) = try start("""
+            version: 1
+            tasks:
+              deaf: {shell: "trap '' TERM; echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait; wait"}
+            """, ["--grace", "600"])
+        let pids = try pids(in: folder, "pids", count: 2)
+        usleep(200_000)
+        run.send(SIGQUIT)
+        #expect(run.wait(seconds: 60) == 131)
+        #expect(try EventStream(run.stdout).finals == ["deaf": "task.cancelled"])
+        #expect(Self.allGone(pids))
+    }
+
+    @Test func theTasksOfAKilledFlowrunDieWithIt() throws {
+        let seconds = uniqueSleep()
+        let (run, folder) = try start("""
+            version: 1
+            tasks:
+              parent: {shell: "echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait"}
+            """)
+        let pids = try pids(in: folder, "pids", count: 2)
+        run.send(SIGKILL)
+        _ = run.wait()
+        #expect(Self.allGone(pids))
+    }
+
+    @Test func aSignalEndsFlowrunWritingToAStdoutNobodyReads() throws {
+        // The task writes more than a pipe holds; flowrun's writes to stdout block, at the end
+        // of the run (or, if flowrun holds the task up meanwhile, in its middle: then no
+        // `done`, and the signal goes after the hang guard), and Ctrl-C must still end it.
+        let folder = try TemporaryFolder()
+        try Data("""
+            version: 1
+            tasks:
+              loud: {shell: "head -c 3000000 /dev/zero | tr '\\\\0' x | fold -w 100; touch done"}
+            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let unread = Pipe()
+        let run = try LiveRun(["run", "--grace", "0", "--events", "plain", "flow.yaml"], in: folder.url, standardOutput: unread)
+        let done = folder.url.appendingPathComponent("done").path
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: done), Date() < deadline { usleep(10_000) }
+        run.send(SIGINT)
+        #expect(run.wait(seconds: 60) == 130)
+        withExtendedLifetime(unread) {}
+    }
 }

@@ -10,13 +10,32 @@ int flowrun_pipe_cloexec(int fds[2]);
 /// Starts `path` with `argv` and `envp` in `directory`, leading a process group of its own, with
 /// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal
 /// mask and every signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed
-/// (a failed exec included: the child reports it before it exits).
+/// (a failed exec included: the child reports it before it exits). The child tells the
+/// watchdog on `watchdog_fd` (-1 for none) of its group before it execs.
 ///
 /// vfork(2), as posix_spawn does, but with only the system calls a task needs: glibc's
 /// posix_spawn also maps a stack per child, asks for the descriptor limit once per file action,
 /// and visits all 64 signals in the child, where the parent waits (docs/processes.md).
 int flowrun_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
-                  int stdin_fd, int stdout_fd, int stderr_fd, pid_t *pid);
+                  int stdin_fd, int stdout_fd, int stderr_fd, int watchdog_fd, pid_t *pid);
+
+/// Starts the watchdog, a process that kills every task's process group still running once
+/// flowrun is gone, however it died (SIGKILL included): it reads the groups from a pipe whose
+/// write end only flowrun holds, and acts at end of file. Sets `*pid` and returns the write
+/// end (close-on-exec), or -1 with errno.
+int flowrun_watchdog_start(pid_t *pid);
+
+/// Tells the watchdog that the group led by `pid` is over; called before the leader is reaped,
+/// while its pid cannot be reused.
+void flowrun_watchdog_forget(int watchdog_fd, pid_t pid);
+
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): processes orphaned below flowrun (a task's daemon, whose
+/// parent has exited) become flowrun's children rather than init's, so that they can be found.
+int flowrun_become_subreaper(void);
+
+/// pthread_setname_np for the calling thread (at most 15 bytes), which Swift's Glibc module
+/// does not show.
+int flowrun_name_thread(const char *name);
 
 /// pidfd_open(2) (Linux 5.3): a descriptor that polls readable once the child has exited, so
 /// one poll loop can wait for output and exits together. -1 with errno (ENOSYS) where missing.

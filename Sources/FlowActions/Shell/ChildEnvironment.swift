@@ -3,8 +3,8 @@ import Glibc
 /// The environment children start with: flowrun's own, made into C strings once per run, with
 /// each task's variables over it.
 ///
-/// Building the whole block anew for every task took a dictionary copy and a C string per
-/// variable, for every spawn; now a task allocates only its own variables.
+/// Spawning is most of the cost of a small task, so a spawn allocates only the task's own
+/// variables, not a dictionary copy and a C string per variable of the whole block.
 ///
 /// - Warning: immutable after `init`; `base` is freed by `deinit`, when no spawn can use it.
 final class ChildEnvironment: @unchecked Sendable {

@@ -37,6 +37,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     init(_ launched: ProcessLauncher.Launched, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void) {
         pid = launched.pid
         self.completion = completion
+        TaskGroups.shared.added(pid)
         var watches: [OutputLoop.Watch] = []
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
@@ -112,6 +113,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private func reapExited() {
         let done: AttemptResult? = lock.withLock {
             Glibc.kill(-pid, SIGKILL)
+            TaskGroups.shared.removing(pid)
             var status: Int32 = 0
             var reapedPid: pid_t
             repeat { reapedPid = waitpid(pid, &status, WNOHANG) } while reapedPid == -1 && errno == EINTR

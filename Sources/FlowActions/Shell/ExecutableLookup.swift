@@ -8,10 +8,9 @@ import Glibc
 /// `/bin:/usr/bin` when there is no `PATH`. A name with a slash is taken as it is.
 ///
 /// Found paths are remembered for the run, as bash's `hash` does: `posix_spawnp` would search
-/// in every child, six failed `execve` calls for `true` on this machine's `PATH` (2% of a
-/// graph of 5,000 `true` tasks). A remembered path that no longer works is looked up afresh
-/// (`forget`). (`posix_spawnp` itself is not used: glibc's searches flowrun's own `PATH`, not
-/// the task's.)
+/// in every child, a failed `execve` per folder of `PATH` before the program's. A remembered
+/// path that no longer works is looked up afresh (`forget`). (`posix_spawnp` itself is not
+/// used: glibc's searches flowrun's own `PATH`, not the task's.)
 ///
 /// - Warning: `found` is guarded by `lock`.
 final class ExecutableLookup: @unchecked Sendable {
@@ -33,8 +32,8 @@ final class ExecutableLookup: @unchecked Sendable {
     private var found: [Key: String] = [:]
 
     func resolve(_ name: String, path: String?, workdir: String) -> Resolution {
-        // A byte search: Foundation's `contains` on strings goes through CFString, a few
-        // microseconds per task.
+        // A byte search: Foundation's `contains` on strings goes through CFString, a conversion
+        // per task.
         guard !name.utf8.contains(UInt8(ascii: "/")) else { return .found(name) }
         guard !name.isEmpty else { return .notFound(ENOENT) }
         let key = Key(name: name, path: path, workdir: workdir)

@@ -17,8 +17,8 @@ import Glibc
 ///
 /// A child is added with `epoll_ctl` from the thread that spawned it, without waking the loop,
 /// and the exit is watched here too rather than by a thread blocked in `waitpid` per child.
-/// Dispatch read sources were tried first: libdispatch's own epoll loop crashed
-/// (`_dispatch_event_loop_drain`, a bad pointer) in one run in a few of 10,000 `true` tasks.
+/// Not dispatch read sources: libdispatch's own epoll loop is not reliable with thousands of
+/// short-lived children (docs/processes.md, "Things that did not work").
 ///
 /// A handler can pause the reading of its pipe (`pauseReading`) when the events have no room:
 /// the pipe leaves the epoll set, the child blocks in write(2) once it is full, and the exits,

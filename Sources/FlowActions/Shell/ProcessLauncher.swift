@@ -3,8 +3,9 @@ import CSpawn
 import Glibc
 
 /// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its
-/// own, with its stdout and stderr on pipes. Measured (bench/run_bench.py) against
-/// swift-subprocess and glibc's posix_spawn: spawning is most of the cost of small tasks.
+/// own, with its stdout and stderr on pipes. Not swift-subprocess or glibc's posix_spawn:
+/// spawning is most of the cost of small tasks, and both do more per child than a task needs
+/// (docs/processes.md).
 enum ProcessLauncher {
     struct Launched {
         var pid: pid_t
@@ -60,7 +61,7 @@ enum ProcessLauncher {
         // friends, and exec would pass that on.
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
-            flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], &pid)
+            flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
         }
         guard status == 0 else {
             close(out[0]); close(err[0])

@@ -1,8 +1,8 @@
 /// A YAML node that remembers where it was written (1-based line and column).
 ///
 /// A value, not an object: a scalar lives inside its parent's array, so a 100,000-task file
-/// costs a few allocations per task rather than one per node (building and freeing the tree
-/// was a third of `validate`). An alias is a copy of the anchored node, whose lists it shares,
+/// costs a few allocations per task rather than one per node (every command builds and frees
+/// the tree). An alias is a copy of the anchored node, whose lists it shares,
 /// so a document's tree is still a DAG; `weight` counts the nodes an expansion of this one
 /// would produce, which bounds the work of walking it.
 public struct Node: Sendable {
@@ -51,7 +51,7 @@ extension Node {
         guard case .scalar(let scalar) = content else { return nil }
         guard scalar.isPlain else { return .string }
         // Most plain scalars are words (keys, ids, paths): their first byte rules out the
-        // special spellings and numbers without comparing or parsing, which was a tenth of decoding.
+        // special spellings and numbers without comparing or parsing.
         let text = scalar.text
         guard let first = text.utf8.first else { return .null }
         switch first {

@@ -1,0 +1,74 @@
+import CArchive
+import FlowModel
+import Glibc
+
+/// `format: tar`, `tar.gz` and `zip`, written by libarchive: each input a regular-file entry
+/// named by its path relative to the workdir, with its mode (less setuid, setgid and sticky),
+/// owner ids and modification time, as bsdtar stores them.
+enum ArchiveWriter {
+    static func write(
+        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: AtomicOutputFile,
+        control: CombineControl
+    ) throws(CombineFailure) {
+        guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
+        var finished = false
+        defer {
+            // Freeing an unfinished archive would first pad the open entry to its full size
+            // (gigabytes, gzipped, after a cancel): marked failed, it is only released.
+            if !finished { archive_write_fail(archive) }
+            archive_write_free(archive)
+        }
+        func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(CombineFailure) {
+            guard status < ARCHIVE_WARN else { return }
+            let reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(status)"
+            throw CombineFailure("cannot write \(output.destination): \(doing()): \(reason)")
+        }
+        switch format {
+        case .zip:
+            try check(archive_write_set_format_zip(archive), "zip format")
+        case .tarGz:
+            try check(archive_write_set_format_pax_restricted(archive), "tar format")
+            try check(archive_write_add_filter_gzip(archive), "gzip filter")
+        default:
+            try check(archive_write_set_format_pax_restricted(archive), "tar format")
+        }
+        try check(archive_write_open_fd(archive, output.descriptor), "open")
+
+        var done: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        for input in inputs {
+            try control.checkCancelled()
+            let (file, name) = (try InputFile(input.path), input.name)
+            guard let entry = archive_entry_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
+            defer { archive_entry_free(entry) }
+            archive_entry_set_pathname_utf8(entry, name)
+            archive_entry_set_filetype(entry, 0o100000)  // AE_IFREG, a macro Swift does not import
+            archive_entry_set_perm(entry, file.status.st_mode & 0o777)
+            archive_entry_set_size(entry, la_int64_t(file.size))
+            archive_entry_set_uid(entry, la_int64_t(file.status.st_uid))
+            archive_entry_set_gid(entry, la_int64_t(file.status.st_gid))
+            archive_entry_set_mtime(entry, file.status.st_mtim.tv_sec, file.status.st_mtim.tv_nsec)
+            try check(archive_write_header(archive, entry), "entry \(name)")
+            var written: Int64 = 0
+            try file.readBlocks(into: buffer) { (block) throws(CombineFailure) in
+                try control.checkCancelled()
+                // The header promised `size` bytes: a file that grew since is cut there.
+                let count = min(Int64(block.count), file.size - written)
+                guard count > 0 else { return }
+                let result = archive_write_data(archive, block.baseAddress, Int(count))
+                if result < 0 { try check(Int32(result), "entry \(name)") }
+                written += count
+                done += count
+                control.progress(done, of: total, .bytes)
+            }
+            guard written == file.size else {
+                throw CombineFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
+            }
+            try check(archive_write_finish_entry(archive), "entry \(name)")
+        }
+        try check(archive_write_close(archive), "close")
+        finished = true
+        control.progress(done, of: total, .bytes, final: true)
+    }
+}

@@ -1,0 +1,44 @@
+import FlowModel
+
+/// One combine attempt's work, start to end, on the calling thread: expands the inputs,
+/// writes `to` atomically in the action's format, and leaves nothing behind if it fails or
+/// is cancelled.
+struct CombineJob {
+    var action: CombineAction
+    var workdir: String
+    /// Most pixels an input image's header may claim, and the combined image may have.
+    var maxPixels: Int
+
+    func run(control: CombineControl) throws(CombineFailure) {
+        let destination = action.to.value
+        let inputs = try CombineInputs(patterns: action.inputs.map(\.value), workdir: workdir, output: destination).files
+        guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
+        try control.checkCancelled()
+        let output = try AtomicOutputFile(destination: destination)
+        do {
+            switch action.format {
+            case .image:
+                try ImageCombiner.write(inputs.map(\.path), options: action.image, maxPixels: maxPixels,
+                                        to: output, control: control)
+            case .concat:
+                try ConcatWriter.write(inputs, total: try Self.totalSize(of: inputs), to: output, control: control)
+            case .tar, .tarGz, .zip:
+                try ArchiveWriter.write(inputs, total: try Self.totalSize(of: inputs), format: action.format, to: output,
+                                        control: control)
+            }
+            try control.checkCancelled()
+            try output.commit()
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    /// Every input looked at first: a missing one fails the task before any byte is written.
+    /// The files are then opened one at a time, so that thousands of inputs need one descriptor.
+    private static func totalSize(of inputs: [CombineInputs.Input]) throws(CombineFailure) -> Int64 {
+        var total: Int64 = 0
+        for input in inputs { total += try InputFile.size(of: input.path) }
+        return total
+    }
+}

@@ -1,0 +1,61 @@
+import CSpawn
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process groups of the tasks that run now, known to flowrun (to send them all a signal,
+/// whatever the engine is doing) and to a watchdog process that kills them if flowrun dies
+/// without doing so itself: a SIGKILL, a crash.
+///
+/// A group is known from the moment its child is spawned until just before its leader is
+/// reaped: until then the leader, running or a zombie, keeps the group's id from being reused,
+/// so a signal to the group cannot reach a stranger. The child tells the watchdog of its group
+/// itself, before it execs (`flowrun_spawn`).
+///
+/// - Warning: `leaders` is guarded by `lock`.
+package final class TaskGroups: @unchecked Sendable {
+    package static let shared = TaskGroups()
+
+    private let lock = NSLock()
+    private var leaders: Set<pid_t> = []
+    /// The write end of the watchdog's pipe, -1 without a watchdog.
+    private(set) var watchdogDescriptor: Int32 = -1
+    /// The watchdog's pid, which is flowrun's child but no task.
+    package private(set) var watchdogPid: pid_t?
+
+    /// Starts the watchdog. Call it once, before any task starts, and best while the process has
+    /// one thread (forking is then cheap and safe). Returns why it could not start, if it did not.
+    package func startWatchdog() -> String? {
+        var pid: pid_t = 0
+        let descriptor = flowrun_watchdog_start(&pid)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        watchdogDescriptor = descriptor
+        watchdogPid = pid
+        return nil
+    }
+
+    /// The child `pid` leads a new group.
+    func added(_ pid: pid_t) {
+        _ = lock.withLock { leaders.insert(pid) }
+    }
+
+    /// The leader `pid` is about to be reaped: its group is forgotten while its id is still its own.
+    func removing(_ pid: pid_t) {
+        lock.withLock {
+            leaders.remove(pid)
+            flowrun_watchdog_forget(watchdogDescriptor, pid)
+        }
+    }
+
+    /// Sends `signal` to every task's group: SIGHUP when flowrun's terminal hangs up, SIGKILL
+    /// when it exits at once.
+    package func signalAll(_ signal: Int32) {
+        lock.withLock {
+            for leader in leaders { kill(-leader, signal) }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import CArchive
+@testable import FlowActions
+import FlowEngine
+import FlowModel
+import Foundation
+import Testing
+
+/// `CombineRunner` with concat, tar, tar.gz and zip: real files in a temporary folder.
+@Suite struct CombineRunnerTests {
+    typealias Support = CombineTestSupport
+
+    @Test func concatWritesTheInputsBytesInOrderWithPatternsExpandedInSortedOrder() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("head\n", to: "\(folder)/head.txt")
+        for name in ["b", "c", "a"] { try Support.write("\(name)\n", to: "\(folder)/parts/\(name).txt") }
+        let task = try Support.task("inputs: [head.txt, \"parts/*.txt\"]\nto: out/all.txt", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        #expect(try String(contentsOfFile: "\(folder)/out/all.txt", encoding: .utf8) == "head\na\nb\nc\n")
+        #expect(Support.contents(of: "\(folder)/out") == ["all.txt"])
+        let last = try #require(attempt.progress.last)
+        #expect(last.done == 11 && last.total == 11 && last.unit == .bytes)
+    }
+
+    @Test func progressComesAtMostTenTimesASecondAndEndsAtTheTotal() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for index in 0..<300 { try Support.write("\(index % 10)", to: "\(folder)/parts/\(1000 + index)") }
+        let task = try Support.task("inputs: [\"parts/*\"]\nto: all.txt", in: folder)
+
+        let started = ProcessInfo.processInfo.systemUptime
+        let attempt = await Support.run(task)
+        let elapsed = ProcessInfo.processInfo.systemUptime - started
+
+        #expect(attempt.result == .succeeded)
+        // One report a block (300 here) without the limit; an upper bound only, so a slow
+        // machine loosens it and cannot fail it.
+        #expect(attempt.progress.count <= 2 + Int(elapsed * 10), "\(attempt.progress.count) in \(elapsed) s")
+        #expect(attempt.progress.last?.done == 300 && attempt.progress.last?.total == 300)
+    }
+
+    @Test func aPatternMatchingNothingFailsNamingItAndLeavesNoFile() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/a.txt")
+        let task = try Support.task("inputs: [a.txt, \"missing/*.log\"]\nto: all.txt", in: folder)
+
+        let attempt = await Support.run(task)
+
+        let reason = try #require(Support.failureReason(attempt))
+        #expect(reason.contains("missing/*.log") && reason.contains("matches no file"), "\(reason)")
+        #expect(Support.contents(of: folder) == ["a.txt"])
+    }
+
+    @Test func aMissingInputFailsNamingItAndLeavesTheOldOutputAsItWas() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/a.txt")
+        try Support.write("previous", to: "\(folder)/all.txt")
+        let task = try Support.task("inputs: [a.txt, gone.txt]\nto: all.txt", in: folder)
+
+        let attempt = await Support.run(task)
+
+        let reason = try #require(Support.failureReason(attempt))
+        #expect(reason.contains("\(folder)/gone.txt") && reason.contains("No such file"), "\(reason)")
+        #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "previous")
+        #expect(Support.contents(of: folder) == ["a.txt", "all.txt"])
+    }
+
+    @Test(arguments: ["tar", "tar.gz", "zip"])
+    func archivesStoreEachInputUnderItsPathRelativeToTheWorkdir(format: String) async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("notes\n", to: "\(folder)/docs/NOTES.md")
+        try Support.write("one", to: "\(folder)/build/b1.txt")
+        try Support.write(String(repeating: "two ", count: 100_000), to: "\(folder)/build/b2.txt")
+        chmod("\(folder)/build/b1.txt", 0o755)
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/build/b3.txt", withDestinationPath: "b1.txt")
+        let task = try Support.task("inputs: [docs/NOTES.md, \"build/b*.txt\"]\nto: out/all.\(format)\nformat: \(format)", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        let entries = try Self.entries(of: "\(folder)/out/all.\(format)")
+        #expect(entries.map(\.name) == ["docs/NOTES.md", "build/b1.txt", "build/b2.txt", "build/b3.txt"])
+        #expect(entries.map(\.contents) == ["notes\n", "one", String(repeating: "two ", count: 100_000), "one"])
+        #expect(entries[1].mode & 0o777 == 0o755)
+        #expect(entries.allSatisfy { $0.mode & S_IFMT == S_IFREG }, "a link is stored as the file it leads to")
+        #expect(Support.contents(of: "\(folder)/out") == ["all.\(format)"])
+    }
+
+    @Test func aCancelledCombineStopsBetweenBlocksAndLeavesNothing() throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Three blocks: the first progress report cancels, the next block sees it.
+        let big = Data(repeating: 7, count: 3 * InputFile.blockSize)
+        try big.write(to: URL(fileURLWithPath: "\(folder)/big.bin"))
+        let task = try Support.task("inputs: [big.bin]\nto: out/copy.bin", in: folder)
+        guard case .combine(let action) = task.action else { Issue.record("not a combine task"); return }
+        let box = LockedBox<CombineControl?>(nil)
+        let control = CombineControl { _, _, _ in box.value?.cancel() }
+        box.update { $0 = control }
+
+        #expect(throws: CombineFailure.cancelled) {
+            try CombineJob(action: action, workdir: folder, maxPixels: 100).run(control: control)
+        }
+        #expect(Support.contents(of: "\(folder)/out") == [])
+    }
+
+    @Test func aPatternLeavesOutTheOutputAndANamedInputThatIsTheOutputIsRefused() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("a", to: "\(folder)/a.txt")
+        try Support.write("old", to: "\(folder)/all.txt")
+
+        let rerun = await Support.run(try Support.task("inputs: [\"*.txt\"]\nto: all.txt", in: folder))
+        #expect(rerun.result == .succeeded)
+        #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "a")
+
+        let named = await Support.run(try Support.task("inputs: [a.txt, all.txt]\nto: all.txt", in: folder))
+        let reason = try #require(Support.failureReason(named))
+        #expect(reason.contains("is the output"), "\(reason)")
+        #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "a")
+    }
+
+    /// The entries of an archive, read back with libarchive.
+    static func entries(of path: String) throws -> [(name: String, contents: String, mode: mode_t)] {
+        let archive = try #require(archive_read_new())
+        defer { archive_read_free(archive) }
+        archive_read_support_format_all(archive)
+        archive_read_support_filter_all(archive)
+        try #require(archive_read_open_filename(archive, path, 65536) == ARCHIVE_OK)
+        var entries: [(name: String, contents: String, mode: mode_t)] = []
+        var entry: OpaquePointer?
+        while archive_read_next_header(archive, &entry) == ARCHIVE_OK {
+            let name = String(cString: archive_entry_pathname(entry))
+            var bytes: [UInt8] = []
+            var block = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = archive_read_data(archive, &block, block.count)
+                try #require(count >= 0)
+                if count == 0 { break }
+                bytes += block[..<count]
+            }
+            entries.append((name, String(decoding: bytes, as: UTF8.self), archive_entry_mode(entry)))
+        }
+        return entries
+    }
+}
