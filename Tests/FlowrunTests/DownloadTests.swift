@@ -90,6 +90,25 @@ import Glibc
         #expect(tree(folder) == ["b.bin", "flow.yaml"])
     }
 
+    /// The demos' downloads run offline from their file:// URLs: images.yaml whole (downloads,
+    /// then combine), and upgrade.yaml's download task, checked against its sha256.
+    @Test func theDemosDownloadTheirAssetsOffline() throws {
+        let folder = try TemporaryFolder()
+        let workflows = FlowrunBinary.repositoryRoot.appendingPathComponent("workflows")
+        for name in ["images.yaml", "upgrade.yaml", "assets"] {
+            try FileManager.default.copyItem(at: workflows.appendingPathComponent(name), to: folder.url.appendingPathComponent(name))
+        }
+        let environment = ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path]
+        let images = try FlowrunBinary.run(["run", "--events", "plain", "images.yaml"], in: folder.url, environment: environment)
+        #expect(images.status == 0, "\(images.stdout)\(images.stderr)")
+        #expect(contents(folder, "out/left.png") == contents(folder, "assets/left.png"))
+        #expect(contents(folder, "out/side-by-side.png")?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true)
+        let upgrade = try FlowrunBinary.run(["run", "--events", "plain", "upgrade.yaml", "download"], in: folder.url, environment: environment)
+        #expect(upgrade.status == 0, "\(upgrade.stdout)\(upgrade.stderr)")
+        #expect(contents(folder, "out/demo-app-1.0.tar.gz") == contents(folder, "assets/demo-app-1.0.tar.gz"))
+        #expect(!tree(folder).contains { $0.contains(".flowrun-") })
+    }
+
     @Test func ctrlCDuringADownloadLeavesNoTemporaryFileAndToAsItWas() throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
