@@ -251,6 +251,34 @@ import Testing
         #expect(Self.folderContents(folder) == ["ten.bin"])
     }
 
+    /// As curl: a redirect to another host does not carry the task's Authorization or Cookie.
+    @Test func credentialsStayWithTheHostTheTaskNamed() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(3000)
+        server.route("/same") { _ in .init(status: 302, headers: [("Location", "/file")]) }
+        server.route("/elsewhere") { _ in .init(status: 307, headers: [("Location", "http://localhost:\(server.port)/file")]) }
+        server.route("/file") { _ in .init(body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let headers = "headers: {Authorization: 'Bearer t0ken', Cookie: 'a=b', X-Other: kept}"
+        let tasks = try Self.tasks([
+            ("same", "{download: {url: '\(server.baseURL)/same', to: same.bin, \(headers)}}"),
+            ("elsewhere", "{download: {url: '\(server.baseURL)/elsewhere', to: elsewhere.bin, \(headers)}}"),
+        ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        let sameHost = try #require(server.requests.last)
+        #expect(sameHost.path == "/file" && sameHost.header("Authorization") == "Bearer t0ken" && sameHost.header("Cookie") == "a=b")
+        #expect(await Self.run(tasks[1], runner: runner).result == .succeeded)
+        let otherHost = try #require(server.requests.last)
+        #expect(otherHost.path == "/file")
+        #expect(otherHost.header("Authorization") == nil && otherHost.header("Cookie") == nil)
+        #expect(otherHost.header("X-Other") == "kept")
+        #expect(Self.contents(folder + "/elsewhere.bin") == body)
+    }
+
     @Test func aStalledBodyTimesOutAndLeavesNoTemporaryFile() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

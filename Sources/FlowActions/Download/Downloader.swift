@@ -71,7 +71,7 @@ package final class Downloader: Sendable {
             clients.group = group
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tlsConfiguration,
-                redirectConfiguration: .follow(max: settings.maximumRedirects, allowCycles: false),
+                redirectConfiguration: .disallow,  // followed by `request`: see `RedirectChain`
                 timeout: .init(connect: settings.connectTimeout, read: settings.readTimeout),
                 proxy: proxy.map { proxy in
                     switch proxy.kind {
@@ -102,30 +102,54 @@ package final class Downloader: Sendable {
             do throws(DownloadFailure) {
                 // Without a validator a Range could splice two versions of the file: start over.
                 if file.validator == nil, file.size > 0 { try file.restart() }
-                guard let parsed = URL(string: url) else { throw DownloadFailure("\(url): not a valid URL", retryable: false) }
-                let client = try self.client(for: try self.proxies.proxy(for: parsed))
-                let request: HTTPClient.Request
-                do {
-                    request = try HTTPTransfer.request(url: url, headers: headers, resumingFrom: file)
-                } catch {
-                    throw DownloadFailure("\(url): \(error)", retryable: false)
-                }
-                let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
-                let task = client.execute(request: request, delegate: transfer)
-                guard attempt.started(task) else {
-                    task.cancel()
-                    throw DownloadFailure("cancelled", retryable: false)
-                }
-                task.futureResult.whenComplete { result in
-                    file.queue.async {
-                        completion(Self.outcome(result, transfer: transfer, file: file, url: url))
-                    }
-                }
             } catch {
-                completion(.failure(error))
+                return completion(.failure(error))
             }
+            let chain = RedirectChain(original: url, headers: headers, limit: self.settings.maximumRedirects)
+            self.request(url, chain: chain, into: file, attempt: attempt, progress: progress, completion: completion)
         }
         return attempt
+    }
+
+    /// One request of the attempt, on the file's queue; a redirect makes the next one here,
+    /// rather than in the client, so that credentials stay with their host (`RedirectChain`).
+    private func request(
+        _ target: String, chain: RedirectChain, into file: PartialFile, attempt: HTTPAttempt,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+    ) {
+        let url = chain.original
+        do throws(DownloadFailure) {
+            guard let parsed = URL(string: target) else { throw DownloadFailure("\(url): not a valid URL", retryable: false) }
+            let client = try client(for: try proxies.proxy(for: parsed))
+            let request: HTTPClient.Request
+            do {
+                request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
+            } catch {
+                throw DownloadFailure("\(url): \(error)", retryable: false)
+            }
+            let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
+            let task = client.execute(request: request, delegate: transfer)
+            guard attempt.started(task) else {
+                task.cancel()
+                throw DownloadFailure("cancelled", retryable: false)
+            }
+            task.futureResult.whenComplete { result in
+                file.queue.async {
+                    guard case .failure(let redirect as HTTPTransfer.Redirect) = result else {
+                        return completion(Self.outcome(result, transfer: transfer, file: file, url: url))
+                    }
+                    switch chain.following(redirect.location, from: parsed) {
+                    case .success(let (next, nextChain)):
+                        self.request(next, chain: nextChain, into: file, attempt: attempt, progress: progress, completion: completion)
+                    case .failure(let failure):
+                        completion(.failure(failure))
+                    }
+                }
+            }
+        } catch {
+            completion(.failure(error))
+        }
     }
 
     private static func outcome(
@@ -145,13 +169,11 @@ package final class Downloader: Sendable {
         }
     }
 
-    /// Redirect limits and loops, bad URLs and certificate errors fail at once (as curl, which
+    /// Bad URLs and certificate errors fail at once (as curl, which
     /// does not retry them); connection errors, timeouts and early ends are retried.
     static func failure(of error: any Error, url: String) -> DownloadFailure {
         if let error = error as? HTTPClientError {
             switch error {
-            case .redirectLimitReached: return DownloadFailure("\(url): more than 10 redirects", retryable: false)
-            case .redirectCycleDetected: return DownloadFailure("\(url): redirect loop", retryable: false)
             case .invalidURL, .emptyHost, .emptyScheme, .cancelled: return DownloadFailure("\(url): \(error)", retryable: false)
             case .readTimeout: return DownloadFailure("\(url): timed out waiting for data", retryable: true)
             case .connectTimeout: return DownloadFailure("\(url): timed out connecting", retryable: true)
@@ -179,10 +201,10 @@ package final class HTTPAttempt: Sendable {
     private enum State { case starting, running(HTTPClient.Task<Void>), cancelled }
     private let state = NIOLockedValueBox(State.starting)
 
-    /// False when cancelled before the request began.
+    /// False when cancelled before the request (the first, or one a redirect made) began.
     fileprivate func started(_ task: HTTPClient.Task<Void>) -> Bool {
         state.withLockedValue { state in
-            guard case .starting = state else { return false }
+            if case .cancelled = state { return false }
             state = .running(task)
             return true
         }

@@ -38,7 +38,15 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         return try HTTPClient.Request(url: url, method: .GET, headers: fields)
     }
 
+    /// A 3xx with a Location: the attempt's next request goes there.
+    struct Redirect: Error {
+        var location: String
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        if [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
+            return task.eventLoop.makeFailedFuture(Redirect(location: location))
+        }
         let promise = task.eventLoop.makePromise(of: Void.self)
         let file = file, url = url, resuming = resuming, progress = progress
         let contentLength = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
