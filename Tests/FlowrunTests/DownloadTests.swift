@@ -109,6 +109,25 @@ import Glibc
         #expect(!tree(folder).contains { $0.contains(".flowrun-") })
     }
 
+    /// A secret that went into the URL is `***` in the failure, as in --dry-run.
+    @Test func aFailureNamesTheURLWithItsSecretsMasked() throws {
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryFolder()
+        try write("""
+            version: 1
+            tasks:
+              get: {download: {url: "\(server.baseURL)/private?token=${API_TOKEN}", to: p.bin}}
+            """, in: folder)
+        let run = try FlowrunBinary.run(["run", "--events", "jsonl", "--env", "API_TOKEN=s3cr3t-value", "flow.yaml"], in: folder.url,
+                                        environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
+        #expect(run.status == 1)
+        #expect(server.requests.first?.target == "/private?token=s3cr3t-value")
+        let failed = try EventStream(run.stdout).named("task.failed").first
+        #expect(failed?["reason"] as? String == "\(server.baseURL)/private?token=***: HTTP 404 Not Found")
+        #expect(!run.stdout.contains("s3cr3t") && !run.stderr.contains("s3cr3t"))
+    }
+
     @Test func ctrlCDuringADownloadLeavesNoTemporaryFileAndToAsItWas() throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
