@@ -449,6 +449,22 @@ import Testing
         #expect(Self.contents(folder + "/p.bin") == body)
         #expect(proxy.requests.map(\.target) == ["downloads.example:80", "/via-proxy"])
     }
+
+    @Test func noProxyHostsGoDirect() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer(), proxy = try TestHTTPServer()
+        defer { server.shutdown(); proxy.shutdown() }
+        let body = Self.bytes(1000)
+        server.route("/direct") { _ in .init(body: body) }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/direct', to: d.bin}}")], in: folder)
+        let runner = Self.runner(in: folder, ["http_proxy": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com, 127.0.0.1"])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/d.bin") == body)
+        #expect(proxy.requests.isEmpty)
+        #expect(server.requestCount("/direct") == 1)
+    }
 }
 
 @Suite struct DownloadPiecesTests {
