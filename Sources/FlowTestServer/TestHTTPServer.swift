@@ -8,7 +8,8 @@ import NIOSSL
 /// A real HTTP/1.1 server on 127.0.0.1 for download tests: each path answers as its route says
 /// (ranges, statuses, bodies that end early or stall, redirects), and every request is counted.
 /// With `tls`, it serves HTTPS. It is also a proxy: a CONNECT is answered 200 and the tunnel's
-/// requests are served from the same routes (AsyncHTTPClient tunnels plain http too).
+/// requests are served from the same routes (AsyncHTTPClient tunnels plain http too), over TLS
+/// with `tunnelTLS`.
 package final class TestHTTPServer: Sendable {
     package struct Request: Sendable {
         /// The request target as sent: a path, or an absolute URL through a proxy.
@@ -45,7 +46,11 @@ package final class TestHTTPServer: Sendable {
     private let seen = NIOLockedValueBox<[Request]>([])
     package let port: Int
 
-    package init(tls: NIOSSLContext? = nil) throws {
+    /// TLS spoken inside a CONNECT tunnel: this server then stands for the HTTPS origin too.
+    let tunnelTLS: NIOSSLContext?
+
+    package init(tls: NIOSSLContext? = nil, tunnelTLS: NIOSSLContext? = nil) throws {
+        self.tunnelTLS = tunnelTLS
         let server = Box()
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -165,7 +170,12 @@ package final class TestHTTPServer: Sendable {
             pipeline.removeHandler(name: "http-decoder")
                 .flatMap { pipeline.removeHandler(name: "http-encoder") }
                 .flatMap { pipeline.removeHandler(name: "routes") }
-                .whenSuccess { try? Self.addHTTP(to: channel, server: server) }
+                .whenSuccess {
+                    if let tls = server.value?.tunnelTLS {
+                        try? channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                    }
+                    try? Self.addHTTP(to: channel, server: server)
+                }
         }
 
         private func respond(_ response: Response, context: ChannelHandlerContext) {

@@ -450,6 +450,22 @@ import Testing
         #expect(proxy.requests.map(\.target) == ["downloads.example:80", "/via-proxy"])
     }
 
+    @Test func httpsGoesThroughHTTPSProxyInATunnel() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tls = try TestHTTPServer.makeTLS(in: folder)
+        let proxy = try TestHTTPServer(tunnelTLS: tls.context)
+        defer { proxy.shutdown() }
+        let body = Self.bytes(5000)
+        proxy.route("/secure") { _ in .init(body: body) }
+        let tasks = try Self.tasks([("get", "{download: {url: 'https://localhost:8443/secure', to: out/s.bin}}")], in: folder)
+        let runner = Self.runner(in: folder, ["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)", "SSL_CERT_FILE": tls.certificateFile])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/out/s.bin") == body)
+        #expect(proxy.requests.map(\.target) == ["localhost:8443", "/secure"])
+    }
+
     @Test func noProxyHostsGoDirect() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
