@@ -10,14 +10,21 @@ import Foundation
 /// and reports back through the loop.
 package struct ActionRunner: TaskRunner {
     private let shell: ShellRunner
+    private let download: DownloadRunner
     private let decompress = DecompressRunner(loop: ShellRunner.loop)
     private let combine = CombineRunner(loop: ShellRunner.loop)
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
-    package static let runnableKinds: Set<String> = ["shell", "decompress", "combine"]
+    package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine"]
 
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         shell = ShellRunner(processEnvironment: processEnvironment)
+        download = DownloadRunner(environment: processEnvironment, loop: ShellRunner.loop)
+    }
+
+    /// Ends what the runners keep for a run (HTTP clients, partial downloads): after the run.
+    package func finishRun() {
+        download.finishRun()
     }
 
     /// The engine's loop for a run: the shell runner's output loop (`ShellRunner.loop`).
@@ -30,14 +37,12 @@ package struct ActionRunner: TaskRunner {
         switch task.spec.action {
         case .shell:
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .download:
+            return download.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
         case .decompress:
             return decompress.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
         case .combine:
             return combine.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
-        case .download:
-            // RunCommand refuses such a plan before the run (`runnableKinds`).
-            completion(.failed(reason: "this flowrun cannot run \(task.spec.action.kind) tasks", exitCode: nil))
-            return ShellRunner.NotStarted()
         }
     }
 }

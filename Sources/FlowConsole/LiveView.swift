@@ -42,6 +42,9 @@ struct LiveView {
         var startedAt: Int64
         var attempt: Int
         var progress: (done: Int64, total: Int64?, unit: ProgressUnit)?
+        /// The attempt's first progress report and the time of its latest: the rate's span.
+        var progressSince: (time: Int64, done: Int64)?
+        var progressAt: Int64 = 0
         /// When the next attempt starts, while the task waits to retry.
         var retryAt: Int64?
     }
@@ -82,6 +85,7 @@ struct LiveView {
                 current.attempt = attempt
                 current.retryAt = nil
                 current.progress = nil
+                current.progressSince = nil
                 running[task] = current
             } else {
                 running[task] = Running(order: nextOrder, startedAt: event.timeMilliseconds, attempt: attempt)
@@ -96,6 +100,8 @@ struct LiveView {
             notes.append(.output(task, stream, line))
         case .taskProgress(let task, let done, let total, let unit):
             running[task]?.progress = (done, total, unit)
+            running[task]?.progressAt = event.timeMilliseconds
+            if running[task]?.progressSince == nil { running[task]?.progressSince = (event.timeMilliseconds, done) }
         case .taskRetrying(let task, let attempt, let delay, let reason):
             running[task]?.retryAt = event.timeMilliseconds + delay
             notes.append(.retrying(task, attempt: attempt, delayMilliseconds: delay, reason: reason))
@@ -159,7 +165,10 @@ struct LiveView {
             } else {
                 line.append(Self.leftPadded(DurationText.string(milliseconds: now - current.startedAt), 6))
                 if current.attempt > 1 { line.append("  attempt \(current.attempt)", .dim) }
-                if let progress = current.progress { appendProgress(progress, to: &line) }
+                if let progress = current.progress {
+                    appendProgress(progress, to: &line)
+                    appendRate(of: current, to: &line)
+                }
             }
             lines.append(line.text)
         }
@@ -190,6 +199,20 @@ struct LiveView {
         line.append(String(repeating: "█", count: filled), .cyan)
         line.append(String(repeating: "░", count: Self.barWidth - filled), .dim)
         line.append("  \(ProgressText.string(done: progress.done, total: total, unit: progress.unit))")
+    }
+
+    /// `1.2 MB/s, 8s left`: the average since the attempt's first report, and the time the
+    /// rest takes at that rate. Nothing until a second report spans some time.
+    private func appendRate(of task: Running, to line: inout LiveLine) {
+        guard let progress = task.progress, let since = task.progressSince else { return }
+        let elapsed = task.progressAt - since.time, moved = progress.done - since.done
+        guard elapsed > 0, moved > 0 else { return }
+        let perSecond = Int64(Double(moved) * 1000 / Double(elapsed))
+        line.append("  \(ProgressText.amount(perSecond, unit: progress.unit))/s", .dim)
+        if let total = progress.total, total > progress.done {
+            let left = Int64(Double(total - progress.done) * Double(elapsed) / Double(moved))
+            line.append(", \(DurationText.string(milliseconds: left)) left", .dim)
+        }
     }
 
     /// The lines of `notes`, each ending in a newline. Task text passes through `ConsoleText`:

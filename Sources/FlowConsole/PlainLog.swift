@@ -17,13 +17,13 @@ import Foundation
 ///
 /// Every line that belongs to a task starts with `[TASK]`, so that the lines of concurrent
 /// tasks stay readable when they interleave (and `grep '^\[fetch\]'` untangles them); output
-/// lines are marked `|` (stdout) or `!` (stderr). `task.ready` is not shown, and `task.progress`
-/// at most once every 5 seconds per task, measured on the events' own times. Text from tasks
+/// lines are marked `|` (stdout) or `!` (stderr). `task.ready` and `task.progress` are not shown:
+/// a CI log keeps the lines that say something (JSON Lines carries the progress). Text from tasks
 /// passes through `ConsoleText`, so that no escape sequence of theirs reaches the log either.
 ///
 /// Under GitHub Actions (`githubActions: true`), each task that starts gets a `::group::` fold
 /// of its own. Groups cannot nest or interleave, so a task's lines are held until it ends and
-/// then written as one block: the group (started line, output, progress and retries), then,
+/// then written as one block: the group (started line, output and retries), then,
 /// outside the fold so that it shows when folded, its final line, and for a failure an
 /// `::error` annotation. Past `groupBufferBytes` a task's lines wait in an unlinked temporary
 /// file (`SpillFile`, in `$TMPDIR`) rather than in memory, and are copied out in chunks when
@@ -33,8 +33,6 @@ import Foundation
 ///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 public final class PlainLog: EventSink {
-    /// The shortest time between two progress lines of one task.
-    public static let progressInterval: Int64 = 5000
     /// How much of one task's lines is held in memory, under GitHub Actions; the rest waits in
     /// a `SpillFile`.
     public static let groupBufferBytes = 64 << 10
@@ -46,8 +44,6 @@ public final class PlainLog: EventSink {
     private let state = LockedState(State())
 
     private struct State {
-        /// The time of the last progress line written, per task.
-        var lastProgress: [TaskID: Int64] = [:]
         /// The lines held for each task's fold, under GitHub Actions.
         var groups: [TaskID: Group] = [:]
     }
@@ -96,11 +92,7 @@ public final class PlainLog: EventSink {
     }
 
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
-        if case .taskProgress(let task, _, _, _) = event.kind {
-            if let last = state.lastProgress[task], event.timeMilliseconds - last < Self.progressInterval { return }
-            state.lastProgress[task] = event.timeMilliseconds
-        }
-        if Self.isFinal(event.kind), let task = event.task { state.lastProgress[task] = nil }
+        if case .taskProgress = event.kind { return }
         guard githubActions, let task = event.task else {
             Self.appendLine(for: event, to: &text)
             return

@@ -155,7 +155,8 @@ public struct PlanPrinter: Sendable {
             field("url", download.url.value, to: &text)
             field("to", download.to.value, to: &text)
             if let sha256 = download.sha256 { field("sha256", sha256, to: &text) }
-            for header in download.headers { field("header", "\(header.name): \(header.value.value)", to: &text) }
+            // Header values are credentials as often as not (Authorization, tokens): never printed.
+            for header in download.headers { field("header", "\(header.name): ***", to: &text) }
         case .decompress(let decompress):
             field("from", decompress.from.value, to: &text)
             field("to", decompress.to.value, to: &text)

@@ -77,6 +77,9 @@ package struct AttemptMachine: Sendable {
     }
 
     private let policy: Policy
+    /// The longest wait a server's Retry-After gets: an hour, so that a hostile or confused
+    /// server cannot hold a run for days (Ctrl-C ends the wait at any time).
+    static let longestRetryAfter: Int64 = 3_600_000
     /// The back-off's jitter factor; injected so that tests know the delays.
     private let jitter: @Sendable () -> Double
     private var phase = Phase.idle
@@ -135,17 +138,24 @@ package struct AttemptMachine: Sendable {
             return end(.cancelled(reason: reason), after: actions)
         }
         var outcome = result
+        var retryable = true, notBefore: Int64 = 0
+        if case .failedAdvising(let reason, let canRetry, let after) = outcome {
+            outcome = .failed(reason: reason, exitCode: nil)
+            retryable = canRetry
+            notBefore = min(after ?? 0, Self.longestRetryAfter)
+        }
         if stop == .timedOut, let timeout = policy.timeout {
             outcome = .failed(reason: "timed out after \(timeout)", exitCode: nil)
+            retryable = true
         }
         let duration = now - startedAt
         guard case .failed(let reason, let exitCode) = outcome else {
             return end(.succeeded(attempts: attempt, durationMilliseconds: duration), after: actions)
         }
-        guard attempt <= policy.retries else {
+        guard attempt <= policy.retries, retryable else {
             return end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode), after: actions)
         }
-        let delay = RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter())
+        let delay = max(RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter()), notBefore)
         phase = .backingOff(attempt: attempt)
         actions.append(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
         actions.append(.arm(.backoff(attempt: attempt), at: now + delay))

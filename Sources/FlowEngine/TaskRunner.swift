@@ -41,6 +41,10 @@ public enum AttemptResult: Sendable, Equatable {
     case succeeded
     /// `exitCode` is the shell's exit status when it exited on its own.
     case failed(reason: String, exitCode: Int?)
+    /// A failure that knows better than the task's policy whether another attempt can help:
+    /// `retryable: false` ends the task now, whatever retries are left (an HTTP 404, a bad
+    /// checksum); `notBeforeMilliseconds` lengthens a shorter back-off (a server's Retry-After).
+    case failedAdvising(reason: String, retryable: Bool, notBeforeMilliseconds: Int64?)
 }
 
 /// A running attempt the engine can stop. The grace period between the two is the engine's.

@@ -91,6 +91,20 @@ import Testing
         #expect(try file.text() == "\u{1B}[?25l" + first + "\r\u{1B}[3A\u{1B}[J" + second + "\r\u{1B}[2A\u{1B}[J" + summary + "\u{1B}[?25h")
     }
 
+    /// A download's line: the bar, bytes of the total, the rate since its first report and the
+    /// time the rest takes at that rate.
+    @Test func aDownloadShowsItsRateAndTimeLeft() {
+        var view = LiveView(style: Style(enabled: false))
+        view.record(RunEvent(seq: 1, timeMilliseconds: 0, kind: .workflowStarted(workflow: "w", file: "f", tasks: 1, concurrency: 1)))
+        view.record(RunEvent(seq: 2, timeMilliseconds: 0, kind: .taskStarted(task: "fetch", attempt: 1, kind: "download")))
+        view.record(RunEvent(seq: 3, timeMilliseconds: 1000, kind: .taskProgress(task: "fetch", done: 0, total: 10_000_000, unit: .bytes)))
+        let first = view.liveLines(now: 1000, columns: 120, rows: 10)
+        #expect(first.first == "  fetch    1.0s  ░░░░░░░░░░░░░░░░░░░░  0 B of 10.0 MB (0%)", "no rate from a single report")
+        view.record(RunEvent(seq: 4, timeMilliseconds: 3000, kind: .taskProgress(task: "fetch", done: 5_000_000, total: 10_000_000, unit: .bytes)))
+        let lines = view.liveLines(now: 3000, columns: 120, rows: 10)
+        #expect(lines.first == "  fetch    3.0s  ██████████░░░░░░░░░░  5.0 MB of 10.0 MB (50%)  2.5 MB/s, 2.0s left")
+    }
+
     @Test func listsAtMostWhatTheScreenHoldsAndCountsTheRest() {
         var view = LiveView(style: Style(enabled: false))
         view.record(RunEvent(seq: 1, timeMilliseconds: 0, kind: .workflowStarted(workflow: "w", file: "f", tasks: 30, concurrency: 30)))

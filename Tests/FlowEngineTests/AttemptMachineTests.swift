@@ -52,4 +52,21 @@ private func machine(retries: Int = 0, delay: Int64 = 1_000, timeout: Int64? = n
         #expect(m.handle(.attemptEnded(attempt: 1, .succeeded), now: 300)
                     == [.disarm(.grace(attempt: 1)), .end(.cancelled(reason: "terminated"))])
     }
+
+    @Test func aFailureThatCannotBeRetriedEndsTheTaskWithRetriesLeft() {
+        var m = machine(retries: 3)
+        _ = m.handle(.start, now: 0)
+        #expect(m.handle(.attemptEnded(attempt: 1, .failedAdvising(reason: "HTTP 404 Not Found", retryable: false, notBeforeMilliseconds: nil)), now: 50)
+                    == [.end(.failed(attempts: 1, durationMilliseconds: 50, reason: "HTTP 404 Not Found", exitCode: nil))])
+    }
+
+    @Test func retryAfterLengthensAShorterBackOffButNeverShortensIt() {
+        var m = machine(retries: 2, delay: 1_000)
+        _ = m.handle(.start, now: 0)
+        #expect(m.handle(.attemptEnded(attempt: 1, .failedAdvising(reason: "HTTP 503", retryable: true, notBeforeMilliseconds: 7_000)), now: 10)
+                    == [.retrying(attempt: 1, delayMilliseconds: 7_000, reason: "HTTP 503"), .arm(.backoff(attempt: 1), at: 7_010)])
+        _ = m.handle(.timerFired(.backoff(attempt: 1)), now: 7_010)
+        #expect(m.handle(.attemptEnded(attempt: 2, .failedAdvising(reason: "HTTP 503", retryable: true, notBeforeMilliseconds: 500)), now: 7_020)
+                    == [.retrying(attempt: 2, delayMilliseconds: 2_000, reason: "HTTP 503"), .arm(.backoff(attempt: 2), at: 9_020)])
+    }
 }

@@ -229,4 +229,23 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         #expect(attempt.signals.map(\.signal) == [.terminate, .kill], "killed without waiting for the loop")
         #expect(attempt.signals.map(\.at) == [h.loop.now, h.loop.now])
     }
+
+    // MARK: Advice from the runner
+
+    /// A download's 503 with Retry-After: 30 waits 30 s, not the 1 s back-off; its 404 then
+    /// ends the task with two retries still left.
+    @Test func aRunnersRetryAdviceGovernsTheNextAttempt() throws {
+        let h = try AttemptHarness("retries: 3, retry_delay: 1s")
+        h.start()
+        try h.running.end(.failedAdvising(reason: "HTTP 503 Service Unavailable", retryable: true, notBeforeMilliseconds: 30_000))
+        #expect(h.retrying == [.retrying(attempt: 1, delayMilliseconds: 30_000, reason: "HTTP 503 Service Unavailable")])
+        h.loop.advance(by: 29_999)
+        #expect(h.attempts.count == 1)
+        h.loop.advance(by: 1)
+        #expect(try h.running.number == 2)
+        try h.running.end(.failedAdvising(reason: "HTTP 404 Not Found", retryable: false, notBeforeMilliseconds: nil))
+        #expect(h.attempts.count == 2)
+        #expect(h.ends.count == 1)
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
 }

@@ -120,8 +120,8 @@ import Testing
               1. fetch  download
                    url: https://example.com/get?token=***&k=***&mode=slow&f=written-here
                    to: \(root)/w/***/out/***/file
-                   header: Authorization: Bearer ***
-                   header: X-Home: home
+                   header: Authorization: ***
+                   header: X-Home: ***
                    workdir: \(root)/w/***
                    env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=***
               2. local  shell

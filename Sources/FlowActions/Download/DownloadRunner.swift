@@ -1,0 +1,78 @@
+import FlowEngine
+import FlowModel
+import FlowPlanning
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Runs `download` tasks: http and https through AsyncHTTPClient, `file://` by copying, each
+/// into a temporary file beside `to` that is renamed onto it once complete and verified.
+///
+/// One per run: it owns the run's HTTP clients (`finishRun()` shuts them down), the partial files
+/// kept between a task's attempts for resuming, and the transfers tasks share by URL.
+package final class DownloadRunner: TaskRunner, Sendable {
+    let downloader: Downloader
+    let cache: DownloadCache?
+    let shared = SharedTransfers()
+    private let partials = NIOLockedValueBox<[TaskID: PartialFile]>([:])
+    /// Where attempts report their ends: the engine's loop, or at once without one (tests).
+    private let loop: (any EngineLoop)?
+
+    /// `environment` gives the proxies, SSL_CERT_FILE and the cache folder.
+    package init(environment: [String: String], loop: (any EngineLoop)?, settings: Downloader.Settings = Downloader.Settings()) {
+        downloader = Downloader(environment: environment, settings: settings)
+        cache = DownloadCache(environment: environment)
+        self.loop = loop
+    }
+
+    /// Runs `block` on the engine's loop, as attempt ends must be.
+    func onLoop(_ block: @escaping @Sendable () -> Void) {
+        if let loop { loop.post(block) } else { block() }
+    }
+
+    package func startAttempt(
+        of task: PlannedTask, attempt: Int, events: AttemptEvents,
+        completion: @escaping @Sendable (AttemptResult) -> Void
+    ) -> any RunningAttempt {
+        guard case .download(let action) = task.action else {
+            completion(.failed(reason: "not a download task", exitCode: nil))
+            return DownloadJob.Finished()
+        }
+        var shownURL = action.url.value
+        if case .download(let shown) = task.shown?.action { shownURL = shown.url.value }
+        let job = DownloadJob(
+            runner: self, task: task.id, action: action, shownURL: shownURL, mayRetry: attempt <= task.spec.retries,
+            progress: ProgressThrottle { done, total in events.progress(done, total, .bytes) },
+            completion: completion
+        )
+        job.begin()
+        return job
+    }
+
+    /// Removes the partial files no later attempt will resume and shuts the HTTP clients down:
+    /// at the end of the run, whatever its outcome.
+    package func finishRun() {
+        let left = partials.withLockedValue { partials in
+            defer { partials = [:] }
+            return Array(partials.values)
+        }
+        for partial in left { partial.queue.sync { partial.remove() } }
+        downloader.shutdown()
+    }
+
+    /// The task's partial file from an earlier attempt, or a new one.
+    func partialFile(for task: TaskID, destination: String) throws(DownloadFailure) -> PartialFile {
+        if let kept = partials.withLockedValue({ $0[task] }), kept.destination == destination { return kept }
+        let file = try PartialFile(destination: destination)
+        partials.withLockedValue { $0[task] = file }
+        return file
+    }
+
+    /// Keeps the partial file for the next attempt, or removes it for good.
+    func attemptEnded(_ task: TaskID, file: PartialFile, keep: Bool) {
+        if keep { return }
+        file.remove()
+        partials.withLockedValue { partials in
+            if partials[task] === file { partials[task] = nil }
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Fetches URLs into `PartialFile`s: one per run, owning the run's HTTP clients (one per proxy
+/// in use) on an event loop group of its own, never the engine's.
+package final class Downloader: Sendable {
+    package struct Settings: Sendable {
+        /// How long a connection may go without a byte before the attempt fails (retryable).
+        package var readTimeout: TimeAmount = .seconds(30)
+        package var connectTimeout: TimeAmount = .seconds(30)
+        package var maximumRedirects = 10
+        package init() {}
+    }
+
+    /// Made with the first client, so that a run without http downloads starts no thread.
+    private struct Clients {
+        var group: MultiThreadedEventLoopGroup?
+        /// Read with the first client: a run without https downloads never parses SSL_CERT_FILE.
+        var tls: Result<TLSConfiguration, DownloadFailure>?
+        var byProxy: [ProxyRules.Proxy?: HTTPClient] = [:]
+    }
+
+    private let clients = NIOLockedValueBox(Clients())
+    private let proxies: ProxyRules
+    private let settings: Settings
+    private let certificateFile: String?
+
+    package init(environment: [String: String], settings: Settings = Settings()) {
+        proxies = ProxyRules(environment: environment)
+        self.settings = settings
+        certificateFile = environment["SSL_CERT_FILE"]
+    }
+
+    /// The system's trust roots, plus those of `SSL_CERT_FILE` when set.
+    private static func tlsConfiguration(certificateFile: String?) -> Result<TLSConfiguration, DownloadFailure> {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        guard let certificateFile, !certificateFile.isEmpty else { return .success(configuration) }
+        do {
+            configuration.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(certificateFile))]
+            return .success(configuration)
+        } catch {
+            return .failure(DownloadFailure("cannot read SSL_CERT_FILE \(certificateFile): \(error)", retryable: false))
+        }
+    }
+
+    /// Shuts the clients and their threads down: at the end of the run.
+    package func shutdown() {
+        let (all, group) = clients.withLockedValue { clients in
+            defer { clients = Clients() }
+            return (Array(clients.byProxy.values), clients.group)
+        }
+        for client in all { try? client.syncShutdown() }
+        try? group?.syncShutdownGracefully()
+    }
+
+    private func client(for proxy: ProxyRules.Proxy?) throws(DownloadFailure) -> HTTPClient {
+        let made: Result<HTTPClient, DownloadFailure> = clients.withLockedValue { clients in
+            if let client = clients.byProxy[proxy] { return .success(client) }
+            let tls = clients.tls ?? Self.tlsConfiguration(certificateFile: certificateFile)
+            clients.tls = tls
+            let tlsConfiguration: TLSConfiguration
+            switch tls {
+            case .success(let configuration): tlsConfiguration = configuration
+            case .failure(let failure): return .failure(failure)
+            }
+            let group = clients.group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            clients.group = group
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tlsConfiguration,
+                redirectConfiguration: .disallow,  // followed by `request`: see `RedirectChain`
+                timeout: .init(connect: settings.connectTimeout, read: settings.readTimeout),
+                proxy: proxy.map { proxy in
+                    switch proxy.kind {
+                    case .http: .server(host: proxy.host, port: proxy.port)
+                    case .socks5: .socksServer(host: proxy.host, port: proxy.port)
+                    }
+                }
+            )
+            // The task's retries decide: the pool's own would retry a refused connection or a
+            // certificate error until the connect timeout, with no word of it.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+            clients.byProxy[proxy] = client
+            return .success(client)
+        }
+        return try made.get()
+    }
+
+    /// Starts one HTTP attempt into `file`, resuming from its bytes when it has a validator;
+    /// `completion` runs on the file's queue once the body is on disk in full, or it failed.
+    package func fetch(
+        _ url: String, headers: [(String, String)], into file: PartialFile,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+    ) -> HTTPAttempt {
+        let attempt = HTTPAttempt()
+        file.queue.async {
+            do throws(DownloadFailure) {
+                // Without a validator a Range could splice two versions of the file: start over.
+                if file.validator == nil, file.size > 0 { try file.restart() }
+            } catch {
+                return completion(.failure(error))
+            }
+            let chain = RedirectChain(original: url, headers: headers, limit: self.settings.maximumRedirects)
+            self.request(url, chain: chain, into: file, attempt: attempt, progress: progress, completion: completion)
+        }
+        return attempt
+    }
+
+    /// One request of the attempt, on the file's queue; a redirect makes the next one here,
+    /// rather than in the client, so that credentials stay with their host (`RedirectChain`).
+    private func request(
+        _ target: String, chain: RedirectChain, into file: PartialFile, attempt: HTTPAttempt,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+    ) {
+        let url = chain.original
+        do throws(DownloadFailure) {
+            guard let parsed = URL(string: target) else { throw DownloadFailure("\(url): not a valid URL", retryable: false) }
+            let client = try client(for: try proxies.proxy(for: parsed))
+            let request: HTTPClient.Request
+            do {
+                request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
+            } catch {
+                throw DownloadFailure("\(url): \(error)", retryable: false)
+            }
+            let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
+            let task = client.execute(request: request, delegate: transfer)
+            guard attempt.started(task) else {
+                task.cancel()
+                throw DownloadFailure("cancelled", retryable: false)
+            }
+            task.futureResult.whenComplete { result in
+                file.queue.async {
+                    guard case .failure(let redirect as HTTPTransfer.Redirect) = result else {
+                        return completion(Self.outcome(result, transfer: transfer, file: file, url: url))
+                    }
+                    switch chain.following(redirect.location, from: parsed) {
+                    case .success(let (next, nextChain)):
+                        self.request(next, chain: nextChain, into: file, attempt: attempt, progress: progress, completion: completion)
+                    case .failure(let failure):
+                        completion(.failure(failure))
+                    }
+                }
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    private static func outcome(
+        _ result: Result<Void, any Error>, transfer: HTTPTransfer, file: PartialFile, url: String
+    ) -> Result<Void, DownloadFailure> {
+        if let failure = transfer.writeFailure { return .failure(failure) }
+        switch result {
+        case .success:
+            if let total = transfer.totalLength, total != file.size {
+                return .failure(DownloadFailure("\(url): the body ended after \(file.size) of \(total) bytes", retryable: true))
+            }
+            return .success(())
+        case .failure(let error as DownloadFailure):
+            return .failure(error)
+        case .failure(let error):
+            return .failure(failure(of: error, url: url))
+        }
+    }
+
+    /// Bad URLs and certificate errors fail at once (as curl, which
+    /// does not retry them); connection errors, timeouts and early ends are retried.
+    static func failure(of error: any Error, url: String) -> DownloadFailure {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .invalidURL, .emptyHost, .emptyScheme, .cancelled: return DownloadFailure("\(url): \(error)", retryable: false)
+            case .readTimeout: return DownloadFailure("\(url): timed out waiting for data", retryable: true)
+            case .connectTimeout: return DownloadFailure("\(url): timed out connecting", retryable: true)
+            case .remoteConnectionClosed: return DownloadFailure("\(url): the server closed the connection early", retryable: true)
+            default:
+                let unsupported = "\(error)".contains("unsupportedScheme")
+                return DownloadFailure("\(url): \(error)", retryable: !unsupported)
+            }
+        }
+        if let error = error as? IOError {
+            return DownloadFailure("\(url): \(String(cString: strerror(error.errnoCode)))", retryable: true)
+        }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return failure(of: first.error, url: url)
+        }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return DownloadFailure("\(url): TLS: \(error)", retryable: false)
+        }
+        return DownloadFailure("\(url): \(error)", retryable: true)
+    }
+}
+
+/// One running HTTP request, which `cancel()` stops (and which the caller then cleans up after).
+package final class HTTPAttempt: Sendable {
+    private enum State { case starting, running(HTTPClient.Task<Void>), cancelled }
+    private let state = NIOLockedValueBox(State.starting)
+
+    /// False when cancelled before the request (the first, or one a redirect made) began.
+    fileprivate func started(_ task: HTTPClient.Task<Void>) -> Bool {
+        state.withLockedValue { state in
+            if case .cancelled = state { return false }
+            state = .running(task)
+            return true
+        }
+    }
+
+    package var isCancelled: Bool {
+        state.withLockedValue { if case .cancelled = $0 { true } else { false } }
+    }
+
+    package func cancel() {
+        let task: HTTPClient.Task<Void>? = state.withLockedValue { state in
+            defer { state = .cancelled }
+            if case .running(let task) = state { return task }
+            return nil
+        }
+        task?.cancel()
+    }
+}

@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import Dispatch
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP request's response body streamed into a `PartialFile`.
+///
+/// Back-pressure: past `writeBehindLimit` bytes not yet on disk, the future a body part returns
+/// completes only once the disk has caught up, so memory stays bounded whatever the file's size. All file work happens on
+/// the file's queue, in the order the parts arrived.
+final class HTTPTransfer: HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    private let file: PartialFile
+    private let url: String
+    private let resuming: Bool
+    private let progress: @Sendable (Int64, Int64?) -> Void
+    private let expectedLength = NIOLockedValueBox<Int64?>(nil)
+
+    init(
+        file: PartialFile, url: String, resuming: Bool,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void
+    ) {
+        self.file = file
+        self.url = url
+        self.resuming = resuming
+        self.progress = progress
+    }
+
+    /// The request: a GET with the task's headers, and a Range from the kept bytes when resuming.
+    static func request(url: String, headers: [(String, String)], resumingFrom file: PartialFile?) throws -> HTTPClient.Request {
+        var fields = HTTPHeaders(headers)
+        if let file, file.size > 0 {
+            fields.replaceOrAdd(name: "Range", value: "bytes=\(file.size)-")
+            if let validator = file.validator { fields.replaceOrAdd(name: "If-Range", value: validator) }
+        }
+        return try HTTPClient.Request(url: url, method: .GET, headers: fields)
+    }
+
+    /// A 3xx with a Location: the attempt's next request goes there.
+    struct Redirect: Error {
+        var location: String
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        if [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
+            return task.eventLoop.makeFailedFuture(Redirect(location: location))
+        }
+        let promise = task.eventLoop.makePromise(of: Void.self)
+        let file = file, url = url, resuming = resuming, progress = progress
+        let contentLength = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        let validator = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
+            ?? head.headers.first(name: "Last-Modified")
+        let failure = Self.failure(of: head, url: url)
+        let resumedAt = head.status == .partialContent ? ContentRange(head.headers.first(name: "Content-Range")) : nil
+        file.queue.async {
+            do throws(DownloadFailure) {
+                if head.status == .rangeNotSatisfiable, resuming {
+                    // The file shrank or changed under the kept bytes: start over next time.
+                    try file.restart()
+                    throw DownloadFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
+                }
+                if let failure { throw failure }
+                let total: Int64?
+                if head.status == .partialContent {
+                    // A resumed body must start where the kept bytes end; anything else restarts.
+                    guard resuming, let range = resumedAt, range.start == file.size else {
+                        try file.restart()
+                        throw DownloadFailure("\(url): the server resumed at an unexpected offset", retryable: true)
+                    }
+                    total = range.total
+                } else {
+                    if file.size > 0 { try file.restart() }
+                    file.validator = validator
+                    total = contentLength
+                }
+                self.expectedLength.withLockedValue { $0 = total }
+                progress(file.size, total)
+                promise.succeed()
+            } catch {
+                promise.fail(error)
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// Body parts are taken at once until this many bytes wait for the disk; then the next
+    /// part's future waits until half of them are written. Reading and writing overlap, and
+    /// memory stays under this bound per transfer.
+    static let writeBehindLimit = 4 << 20
+
+    private struct Writes {
+        var queued = 0
+        var waiter: EventLoopPromise<Void>?
+        var failure: DownloadFailure?
+    }
+
+    private let writes = NIOLockedValueBox(Writes())
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let count = buffer.readableBytes
+        let (failure, wait): (DownloadFailure?, EventLoopPromise<Void>?) = writes.withLockedValue { writes in
+            if let failure = writes.failure { return (failure, nil) }
+            writes.queued += count
+            guard writes.queued > Self.writeBehindLimit else { return (nil, nil) }
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            writes.waiter = promise
+            return (nil, promise)
+        }
+        if let failure { return task.eventLoop.makeFailedFuture(failure) }
+        // Hashed here, in order, on the network thread, while the file's queue writes.
+        buffer.withUnsafeReadableBytes { self.file.hash($0) }
+        let file = file, progress = progress, total = expectedLength.withLockedValue { $0 }, writes = writes
+        file.queue.async {
+            var failure = writes.withLockedValue { $0.failure }
+            if failure == nil {
+                do throws(DownloadFailure) {
+                    try buffer.withUnsafeReadableBytes { bytes throws(DownloadFailure) in try file.appendPrehashed(bytes) }
+                    progress(file.size, total)
+                } catch {
+                    failure = error
+                }
+            }
+            let waiter: EventLoopPromise<Void>? = writes.withLockedValue { writes in
+                writes.queued -= count
+                if writes.failure == nil { writes.failure = failure }
+                guard writes.failure != nil || writes.queued <= Self.writeBehindLimit / 2 else { return nil }
+                defer { writes.waiter = nil }
+                return writes.waiter
+            }
+            if let failure { waiter?.fail(failure) } else { waiter?.succeed() }
+        }
+        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// A write that failed after its part was taken: the transfer fails with it.
+    var writeFailure: DownloadFailure? { writes.withLockedValue { $0.failure } }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
+
+    /// The body's full length when the server said it: the check against a truncated body.
+    var totalLength: Int64? { expectedLength.withLockedValue { $0 } }
+
+    /// 2xx goes on; 408, 429 and 5xx are worth another attempt (after Retry-After when given);
+    /// any other status fails at once.
+    static func failure(of head: HTTPResponseHead, url: String) -> DownloadFailure? {
+        let code = Int(head.status.code)
+        if (200..<300).contains(code) { return nil }
+        let retryable = code == 408 || code == 429 || code >= 500
+        let after = head.headers.first(name: "Retry-After").flatMap { RetryAfter.milliseconds($0) }
+        return DownloadFailure("\(url): HTTP \(code) \(head.status.reasonPhrase)", retryable: retryable, retryAfterMilliseconds: retryable ? after : nil)
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+struct ContentRange {
+    var start: Int64
+    var total: Int64?
+
+    init?(_ value: String?) {
+        guard let value, value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+        guard let range = parts.first, let startText = range.split(separator: "-").first, let start = Int64(startText) else { return nil }
+        self.start = start
+        total = parts.count == 2 ? Int64(parts[1]) : nil
+    }
+}

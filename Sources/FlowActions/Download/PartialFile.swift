@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The temporary file a download writes beside its destination, hashed as it grows, renamed
+/// onto the destination only once complete and verified.
+///
+/// Not thread-safe: one transfer uses it from one serial queue at a time. It outlives a failed
+/// attempt, so that the next one can resume where it stopped; `remove()` ends it.
+package final class PartialFile: @unchecked Sendable {
+    package let path: String
+    package let destination: String
+    /// Where every read, write and rename of this file happens, in order, across attempts.
+    package let queue = DispatchQueue(label: "flowrun.download-file")
+    package private(set) var size: Int64 = 0
+    /// The response's ETag, else its Last-Modified: what a resumed request's If-Range sends.
+    package var validator: String?
+    private var descriptor: Int32
+    private var hasher = SHA256()
+
+    /// Creates `.NAME.flowrun-XXXXXX` in the destination's folder, creating the folder if needed
+    /// (as `curl --create-dirs`).
+    package init(destination: String) throws(DownloadFailure) {
+        self.destination = destination
+        let url = URL(fileURLWithPath: destination)
+        let folder = url.deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw DownloadFailure("cannot create folder \(folder): \(Self.message(of: error))", retryable: false)
+        }
+        var template = Array("\(folder)/.\(url.lastPathComponent).flowrun-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw DownloadFailure("cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))", retryable: false)
+        }
+        descriptor = fd
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        // mkstemp makes it 0600; the finished file gets the mode a new file would (0666 & ~umask).
+        let mask = umask(0)
+        umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Appends bytes, hashing them.
+    package func append(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
+        hash(bytes)
+        try appendPrehashed(bytes)
+    }
+
+    /// Adds bytes to the digest only: for a transfer that hashes each part on its network
+    /// thread, in order, while this file's queue writes it (`appendPrehashed`), so that two
+    /// cores share the work. They never touch the digest at once: body parts come only after
+    /// the head's `restart()` is done, and `finish()` only after the last part.
+    package func hash(_ bytes: UnsafeRawBufferPointer) {
+        hasher.update(bufferPointer: bytes)
+    }
+
+    /// Appends bytes that `hash` has already seen.
+    package func appendPrehashed(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw DownloadFailure("cannot write \(path): \(String(cString: strerror(errno)))", retryable: false)
+            }
+            offset += written
+        }
+        size += Int64(bytes.count)
+        startWriteback()
+    }
+
+    /// Where the writeback `startWriteback` asked for ends.
+    private var writebackStarted: Int64 = 0
+    private static let writebackStep: Int64 = 8 << 20
+
+    /// Asks the kernel to start writing each full 8 MiB behind the download as it goes, without
+    /// waiting for it, so that the fsync before the rename has little left to flush.
+    private func startWriteback() {
+        guard let syncFileRange = Self.syncFileRange, size - writebackStarted >= Self.writebackStep else { return }
+        _ = syncFileRange(descriptor, writebackStarted, size - writebackStarted, 2)  // SYNC_FILE_RANGE_WRITE
+        writebackStarted = size
+    }
+
+    /// Linux's sync_file_range(2), which the Glibc module does not export (it is a GNU
+    /// extension); nil elsewhere, where the final fsync does all the flushing.
+    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+        #if os(Linux)
+        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Empties the file, for a server that sends the whole body again.
+    package func restart() throws(DownloadFailure) {
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw DownloadFailure("cannot truncate \(path): \(String(cString: strerror(errno)))", retryable: false)
+        }
+        hasher = SHA256()
+        size = 0
+        writebackStarted = 0
+        validator = nil
+    }
+
+    /// The digest of what was written so far, in lowercase hex.
+    package var sha256: String {
+        hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Checks the digest, flushes the file to disk and renames it onto the destination, then
+    /// flushes the folder so that the rename survives a crash. On failure the file is removed.
+    package func finish(expectedSHA256: String?) throws(DownloadFailure) -> String {
+        let digest = sha256
+        if let expected = expectedSHA256, expected.lowercased() != digest {
+            remove()
+            throw DownloadFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(digest)", retryable: false)
+        }
+        guard fsync(descriptor) == 0 else {
+            let reason = String(cString: strerror(errno))
+            remove()
+            throw DownloadFailure("cannot write \(path): \(reason)", retryable: false)
+        }
+        close(descriptor)
+        descriptor = -1
+        guard rename(path, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(path)
+            throw DownloadFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
+        }
+        let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+        return digest
+    }
+
+    /// Closes and deletes the temporary file; harmless once it is renamed or removed.
+    package func remove() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(path)
+    }
+
+    static func message(of error: any Error) -> String {
+        if let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return error.localizedDescription
+    }
+}

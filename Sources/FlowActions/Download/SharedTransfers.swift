@@ -1,0 +1,66 @@
+import NIOConcurrencyHelpers
+
+/// The transfers of one run by URL and headers, so that tasks fetching the same URL make one
+/// request: a task finding one under way waits for it, and one finding it finished copies the
+/// file it produced.
+final class SharedTransfers: Sendable {
+    struct Key: Hashable, Sendable {
+        var url: String
+        var headers: [String]
+    }
+
+    enum Ending: Sendable {
+        case finished(path: String, sha256: String)
+        case failed(DownloadFailure)
+    }
+
+    enum Role {
+        /// The caller transfers, then calls `ended(_:with:)`.
+        case leader
+        /// Another task transfers; the waiter is called when it ends.
+        case waiting
+        case finished(path: String, sha256: String)
+    }
+
+    private enum Entry {
+        case running(waiters: [@Sendable (Ending) -> Void])
+        case finished(path: String, sha256: String)
+    }
+
+    private let entries = NIOLockedValueBox<[Key: Entry]>([:])
+
+    func join(_ key: Key, waiter: @escaping @Sendable (Ending) -> Void) -> Role {
+        entries.withLockedValue { entries in
+            switch entries[key] {
+            case .running(let waiters):
+                entries[key] = .running(waiters: waiters + [waiter])
+                return .waiting
+            case .finished(let path, let sha256):
+                return .finished(path: path, sha256: sha256)
+            case nil:
+                entries[key] = .running(waiters: [])
+                return .leader
+            }
+        }
+    }
+
+    /// Called by the leader: a failure clears the entry, so that the next task transfers again.
+    func ended(_ key: Key, with ending: Ending) {
+        let waiters: [@Sendable (Ending) -> Void] = entries.withLockedValue { entries in
+            guard case .running(let waiters) = entries[key] else { return [] }
+            switch ending {
+            case .finished(let path, let sha256): entries[key] = .finished(path: path, sha256: sha256)
+            case .failed: entries[key] = nil
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter(ending) }
+    }
+
+    /// Forgets a finished transfer whose file could not be copied (a later task changed it).
+    func forget(_ key: Key) {
+        entries.withLockedValue { entries in
+            if case .finished = entries[key] { entries[key] = nil }
+        }
+    }
+}

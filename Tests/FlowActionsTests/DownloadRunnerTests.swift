@@ -1,0 +1,526 @@
+import Crypto
+@testable import FlowActions
+import FlowEngine
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import FlowTestServer
+import Foundation
+import Testing
+
+/// `DownloadRunner` against a real HTTP server on 127.0.0.1, one attempt at a time, without
+/// the engine.
+@Suite struct DownloadRunnerTests {
+    struct Attempt {
+        var result: AttemptResult?
+        var progress: [(Int64, Int64?)] = []
+    }
+
+    static func bytes(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ $0 / 251) }
+    }
+
+    static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Download tasks, planned as a workflow in `folder`; each entry is a task's YAML map.
+    static func tasks(_ entries: [(String, String)], in folder: String) throws -> [PlannedTask] {
+        let yaml = "version: 1\ntasks:\n" + entries.map { "  \($0.0): \($0.1)" }.joined(separator: "\n") + "\n"
+        return try ShellRunnerTests.tasks(yaml, in: folder)
+    }
+
+    /// A runner whose download cache is `folder/cache` (which `folderContents` leaves out).
+    static func runner(in folder: String, _ environment: [String: String] = [:], readTimeout: Int64 = 30) -> DownloadRunner {
+        var settings = Downloader.Settings()
+        settings.readTimeout = .seconds(readTimeout)
+        var environment = environment
+        if environment["FLOWRUN_CACHE_DIR"] == nil { environment["FLOWRUN_CACHE_DIR"] = folder + "/cache" }
+        return DownloadRunner(environment: environment, loop: nil, settings: settings)
+    }
+
+    /// Runs one attempt of `task` and waits for its completion; `started` sees the attempt first.
+    static func run(
+        _ task: PlannedTask, runner: DownloadRunner, attempt number: Int = 1,
+        whileRunning: (@Sendable (any RunningAttempt, Int64) -> Void)? = nil
+    ) async -> Attempt {
+        let attempt = LockedBox(Attempt())
+        let handle = LockedBox<(any RunningAttempt)?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let events = AttemptEvents(output: { _, _ in }, progress: { doneBytes, total, _ in
+                attempt.update { $0.progress.append((doneBytes, total)) }
+                if let running = handle.value { whileRunning?(running, doneBytes) }
+            })
+            let running = runner.startAttempt(of: task, attempt: number, events: events) { result in
+                attempt.update { $0.result = result }
+                done.resume()
+            }
+            handle.update { $0 = running }
+            // Progress may all have come before the handle was known.
+            if let done = attempt.value.progress.last?.0 { whileRunning?(running, done) }
+        }
+        return attempt.value
+    }
+
+    static func folderContents(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0 != "cache" }.sorted()
+    }
+
+    static func contents(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { Array($0) }
+    }
+
+    @Test func aBodyArrivesWholeAndVerifiedWithNoTemporaryFileLeft() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(700_000)
+        server.route("/file") { _ in .init(body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([
+            ("get", "{download: {url: '\(server.baseURL)/file', to: out/file.bin, sha256: \(Self.sha256(body)), headers: {X-Token: s3cret}}}"),
+        ], in: folder)
+        let attempt = await Self.run(tasks[0], runner: runner)
+        #expect(attempt.result == .succeeded)
+        #expect(Self.contents(folder + "/out/file.bin") == body)
+        #expect(Self.folderContents(folder + "/out") == ["file.bin"])
+        #expect(server.requests.first?.header("X-Token") == "s3cret", "\(server.requests.map { "\($0.target) \($0.headers)" }) \(attempt.progress.count)")
+        #expect(attempt.progress.last?.0 == Int64(body.count))
+        #expect(attempt.progress.last?.1 == Int64(body.count))
+    }
+
+    @Test func bytesThatFailTheChecksumLeaveNothingAtTo() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/bad") { _ in .init(body: Self.bytes(1000, seed: 1)) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let expected = Self.sha256(Self.bytes(1000, seed: 2))
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/bad', to: bad.bin, sha256: \(expected)}, retries: 2}")], in: folder)
+        let attempt = await Self.run(tasks[0], runner: runner)
+        guard case .failedAdvising(let reason, _, _) = attempt.result else { Issue.record("not failed: \(String(describing: attempt.result))"); return }
+        #expect(reason.contains("sha256 mismatch"))
+        #expect(Self.folderContents(folder) == [])
+    }
+
+    @Test func statusesAreClassifiedAndRetryAfterIsRead() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/busy") { _ in .init(status: 503, headers: [("Retry-After", "7")]) }
+        server.route("/broken") { _ in .init(status: 500) }
+        server.route("/slow-down") { _ in .init(status: 429, headers: [("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")]) }
+        server.route("/gone") { _ in .init(status: 410) }
+        let downloader = Downloader(environment: [:])
+        defer { downloader.shutdown() }
+        func fetch(_ path: String) async throws -> DownloadFailure? {
+            let file = try PartialFile(destination: folder + "/x.bin")
+            defer { file.queue.sync { file.remove() } }
+            return await withCheckedContinuation { done in
+                _ = downloader.fetch(server.baseURL + path, headers: [], into: file, progress: { _, _ in }) { result in
+                    if case .failure(let failure) = result { done.resume(returning: failure) } else { done.resume(returning: nil) }
+                }
+            }
+        }
+        let busy = try await fetch("/busy")
+        #expect(busy?.retryable == true)
+        #expect(busy?.retryAfterMilliseconds == 7000)
+        #expect(busy?.reason.contains("HTTP 503") == true)
+        #expect(try await fetch("/broken")?.retryable == true)
+        let slowDown = try await fetch("/slow-down")
+        #expect(slowDown?.retryable == true)
+        #expect(slowDown?.retryAfterMilliseconds == 0, "a date in the past asks for no delay")
+        let gone = try await fetch("/gone")
+        #expect(gone?.retryable == false)
+        #expect(try await fetch("/missing")?.reason.contains("HTTP 404") == true)
+        #expect(try await fetch("/missing")?.retryable == false)
+        #expect(Self.folderContents(folder) == [])
+    }
+
+    @Test func aRetryResumesWithARangeCheckedByIfRange() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(400_000)
+        let served = LockedBox(0)
+        server.route("/big") { _ in
+            served.update { $0 += 1 }
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"v1\"")], body: body)
+            response.servesRanges = true
+            if served.value == 1 { response.stallAfter = 150_000 }
+            return response
+        }
+        let runner = Self.runner(in: folder, readTimeout: 2)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/big', to: big.bin, sha256: \(Self.sha256(body))}, retries: 1}")], in: folder)
+        let first = await Self.run(tasks[0], runner: runner, attempt: 1)
+        guard case .failedAdvising(let reason, _, _) = first.result else { Issue.record("first attempt did not fail"); return }
+        #expect(reason.contains("timed out"), "\(reason)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/big.bin"))
+        let second = await Self.run(tasks[0], runner: runner, attempt: 2)
+        #expect(second.result == .succeeded)
+        #expect(Self.contents(folder + "/big.bin") == body)
+        let retry = try #require(server.requests.last)
+        let range = try #require(retry.header("Range"))
+        let resumedAt = try #require(Int64(range.dropFirst("bytes=".count).dropLast()))
+        #expect(resumedAt > 0 && resumedAt <= 150_000)
+        #expect(retry.header("If-Range") == "\"v1\"")
+        #expect(Self.folderContents(folder) == ["big.bin"])
+    }
+
+    @Test func aChangedFileRestartsCleanlyOn200() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let old = Self.bytes(300_000, seed: 1), new = Self.bytes(300_000, seed: 9)
+        let served = LockedBox(0)
+        server.route("/changing") { _ in
+            served.update { $0 += 1 }
+            // The first answer ends early; by the retry the file changed, so If-Range fails: 200.
+            var response = TestHTTPServer.Response(headers: [("ETag", served.value == 1 ? "\"old\"" : "\"new\"")], body: served.value == 1 ? old : new)
+            response.servesRanges = true
+            if served.value == 1 { response.stallAfter = 100_000 }
+            return response
+        }
+        let runner = Self.runner(in: folder, readTimeout: 2)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/changing', to: c.bin, sha256: \(Self.sha256(new))}, retries: 1}")], in: folder)
+        _ = await Self.run(tasks[0], runner: runner, attempt: 1)
+        let second = await Self.run(tasks[0], runner: runner, attempt: 2)
+        #expect(second.result == .succeeded)
+        #expect(Self.contents(folder + "/c.bin") == new)
+        #expect(server.requests.last?.header("If-Range") == "\"old\"")
+    }
+
+    @Test func a416ForTheRestStartsOverOnTheNextAttempt() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(200_000)
+        server.route("/shrunk") { request in
+            if request.header("Range") != nil { return .init(status: 416) }
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"e\"")], body: body)
+            if server.requestCount("/shrunk") == 1 { response.stallAfter = 50_000 }
+            return response
+        }
+        let runner = Self.runner(in: folder, readTimeout: 2)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/shrunk', to: s.bin}, retries: 2}")], in: folder)
+        _ = await Self.run(tasks[0], runner: runner, attempt: 1)
+        let second = await Self.run(tasks[0], runner: runner, attempt: 2).result
+        #expect(second == .failedAdvising(reason: "\(server.baseURL)/shrunk: HTTP 416 for the rest of the file: starting over", retryable: true, notBeforeMilliseconds: nil))
+        #expect(await Self.run(tasks[0], runner: runner, attempt: 3).result == .succeeded)
+        #expect(server.requests.last?.header("Range") == nil)
+        #expect(Self.contents(folder + "/s.bin") == body)
+    }
+
+    @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(5000)
+        server.route("/target") { _ in .init(body: body) }
+        for hop in 1...11 {
+            let next = hop == 1 ? "/target" : "/hop\(hop - 1)"
+            server.route("/hop\(hop)") { _ in .init(status: 302, headers: [("Location", next)]) }
+        }
+        server.route("/loop-a") { _ in .init(status: 301, headers: [("Location", "/loop-b")]) }
+        server.route("/loop-b") { _ in .init(status: 301, headers: [("Location", "/loop-a")]) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([
+            ("ten", "{download: {url: '\(server.baseURL)/hop10', to: ten.bin}}"),
+            ("eleven", "{download: {url: '\(server.baseURL)/hop11', to: eleven.bin}}"),
+            ("loop", "{download: {url: '\(server.baseURL)/loop-a', to: loop.bin}}"),
+        ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/ten.bin") == body)
+        let eleven = await Self.run(tasks[1], runner: runner).result
+        #expect(eleven == .failedAdvising(reason: "\(server.baseURL)/hop11: more than 10 redirects", retryable: false, notBeforeMilliseconds: nil))
+        let loop = await Self.run(tasks[2], runner: runner).result
+        #expect(loop == .failedAdvising(reason: "\(server.baseURL)/loop-a: redirect loop", retryable: false, notBeforeMilliseconds: nil))
+        #expect(Self.folderContents(folder) == ["ten.bin"])
+    }
+
+    /// As curl: a redirect to another host does not carry the task's Authorization or Cookie.
+    @Test func credentialsStayWithTheHostTheTaskNamed() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(3000)
+        server.route("/same") { _ in .init(status: 302, headers: [("Location", "/file")]) }
+        server.route("/elsewhere") { _ in .init(status: 307, headers: [("Location", "http://localhost:\(server.port)/file")]) }
+        server.route("/file") { _ in .init(body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let headers = "headers: {Authorization: 'Bearer t0ken', Cookie: 'a=b', X-Other: kept}"
+        let tasks = try Self.tasks([
+            ("same", "{download: {url: '\(server.baseURL)/same', to: same.bin, \(headers)}}"),
+            ("elsewhere", "{download: {url: '\(server.baseURL)/elsewhere', to: elsewhere.bin, \(headers)}}"),
+        ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        let sameHost = try #require(server.requests.last)
+        #expect(sameHost.path == "/file" && sameHost.header("Authorization") == "Bearer t0ken" && sameHost.header("Cookie") == "a=b")
+        #expect(await Self.run(tasks[1], runner: runner).result == .succeeded)
+        let otherHost = try #require(server.requests.last)
+        #expect(otherHost.path == "/file")
+        #expect(otherHost.header("Authorization") == nil && otherHost.header("Cookie") == nil)
+        #expect(otherHost.header("X-Other") == "kept")
+        #expect(Self.contents(folder + "/elsewhere.bin") == body)
+    }
+
+    @Test func aStalledBodyTimesOutAndLeavesNoTemporaryFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/stall") { _ in
+            var response = TestHTTPServer.Response(body: Self.bytes(100_000))
+            response.stallAfter = 10_000
+            return response
+        }
+        let runner = Self.runner(in: folder, readTimeout: 1)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/stall', to: s.bin}}")], in: folder)
+        let attempt = await Self.run(tasks[0], runner: runner)
+        #expect(attempt.result == .failedAdvising(reason: "\(server.baseURL)/stall: timed out waiting for data", retryable: true, notBeforeMilliseconds: nil))
+        #expect(Self.folderContents(folder) == [])
+    }
+
+    @Test func cancellingMidBodyLeavesToAsItWasAndNoTemporaryFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/stall") { _ in
+            var response = TestHTTPServer.Response(body: Self.bytes(100_000))
+            response.stallAfter = 10_000
+            return response
+        }
+        try Data("old version".utf8).write(to: URL(fileURLWithPath: folder + "/app.bin"))
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/stall', to: app.bin}, retries: 3}")], in: folder)
+        // Cancelled once the response has begun: its head has given the first progress report.
+        let attempt = await Self.run(tasks[0], runner: runner) { running, _ in running.terminate() }
+        #expect(attempt.result == .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil))
+        #expect(Self.folderContents(folder) == ["app.bin"])
+        #expect(Self.contents(folder + "/app.bin") == Array("old version".utf8))
+    }
+
+    @Test func httpsWorksWithATrustRootFromSSLCertFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tls = try TestHTTPServer.makeTLS(in: folder)
+        let server = try TestHTTPServer(tls: tls.context)
+        defer { server.shutdown() }
+        let body = Self.bytes(20_000)
+        server.route("/secure") { _ in .init(body: body) }
+        let url = "https://127.0.0.1:\(server.port)/secure"
+        let tasks = try Self.tasks([("get", "{download: {url: '\(url)', to: out/s.bin}}")], in: folder)
+        let trusting = Self.runner(in: folder, ["SSL_CERT_FILE": tls.certificateFile])
+        defer { trusting.finishRun() }
+        #expect(await Self.run(tasks[0], runner: trusting).result == .succeeded)
+        #expect(Self.contents(folder + "/out/s.bin") == body)
+        try FileManager.default.removeItem(atPath: folder + "/out/s.bin")
+        let untrusting = Self.runner(in: folder)
+        defer { untrusting.finishRun() }
+        guard case .failedAdvising(let reason, _, _) = await Self.run(tasks[0], runner: untrusting).result else {
+            Issue.record("a certificate nobody trusts was accepted"); return
+        }
+        #expect(reason.contains("TLS"), "\(reason)")
+        #expect(Self.folderContents(folder + "/out") == [])
+    }
+
+    @Test func twoTasksWithOneURLMakeOneRequest() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(250_000)
+        server.route("/shared") { _ in .init(body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let url = "\(server.baseURL)/shared"
+        let tasks = try Self.tasks([
+            ("one", "{download: {url: '\(url)', to: one.bin}}"),
+            ("two", "{download: {url: '\(url)', to: two.bin}}"),
+            ("three", "{download: {url: '\(url)', to: three.bin}}"),
+        ], in: folder)
+        async let one = Self.run(tasks[0], runner: runner)
+        async let two = Self.run(tasks[1], runner: runner)
+        let results = await [one.result, two.result]
+        #expect(results == [.succeeded, .succeeded])
+        #expect(await Self.run(tasks[2], runner: runner).result == .succeeded, "a later task copies the finished file")
+        for name in ["one.bin", "two.bin", "three.bin"] { #expect(Self.contents(folder + "/" + name) == body) }
+        #expect(server.requestCount("/shared") == 1)
+        #expect(Self.folderContents(folder) == ["one.bin", "three.bin", "two.bin"])
+    }
+
+    @Test func aCachedSha256IsServedWithNoRequest() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(123_456)
+        let digest = Self.sha256(body)
+        server.route("/blob") { _ in .init(body: body) }
+        let environment = ["FLOWRUN_CACHE_DIR": folder + "/cache"]
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/blob', to: out/b.bin, sha256: \(digest)}}")], in: folder)
+        let first = Self.runner(in: folder, environment)
+        #expect(await Self.run(tasks[0], runner: first).result == .succeeded)
+        first.finishRun()
+        #expect(Self.contents(folder + "/cache/sha256/" + digest) == body)
+        #expect(Self.folderContents(folder + "/cache/sha256") == [digest])
+        try FileManager.default.removeItem(atPath: folder + "/out/b.bin")
+        let second = Self.runner(in: folder, environment)
+        defer { second.finishRun() }
+        #expect(await Self.run(tasks[0], runner: second).result == .succeeded)
+        #expect(Self.contents(folder + "/out/b.bin") == body)
+        #expect(server.requestCount("/blob") == 1)
+    }
+
+    /// Two runners stand for two flowrun processes: both fill one cache at once, and the blob
+    /// is whole, with no temporary file left beside it.
+    @Test func twoRunsFillingTheCacheAtOnceLeaveOneWholeBlob() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(2_000_000)
+        let digest = Self.sha256(body)
+        server.route("/blob") { _ in .init(body: body) }
+        let environment = ["FLOWRUN_CACHE_DIR": folder + "/cache"]
+        let tasks = try Self.tasks([
+            ("one", "{download: {url: '\(server.baseURL)/blob', to: one/b.bin, sha256: \(digest)}}"),
+            ("two", "{download: {url: '\(server.baseURL)/blob', to: two/b.bin, sha256: \(digest)}}"),
+        ], in: folder)
+        let first = Self.runner(in: folder, environment), second = Self.runner(in: folder, environment)
+        defer { first.finishRun(); second.finishRun() }
+        async let one = Self.run(tasks[0], runner: first)
+        async let two = Self.run(tasks[1], runner: second)
+        let results = await [one.result, two.result]
+        #expect(results == [.succeeded, .succeeded])
+        #expect(Self.folderContents(folder + "/cache/sha256") == [digest])
+        #expect(Self.contents(folder + "/cache/sha256/" + digest) == body)
+    }
+
+    @Test func fileURLsAreCopiedAndAMissingFileFails() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let body = Self.bytes(3_000_000)
+        try Data(body).write(to: URL(fileURLWithPath: folder + "/source.bin"))
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([
+            ("copy", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/source.bin', to: out/copy.bin, sha256: \(Self.sha256(body))}}"),
+            ("missing", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/nothing-here', to: out/none.bin}}"),
+        ], in: folder)
+        let copy = await Self.run(tasks[0], runner: runner)
+        #expect(copy.result == .succeeded)
+        #expect(Self.contents(folder + "/out/copy.bin") == body)
+        #expect(copy.progress.last.map { $0.0 == Int64(body.count) && $0.1 == Int64(body.count) } == true)
+        guard case .failedAdvising(let reason, _, _) = await Self.run(tasks[1], runner: runner).result else { Issue.record("no failure"); return }
+        #expect(reason == "cannot read \(folder)/nothing-here: No such file or directory")
+        #expect(Self.folderContents(folder + "/out") == ["copy.bin"])
+    }
+
+    @Test func plainHTTPGoesThroughHttpProxyInAbsoluteForm() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let proxy = try TestHTTPServer()
+        defer { proxy.shutdown() }
+        let body = Self.bytes(1000)
+        proxy.route("/via-proxy") { _ in .init(body: body) }
+        let tasks = try Self.tasks([("get", "{download: {url: 'http://downloads.example/via-proxy', to: p.bin}}")], in: folder)
+        let runner = Self.runner(in: folder, ["http_proxy": "127.0.0.1:\(proxy.port)"])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/p.bin") == body)
+        #expect(proxy.requests.map(\.target) == ["downloads.example:80", "/via-proxy"])
+    }
+
+    @Test func httpsGoesThroughHTTPSProxyInATunnel() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tls = try TestHTTPServer.makeTLS(in: folder)
+        let proxy = try TestHTTPServer(tunnelTLS: tls.context)
+        defer { proxy.shutdown() }
+        let body = Self.bytes(5000)
+        proxy.route("/secure") { _ in .init(body: body) }
+        let tasks = try Self.tasks([("get", "{download: {url: 'https://localhost:8443/secure', to: out/s.bin}}")], in: folder)
+        let runner = Self.runner(in: folder, ["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)", "SSL_CERT_FILE": tls.certificateFile])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/out/s.bin") == body)
+        #expect(proxy.requests.map(\.target) == ["localhost:8443", "/secure"])
+    }
+
+    @Test func noProxyHostsGoDirect() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer(), proxy = try TestHTTPServer()
+        defer { server.shutdown(); proxy.shutdown() }
+        let body = Self.bytes(1000)
+        server.route("/direct") { _ in .init(body: body) }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/direct', to: d.bin}}")], in: folder)
+        let runner = Self.runner(in: folder, ["http_proxy": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com, 127.0.0.1"])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/d.bin") == body)
+        #expect(proxy.requests.isEmpty)
+        #expect(server.requestCount("/direct") == 1)
+    }
+}
+
+@Suite struct DownloadPiecesTests {
+    @Test func proxyRulesFollowCurl() throws {
+        let url = { (text: String) in URL(string: text)! }
+        let rules = ProxyRules(environment: ["HTTP_PROXY": "http://upper:1", "https_proxy": "proxy.local:3128", "NO_PROXY": "internal.example, .corp, 10.0.0.0/8, ::1, build:8080"])
+        #expect(try rules.proxy(for: url("http://a.example/x")) == nil, "HTTP_PROXY in upper case is ignored, as curl does")
+        #expect(try rules.proxy(for: url("https://a.example/x")) == .init(kind: .http, host: "proxy.local", port: 3128))
+        #expect(try rules.proxy(for: url("https://internal.example/x")) == nil)
+        #expect(try rules.proxy(for: url("https://deep.internal.example/x")) == nil)
+        #expect(try rules.proxy(for: url("https://notinternal.example/x")) != nil)
+        #expect(try rules.proxy(for: url("https://host.corp/x")) == nil)
+        #expect(try rules.proxy(for: url("https://10.1.2.3/x")) == nil)
+        #expect(try rules.proxy(for: url("https://11.1.2.3/x")) != nil)
+        #expect(try rules.proxy(for: url("https://[::1]/x")) == nil)
+        #expect(try rules.proxy(for: url("https://build:8080/x")) == nil)
+        #expect(try rules.proxy(for: url("https://build:9090/x")) != nil)
+        let everything = ProxyRules(environment: ["https_proxy": "http://p:1", "no_proxy": "*"])
+        #expect(try everything.proxy(for: url("https://a.example/")) == nil)
+        let all = ProxyRules(environment: ["ALL_PROXY": "socks5://s:1080"])
+        #expect(try all.proxy(for: url("http://a.example/")) == .init(kind: .socks5, host: "s", port: 1080))
+        #expect(throws: DownloadFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
+    }
+
+    @Test func retryAfterTakesSecondsOrADate() {
+        let now = Date(timeIntervalSince1970: 1_445_412_480) // Wed, 21 Oct 2015 07:28:00 GMT
+        #expect(RetryAfter.milliseconds("120", now: now) == 120_000)
+        #expect(RetryAfter.milliseconds("Wed, 21 Oct 2015 07:28:30 GMT", now: now) == 30_000)
+        #expect(RetryAfter.milliseconds("Wednesday, 21-Oct-15 07:29:00 GMT", now: now) == 60_000)
+        #expect(RetryAfter.milliseconds("Tue, 20 Oct 2015 07:28:00 GMT", now: now) == 0)
+        #expect(RetryAfter.milliseconds("soon", now: now) == nil)
+        #expect(RetryAfter.milliseconds("-5", now: now) == nil)
+    }
+
+    @Test func progressPassesTheFirstAndTheLastReportInsideOneInterval() {
+        let sent = LockedBox<[Int64]>([])
+        let throttle = ProgressThrottle(intervalNanoseconds: UInt64.max / 2) { done, _ in sent.update { $0.append(done) } }
+        for done in Int64(1)...1000 { throttle.report(done, 1000) }
+        throttle.end()
+        throttle.report(1000, 1000)
+        #expect(sent.value == [1, 1000])
+    }
+}
