@@ -43,6 +43,18 @@ import Glibc
         #expect(listing(folder.url.appendingPathComponent("out")) == ["demo-app"], "no staging folder left")
     }
 
+    @Test func theUpgradeDemoRunsOfflineFromAnotherFolder() throws {
+        // Its paths hold ${VERSION} and are relative to the workflow's folder, not the current one.
+        let folder = try TemporaryFolder()
+        let copy = folder.url.appendingPathComponent("workflows")
+        try FileManager.default.copyItem(at: FlowrunBinary.repositoryRoot.appendingPathComponent("workflows"), to: copy)
+        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "workflows/upgrade.yaml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let events = try EventStream(result.stdout)
+        #expect(events.finals["unpack"] == "task.succeeded")
+        #expect(listing(copy.appendingPathComponent("out/demo-app")) == ["README.txt", "VERSION", "install.sh", "logo.png"])
+    }
+
     @Test func aZipSlipFailsTheTaskNamingTheEntryAndWritesNothing() throws {
         let folder = try TemporaryFolder()
         try python("""

@@ -19,7 +19,7 @@ package struct DecompressRunner: TaskRunner {
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
-        guard case .decompress(let action) = task.spec.action else {
+        guard case .decompress(let action) = task.action else {
             completion(.failed(reason: "not a decompress task", exitCode: nil))
             return ExtractionAttempt()
         }
@@ -27,6 +27,15 @@ package struct DecompressRunner: TaskRunner {
             from: action.from.value, to: action.to.value, format: action.format, stripComponents: action.stripComponents,
             limits: ExtractionLimits(maxFiles: action.maxFiles, maxBytes: action.maxBytes, maxRatio: action.maxRatio)
         )
+        // Failures name the paths as `--dry-run` shows them: a secret in a path stays `***`.
+        let replacements: [(String, String)] = if case .decompress(let masked) = task.shown?.action {
+            [(action.from.value, masked.from.value), (action.to.value, masked.to.value)]
+        } else {
+            []
+        }
+        let shown = { @Sendable (message: String) in
+            replacements.reduce(message) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+        }
         let running = ExtractionAttempt()
         let loop = self.loop
         Self.workers.async {
@@ -35,7 +44,7 @@ package struct DecompressRunner: TaskRunner {
                 try extractor.run(isCancelled: { running.isStopped }, progress: { done, total in events.progress(done, total, .bytes) })
                 result = .succeeded
             } catch {
-                result = .failed(reason: error.message, exitCode: nil)
+                result = .failed(reason: shown(error.message), exitCode: nil)
             }
             loop.post { completion(result) }
         }
