@@ -118,7 +118,7 @@ import Glibc
         reader.start()
         let result = try await FlowrunBinary.run(["flow.yaml", "--junit", fifo], in: folder.url)
         // Should flowrun not have opened the FIFO, opening it here lets the reader's open return.
-        let deadline = Date().addingTimeInterval(30)  // a hang guard only
+        let deadline = Date().addingTimeInterval(120)  // a hang guard only
         while !received.isSet, Date() < deadline {
             let release = open(fifo, O_WRONLY | O_NONBLOCK)
             if release >= 0 { close(release) }
