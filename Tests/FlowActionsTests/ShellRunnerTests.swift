@@ -132,13 +132,14 @@ import Glibc
     @Test func aProcessThatLeftTheGroupDoesNotHoldTheTaskOpen() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // setsid: a new session, out of the task's group, with the task's stdout. Had the task
-        // waited for it, the sleep would be gone by the end the runner reports; the hang guard
-        // kills it after 120 s, which makes that so.
+        // setsid: a new session, out of the task's group, with the task's stdout; the script
+        // waits until the sleep is in it (else the group kill at the task's end could reach it
+        // first). Had the task waited for the sleep, it would be gone by the end the runner
+        // reports; the hang guard kills it after 120 s, which makes that so.
         let tasks = try Self.tasks("""
             version: 1
             tasks:
-              leaves: {shell: "setsid sleep 300 & echo $!; echo done"}
+              leaves: {shell: "setsid sh -c 'echo $$ > escaped; exec sleep 300' & until [ -s escaped ]; do sleep 0.01; done; cat escaped; echo done"}
             """, in: folder)
         let escaped = LockedBox<pid_t?>(nil)
         let hangGuard = DispatchWorkItem { if let pid = escaped.value { kill(pid, SIGKILL) } }
