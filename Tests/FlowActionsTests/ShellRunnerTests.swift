@@ -15,9 +15,6 @@ import Glibc
         var stdout: [String] = []
         var stderr: [String] = []
         var result: AttemptResult?
-        /// When the runner reported the end: the test itself may resume later, once one of the
-        /// threads its async tests share is free.
-        var endedAt: ContinuousClock.Instant?
     }
 
     /// A temporary folder, removed by the caller.
@@ -49,10 +46,7 @@ import Glibc
                 progress: { _, _, _ in }
             )
             _ = runner.startAttempt(of: task, attempt: 1, events: events) { result in
-                attempt.update {
-                    $0.result = result
-                    $0.endedAt = .now
-                }
+                attempt.update { $0.result = result }
                 done.resume()
             }
         }
@@ -138,18 +132,40 @@ import Glibc
     @Test func aProcessThatLeftTheGroupDoesNotHoldTheTaskOpen() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // setsid: a new session, out of the task's group, with the task's stdout.
+        // setsid: a new session, out of the task's group, with the task's stdout; the script
+        // waits until the sleep is in it (else the group kill at the task's end could reach it
+        // first). Had the task waited for the sleep, it would be gone by the end the runner
+        // reports; the hang guard kills it after 120 s, which makes that so.
         let tasks = try Self.tasks("""
             version: 1
             tasks:
-              leaves: {shell: "setsid sleep 30 & echo $!; echo done"}
+              leaves: {shell: "setsid sh -c 'echo $$ > escaped; exec sleep 300' & until [ -s escaped ]; do sleep 0.01; done; cat escaped; echo done"}
             """, in: folder)
-        let started = ContinuousClock.now
-        let attempt = await Self.run(tasks[0])
-        #expect(attempt.result == .succeeded)
-        #expect(attempt.stdout.last == "done")
-        #expect(try #require(attempt.endedAt) - started < .seconds(20), "the task waited for the escaped sleep")
-        if let pid = attempt.stdout.first.flatMap({ pid_t($0) }) { kill(pid, SIGKILL) }
+        let escaped = LockedBox<pid_t?>(nil)
+        let hangGuard = DispatchWorkItem { if let pid = escaped.value { kill(pid, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: hangGuard)
+        let runner = ShellRunner()
+        let attempt = LockedBox(Attempt())
+        let aliveAtEnd = LockedBox<Bool?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let events = AttemptEvents(
+                output: { stream, lines in
+                    if stream == .stdout, escaped.value == nil, let pid = lines.first.flatMap({ pid_t($0) }) { escaped.update { $0 = pid } }
+                    attempt.update { stream == .stdout ? $0.stdout.append(contentsOf: lines) : $0.stderr.append(contentsOf: lines) }
+                },
+                progress: { _, _, _ in }
+            )
+            _ = runner.startAttempt(of: tasks[0], attempt: 1, events: events) { result in
+                attempt.update { $0.result = result }
+                aliveAtEnd.update { $0 = escaped.value.map { kill($0, 0) == 0 && !Self.isZombie($0) } }
+                done.resume()
+            }
+        }
+        hangGuard.cancel()
+        if let pid = escaped.value { kill(pid, SIGKILL) }
+        #expect(attempt.value.result == .succeeded)
+        #expect(attempt.value.stdout.last == "done")
+        #expect(aliveAtEnd.value == true, "the task waited for the escaped sleep")
     }
 
     @Test func aChildThatNeverStopsWritingDoesNotStarveTheOthers() async throws {
@@ -165,13 +181,16 @@ import Glibc
         let flood = runner.startAttempt(of: tasks[0], attempt: 1,
                                         events: AttemptEvents(output: { _, _ in }, progress: { _, _, _ in }), completion: { _ in })
         defer { flood.kill() }
+        // The flood is stopped only after the quick task ended, or by this hang guard: on a
+        // queue of its own, not on the threads the async tests share, which can all be busy.
         let floodStillRunning = LockedBox(true)
-        Task {
-            try await Task.sleep(for: .seconds(15))
+        let hangGuard = DispatchWorkItem {
             floodStillRunning.update { $0 = false }
             flood.kill()
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: hangGuard)
         let quick = await Self.run(tasks[1], runner: runner)
+        hangGuard.cancel()
         #expect(quick.stdout == ["quick"])
         #expect(floodStillRunning.value, "the quick task ended only once the flood was stopped")
     }
@@ -201,7 +220,8 @@ import Glibc
         #expect(attempt.result == .succeeded)
         let pid = try #require(attempt.stdout.first.flatMap { pid_t($0) })
         var gone = false
-        for _ in 0..<100 where !gone {
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        while !gone && ContinuousClock.now < deadline {
             // Reaped by init once killed; until then it may briefly be a zombie.
             gone = kill(pid, 0) != 0 || Self.isZombie(pid)
             if !gone { try await Task.sleep(for: .milliseconds(20)) }
@@ -227,19 +247,21 @@ import Glibc
             ended.finish()
         }
         var stopped = false
-        for _ in 0..<1000 where !stopped {
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        while !stopped && ContinuousClock.now < deadline {
             stopped = output.value.first.flatMap { pid_t($0) }.map { Self.state(of: $0) == "T" } ?? false
             if !stopped { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(stopped, "the shell did not stop itself")
         attempt.terminate()
         // A hang guard only: SIGKILL ends even a stopped process.
+        // On a queue of its own: the threads the async tests share can all be busy.
         let guardFired = LockedBox(false)
-        let hangGuard = Task {
-            try await Task.sleep(for: .seconds(30))
+        let hangGuard = DispatchWorkItem {
             guardFired.update { $0 = true }
             attempt.kill()
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: hangGuard)
         var results = ends.makeAsyncIterator()
         let result = await results.next()
         hangGuard.cancel()

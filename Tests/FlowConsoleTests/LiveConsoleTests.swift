@@ -132,7 +132,7 @@ import Testing
         #expect(view.liveLines(now: 3500, columns: 80, rows: 24).first == "  t    3.5s  attempt 2")
     }
 
-    /// The timer draws on its own: waits (up to 10 s, polling) for a frame, never a fixed sleep.
+    /// The timer draws on its own: waits (up to 120 s, polling: a hang guard) for a frame, never a fixed sleep.
     @Test func theTimerDrawsFramesUntilFinish() throws {
         let file = try OutputFile()
         defer { file.remove() }
@@ -140,7 +140,7 @@ import Testing
                                   clock: { EventScript.base + 1000 }, refreshInterval: .milliseconds(10))
         console.receive(RunEvent(seq: 1, timeMilliseconds: EventScript.base, kind: .workflowStarted(workflow: "w", file: "f", tasks: 1, concurrency: 1)))
         console.receive(RunEvent(seq: 2, timeMilliseconds: EventScript.base, kind: .taskStarted(task: "slow", attempt: 1, kind: "shell")))
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)
         while !(try file.text()).contains("0/1 done, 1 running"), Date() < deadline {
             usleep(5000)
         }

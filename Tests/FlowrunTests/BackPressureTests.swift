@@ -18,7 +18,7 @@ import Glibc
         """
 
     /// flowrun with its stdout on a pipe that nobody reads until `readAll`.
-    final class UnreadRun {
+    final class UnreadRun: @unchecked Sendable {  // used by one thread at a time
         let folder: TemporaryFolder
         let process = Process()
         private let output = Pipe()
@@ -45,9 +45,9 @@ import Glibc
             FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(name).path)
         }
 
-        /// The task's process id, once it has written it (at most 60 s: a hang guard).
+        /// The task's process id, once it has written it (at most 120 s: a hang guard).
         func taskPID() -> Int32? {
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = Date().addingTimeInterval(120)
             while Date() < deadline {
                 if let text = try? String(contentsOf: folder.url.appendingPathComponent("pid"), encoding: .utf8), let pid = Int32(text) {
                     return pid
@@ -59,10 +59,10 @@ import Glibc
 
         /// Waits until the task sits in write(2) and writes no more, seen the same on 20 looks in a
         /// row, 50 ms apart: once held back it stays so, for as long as nobody reads, whatever the
-        /// machine's speed (at most 60 s in all: a hang guard). Returns the bytes it wrote by then,
+        /// machine's speed (at most 120 s in all: a hang guard). Returns the bytes it wrote by then,
         /// or nil if it got to its end instead.
         func waitUntilHeldBack(_ pid: Int32) -> Int? {
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = Date().addingTimeInterval(120)
             var last: Int?
             var same = 0
             while Date() < deadline && !exists("marker") {
@@ -134,17 +134,18 @@ import Glibc
         }
     }
 
-    @Test func aTaskIsHeldBackWhileNobodyReadsAndLosesNothing() throws {
+    @Test func aTaskIsHeldBackWhileNobodyReadsAndLosesNothing() async throws {
+        // The waits block: off the threads the suite's async tests share.
         let run = try UnreadRun()
-        let pid = try #require(run.taskPID())
-        let written = run.waitUntilHeldBack(pid)
+        let pid = try #require(try await offThePool { run.taskPID() })
+        let written = try await offThePool { run.waitUntilHeldBack(pid) }
         #expect(!run.exists("marker"), "the task printed everything although nobody read flowrun's output")
         let held = try #require(written)
         #expect(held < 20_000_000, "held back only after \(held) bytes")
         let memory = try #require(run.residentMegabytes)
         #expect(memory < 64, "flowrun holds \(memory) MB")
 
-        let (status, floodLines, badLines, other) = run.readAll()
+        let (status, floodLines, badLines, other) = try await offThePool { run.readAll() }
         #expect(status == 0)
         #expect(floodLines == Self.lines)
         #expect(badLines == 0)
@@ -153,21 +154,21 @@ import Glibc
         #expect(other.last?.hasPrefix("workflow flood succeeded") == true, "\(other)")
     }
 
-    @Test func ctrlCStillStopsATaskWhileNobodyReads() throws {
+    @Test func ctrlCStillStopsATaskWhileNobodyReads() async throws {
         let run = try UnreadRun()
-        let pid = try #require(run.taskPID())
-        try #require(run.waitUntilHeldBack(pid) != nil)
+        let pid = try #require(try await offThePool { run.taskPID() })
+        try #require(try await offThePool { run.waitUntilHeldBack(pid) } != nil)
         kill(run.process.processIdentifier, SIGINT)
         // The task is stopped (gone, or a zombie until flowrun reaps it) while nobody reads yet.
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(120)  // a hang guard only
         func stopped() -> Bool {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
             return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
         }
-        while !stopped() && Date() < deadline { usleep(10_000) }
+        while !stopped() && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         #expect(stopped())
         #expect(!run.exists("marker"))
-        let (status, _, badLines, other) = run.readAll()
+        let (status, _, badLines, other) = try await offThePool { run.readAll() }
         #expect(status == 130)
         #expect(badLines <= 1)  // the line the task was killed in the middle of
         #expect(other.contains { $0.hasPrefix("[flood] cancelled") }, "\(other)")

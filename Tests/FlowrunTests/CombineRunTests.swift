@@ -12,8 +12,8 @@ import Testing
         return (word(16), word(20))
     }
 
-    @Test func aCombineReadsWhatAnEarlierTaskMadeThroughAPattern() throws {
-        let (result, events, folder) = try RunTests().run("""
+    @Test func aCombineReadsWhatAnEarlierTaskMadeThroughAPattern() async throws {
+        let (result, events, folder) = try await RunTests().run("""
             version: 1
             tasks:
               make:
@@ -37,12 +37,14 @@ import Testing
         let pipe = Pipe()
         listing.standardOutput = pipe
         try listing.run()
-        let names = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        listing.waitUntilExit()
+        let names = try await offThePool {
+            defer { listing.waitUntilExit() }
+            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         #expect(names == "parts/a.txt\nparts/b.txt\n")
     }
 
-    @Test func inputsAreOpenedOneAtATimeSoThatMoreThanTheDescriptorLimitCanBeCombined() throws {
+    @Test func inputsAreOpenedOneAtATimeSoThatMoreThanTheDescriptorLimitCanBeCombined() async throws {
         let folder = try TemporaryFolder()
         let parts = folder.url.appendingPathComponent("parts")
         try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
@@ -55,15 +57,15 @@ import Testing
         process.currentDirectoryURL = folder.url
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        try await offThePool { process.waitUntilExit() }
 
         #expect(process.terminationStatus == 0)
         let joined = try String(contentsOf: folder.url.appendingPathComponent("all.txt"), encoding: .utf8)
         #expect(joined == (0..<200).map { "\($0)\n" }.joined())
     }
 
-    @Test func aPatternMatchingNothingFailsTheTaskWithItsName() throws {
-        let (result, events, folder) = try RunTests().run("""
+    @Test func aPatternMatchingNothingFailsTheTaskWithItsName() async throws {
+        let (result, events, folder) = try await RunTests().run("""
             version: 1
             tasks:
               join: {combine: {inputs: ["logs/*.log"], to: all.log}}
@@ -74,7 +76,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["flow.yaml"])
     }
 
-    @Test func theImagesDemoLaysItsTwoImagesOutInARow() throws {
+    @Test func theImagesDemoLaysItsTwoImagesOutInARow() async throws {
         // workflows/images.yaml's combine task, on copies of its assets (its downloads are
         // another action's).
         let folder = try TemporaryFolder()
@@ -89,7 +91,7 @@ import Testing
         let workflow = "version: 1\ntasks:\n" + demo[combine..<show].replacingOccurrences(of: "needs: [left, right]", with: "needs: []")
         try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
 
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
 
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(try Self.pngSize(folder.url.appendingPathComponent("out/side-by-side.png")) == (128, 64))
@@ -105,7 +107,7 @@ import Testing
         close(fd)
     }
 
-    @Test func aTimedOutCombineFailsAndLeavesNoTemporaryFile() throws {
+    @Test func aTimedOutCombineFailsAndLeavesNoTemporaryFile() async throws {
         let folder = try TemporaryFolder()
         try Self.makeHoles(in: folder)
         try Data("""
@@ -114,7 +116,7 @@ import Testing
               pack: {timeout: 1, combine: {inputs: [holes.bin], to: out/holes.tar.gz, format: tar.gz}}
             """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
 
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
 
         #expect(result.status == 1)
         let failed = try #require(try EventStream(result.stdout).named("task.failed").first)
@@ -122,7 +124,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("out").path) == [])
     }
 
-    @Test func anInterruptedCombineLeavesNoTemporaryFileAndNoOutput() throws {
+    @Test func anInterruptedCombineLeavesNoTemporaryFileAndNoOutput() async throws {
         let folder = try TemporaryFolder()
         try Self.makeHoles(in: folder)
         try Data("""
@@ -131,11 +133,11 @@ import Testing
               pack: {combine: {inputs: [holes.bin], to: out/holes.tar.gz, format: tar.gz}}
             """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let run = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
-        #expect(run.waitFor("\"task.progress\""))
+        #expect(await run.waitFor("\"task.progress\""))
 
         run.send(SIGINT)
 
-        #expect(run.wait() == 130)
+        #expect(await run.wait() == 130)
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["pack": "task.cancelled"])
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("out").path)

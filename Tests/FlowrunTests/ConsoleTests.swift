@@ -20,9 +20,9 @@ import Testing
         return folder
     }
 
-    @Test func plainModeIsTheDefaultInAPipeWithTaskPrefixedLinesAndNoANSI() throws {
+    @Test func plainModeIsTheDefaultInAPipeWithTaskPrefixedLinesAndNoANSI() async throws {
         let folder = try folder()
-        let result = try FlowrunBinary.run(["flow.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": ""])
+        let result = try await FlowrunBinary.run(["flow.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": ""])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "workflow flow: 4 tasks, concurrency 2")
@@ -34,9 +34,9 @@ import Testing
         #expect(!result.stdout.contains("\u{1B}"))
     }
 
-    @Test func underGitHubActionsEachTaskIsFoldedAndFailuresAreAnnotated() throws {
+    @Test func underGitHubActionsEachTaskIsFoldedAndFailuresAreAnnotated() async throws {
         let folder = try folder()
-        let result = try FlowrunBinary.run(["flow.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": "true"])
+        let result = try await FlowrunBinary.run(["flow.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": "true"])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.hasPrefix("::group::") }.sorted() == ["::group::build", "::group::docs", "::group::test"])
@@ -48,16 +48,16 @@ import Testing
         #expect(lines.contains("::error title=test failed::exited with status 4"))
     }
 
-    @Test func theJUnitReportHasOneTestcasePerTaskWithTheFailureOutput() throws {
+    @Test func theJUnitReportHasOneTestcasePerTaskWithTheFailureOutput() async throws {
         let folder = try folder()
-        let result = try FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url)
         #expect(result.status == 2)
         #expect(result.stderr.contains("cannot write the JUnit report"))
 
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("report"), withIntermediateDirectories: true)
-        #expect(try FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url).status == 1)
+        #expect(try await FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url).status == 1)
         // A standard parser reads it: python's ElementTree.
-        let check = try RunTests.python(["-c", """
+        let check = try await RunTests.python(["-c", """
             import sys, xml.etree.ElementTree as ET
             root = ET.parse(sys.argv[1]).getroot()
             suite = root.find('testsuite')
@@ -73,10 +73,10 @@ import Testing
         ])
     }
 
-    @Test func theLiveViewOnATerminalShowsProgressThenASummaryTable() throws {
+    @Test func theLiveViewOnATerminalShowsProgressThenASummaryTable() async throws {
         let folder = try folder()
         // python3's pty module gives the binary a real terminal and collects what it draws.
-        let result = try RunTests.python(["-c", """
+        let result = try await RunTests.python(["-c", """
             import os, pty, sys
             pid, fd = pty.fork()
             if pid == 0:
@@ -108,13 +108,13 @@ import Testing
         #expect(plain.contains("workflow flow failed in "))
     }
 
-    @Test func withNoFileItRunsFlowrunYamlFromTheCurrentFolder() throws {
+    @Test func withNoFileItRunsFlowrunYamlFromTheCurrentFolder() async throws {
         let folder = try TemporaryFolder()
-        let missing = try FlowrunBinary.run([], in: folder.url)
+        let missing = try await FlowrunBinary.run([], in: folder.url)
         #expect(missing.status == 2)
         #expect(missing.stderr == "flowrun: error: no workflow file given, and no flowrun.yaml or flowrun.yml in the current folder\n")
         try Data("version: 1\ntasks:\n  hi: {shell: echo hi}\n".utf8).write(to: folder.url.appendingPathComponent("flowrun.yml"))
-        let found = try FlowrunBinary.run(["--events", "jsonl"], in: folder.url)
+        let found = try await FlowrunBinary.run(["--events", "jsonl"], in: folder.url)
         #expect(found.status == 0)
         #expect(try EventStream(found.stdout).lines(of: "hi") == ["hi"])
     }

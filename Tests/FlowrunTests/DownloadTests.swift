@@ -23,7 +23,7 @@ import Glibc
         (FileManager.default.subpaths(atPath: folder.url.path) ?? []).sorted()
     }
 
-    @Test func twoTasksShareOneRequestAndAWarmCacheMakesNone() throws {
+    @Test func twoTasksShareOneRequestAndAWarmCacheMakesNone() async throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
         server.route("/app.tar.gz") { _ in .init(headers: [("ETag", "\"1\"")], body: Self.body) }
@@ -36,7 +36,7 @@ import Glibc
               second: {download: {url: "\(url)", to: out/second.bin, sha256: \(Self.digest), headers: {Authorization: "Bearer topsecret-value"}}}
             """, in: folder)
         let environment = ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path]
-        let cold = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url, environment: environment)
+        let cold = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url, environment: environment)
         #expect(cold.status == 0, "\(cold.stderr)")
         #expect(server.requestCount("/app.tar.gz") == 1)
         #expect(server.requests.first?.header("Authorization") == "Bearer topsecret-value")
@@ -46,12 +46,12 @@ import Glibc
         #expect(!events.named("task.progress").isEmpty)
         #expect(events.named("task.progress").allSatisfy { $0["unit"] as? String == "bytes" })
         #expect(!cold.stdout.contains("topsecret") && !cold.stderr.contains("topsecret"))
-        let dryRun = try FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: folder.url)
+        let dryRun = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: folder.url)
         #expect(dryRun.stdout.contains("header: Authorization: ***"))
         #expect(!dryRun.stdout.contains("topsecret"))
 
         try FileManager.default.removeItem(at: folder.url.appendingPathComponent("out"))
-        let warm = try FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url, environment: environment)
+        let warm = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url, environment: environment)
         #expect(warm.status == 0, "\(warm.stderr)")
         #expect(server.requestCount("/app.tar.gz") == 1, "a warm cache makes no request")
         #expect(contents(folder, "out/first.bin") == Self.body)
@@ -59,7 +59,7 @@ import Glibc
         #expect(tree(folder) == ["cache", "cache/sha256", "cache/sha256/\(Self.digest)", "flow.yaml", "out", "out/first.bin", "out/second.bin"])
     }
 
-    @Test func a404FailsAtOnceAndA503WaitsForItsRetryAfter() throws {
+    @Test func a404FailsAtOnceAndA503WaitsForItsRetryAfter() async throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
         let served = LockedCounter()
@@ -74,7 +74,7 @@ import Glibc
               missing: {download: {url: "\(server.baseURL)/missing", to: m.bin}, retries: 3, retry_delay: 10ms}
               busy: {download: {url: "\(server.baseURL)/busy", to: b.bin}, retries: 1, retry_delay: 10ms}
             """, in: folder)
-        let run = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
+        let run = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
                                         environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
         #expect(run.status == 1)
         let events = try EventStream(run.stdout)
@@ -92,25 +92,25 @@ import Glibc
 
     /// The demos' downloads run offline from their file:// URLs: images.yaml whole (downloads,
     /// then combine), and upgrade.yaml's download task, checked against its sha256.
-    @Test func theDemosDownloadTheirAssetsOffline() throws {
+    @Test func theDemosDownloadTheirAssetsOffline() async throws {
         let folder = try TemporaryFolder()
         let workflows = FlowrunBinary.repositoryRoot.appendingPathComponent("workflows")
         for name in ["images.yaml", "upgrade.yaml", "assets"] {
             try FileManager.default.copyItem(at: workflows.appendingPathComponent(name), to: folder.url.appendingPathComponent(name))
         }
         let environment = ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path]
-        let images = try FlowrunBinary.run(["run", "--events", "plain", "images.yaml"], in: folder.url, environment: environment)
+        let images = try await FlowrunBinary.run(["run", "--events", "plain", "images.yaml"], in: folder.url, environment: environment)
         #expect(images.status == 0, "\(images.stdout)\(images.stderr)")
         #expect(contents(folder, "out/left.png") == contents(folder, "assets/left.png"))
         #expect(contents(folder, "out/side-by-side.png")?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true)
-        let upgrade = try FlowrunBinary.run(["run", "--events", "plain", "upgrade.yaml", "download"], in: folder.url, environment: environment)
+        let upgrade = try await FlowrunBinary.run(["run", "--events", "plain", "upgrade.yaml", "download"], in: folder.url, environment: environment)
         #expect(upgrade.status == 0, "\(upgrade.stdout)\(upgrade.stderr)")
         #expect(contents(folder, "out/demo-app-1.0.tar.gz") == contents(folder, "assets/demo-app-1.0.tar.gz"))
         #expect(!tree(folder).contains { $0.contains(".flowrun-") })
     }
 
     /// A secret that went into the URL is `***` in the failure, as in --dry-run.
-    @Test func aFailureNamesTheURLWithItsSecretsMasked() throws {
+    @Test func aFailureNamesTheURLWithItsSecretsMasked() async throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
         let folder = try TemporaryFolder()
@@ -119,7 +119,7 @@ import Glibc
             tasks:
               get: {download: {url: "\(server.baseURL)/private?token=${API_TOKEN}", to: p.bin}}
             """, in: folder)
-        let run = try FlowrunBinary.run(["run", "--events", "jsonl", "--env", "API_TOKEN=s3cr3t-value", "flow.yaml"], in: folder.url,
+        let run = try await FlowrunBinary.run(["run", "--events", "jsonl", "--env", "API_TOKEN=s3cr3t-value", "flow.yaml"], in: folder.url,
                                         environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
         #expect(run.status == 1)
         #expect(server.requests.first?.target == "/private?token=s3cr3t-value")
@@ -128,7 +128,7 @@ import Glibc
         #expect(!run.stdout.contains("s3cr3t") && !run.stderr.contains("s3cr3t"))
     }
 
-    @Test func ctrlCDuringADownloadLeavesNoTemporaryFileAndToAsItWas() throws {
+    @Test func ctrlCDuringADownloadLeavesNoTemporaryFileAndToAsItWas() async throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
         server.route("/stall") { _ in
@@ -145,9 +145,9 @@ import Glibc
             """, in: folder)
         let run = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
                               environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
-        #expect(run.waitFor("\"task.progress\""))
+        #expect(await run.waitFor("\"task.progress\""))
         run.send(SIGINT)
-        #expect(run.wait() == 130)
+        #expect(await run.wait() == 130)
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["fetch": "task.cancelled"])
         #expect(tree(folder) == ["app.bin", "flow.yaml"])

@@ -30,29 +30,29 @@ import Testing
     }
 
     @Test(arguments: invalid)
-    func invalidFileGivesExactlyTheExpectedDiagnostics(_ fixture: String) throws {
+    func invalidFileGivesExactlyTheExpectedDiagnostics(_ fixture: String) async throws {
         let file = FlowrunBinary.fixtures.appendingPathComponent(fixture)
         let expected = try String(contentsOf: file.deletingPathExtension().appendingPathExtension("expected"), encoding: .utf8)
-        let result = try FlowrunBinary.run(["validate", file.lastPathComponent], in: file.deletingLastPathComponent())
+        let result = try await FlowrunBinary.run(["validate", file.lastPathComponent], in: file.deletingLastPathComponent())
         #expect(result.stderr == expected)
         #expect(result.stdout == "")
         #expect(result.status == 2)
     }
 
     @Test(arguments: valid)
-    func validFileHasTheExpectedPlan(_ fixture: String) throws {
+    func validFileHasTheExpectedPlan(_ fixture: String) async throws {
         let file = FlowrunBinary.fixtures.appendingPathComponent(fixture)
         let folder = file.deletingLastPathComponent()
         let expected = try String(contentsOf: file.deletingPathExtension().appendingPathExtension("plan"), encoding: .utf8)
             .replacingOccurrences(of: "$FIXTURES", with: folder.standardizedFileURL.path)
         let argsFile = file.deletingPathExtension().appendingPathExtension("args")
         let extra = (try? String(contentsOf: argsFile, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
-        let result = try FlowrunBinary.run(["run", "--dry-run", file.lastPathComponent] + extra, in: folder)
+        let result = try await FlowrunBinary.run(["run", "--dry-run", file.lastPathComponent] + extra, in: folder)
         #expect(result.stderr == "")
         #expect(result.stdout == expected)
         #expect(result.status == 0)
 
-        let validate = try FlowrunBinary.run(["validate", file.lastPathComponent], in: folder)
+        let validate = try await FlowrunBinary.run(["validate", file.lastPathComponent], in: folder)
         #expect(validate.status == 0)
         #expect(validate.stdout.hasPrefix("\(file.lastPathComponent): ok ("))
     }
@@ -60,10 +60,10 @@ import Testing
     /// Hostile input gets one clear diagnostic that names the file and exit status 2: never a
     /// crash, a hang or a stack trace.
     @Test(arguments: hostile)
-    func hostileFileIsRejectedCleanly(_ fixture: String) throws {
+    func hostileFileIsRejectedCleanly(_ fixture: String) async throws {
         let file = FlowrunBinary.fixtures.appendingPathComponent(fixture)
         let name = file.lastPathComponent
-        let result = try FlowrunBinary.run(["validate", name], in: file.deletingLastPathComponent())
+        let result = try await FlowrunBinary.run(["validate", name], in: file.deletingLastPathComponent())
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("\(name):"))
@@ -71,7 +71,7 @@ import Testing
         #expect(!result.stderr.contains("Fatal error"))
     }
 
-    @Test func aFiftyMegabyteFileIsRefusedWithoutReadingIt() throws {
+    @Test func aFiftyMegabyteFileIsRefusedWithoutReadingIt() async throws {
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("huge.yaml")
         var line = Data("version: 1\ntasks:\n".utf8)
@@ -79,26 +79,26 @@ import Testing
         line.reserveCapacity(50 << 20)
         while line.count < 50 << 20 { line.append(task) }
         try line.write(to: file)
-        let result = try FlowrunBinary.run(["validate", "huge.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["validate", "huge.yaml"], in: folder.url)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("huge.yaml: error: the file is "))
     }
 
-    @Test func tenThousandDeepNestingFailsWithoutAStackOverflow() throws {
+    @Test func tenThousandDeepNestingFailsWithoutAStackOverflow() async throws {
         let folder = try TemporaryFolder()
         let text = "version: 1\ntasks: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
         try Data(text.utf8).write(to: folder.url.appendingPathComponent("deep.yaml"))
-        let result = try FlowrunBinary.run(["validate", "deep.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["validate", "deep.yaml"], in: folder.url)
         #expect(result.status == 2)
         #expect(result.stderr.contains("deep.yaml:2:"))
         #expect(result.stderr.contains("nesting is deeper than"))
     }
 
-    @Test func everyExampleWorkflowIsValid() throws {
+    @Test func everyExampleWorkflowIsValid() async throws {
         let folder = FlowrunBinary.repositoryRoot.appendingPathComponent("workflows")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }.sorted()
         #expect(files.contains("upgrade.yaml") && files.contains("images.yaml") && files.contains("ci.yaml"))
-        let result = try FlowrunBinary.run(["validate"] + files, in: folder)
+        let result = try await FlowrunBinary.run(["validate"] + files, in: folder)
         #expect(result.stderr == "")
         #expect(result.status == 0)
     }

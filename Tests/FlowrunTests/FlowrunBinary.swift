@@ -26,9 +26,16 @@ struct FlowrunBinary {
 
     /// Runs `flowrun arguments...` in `directory` to its end, with `environment` added to this
     /// process's (and NO_COLOR set), and returns what it printed.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> Result {
+        let run = try LiveRun(arguments, in: directory, environment: environment)
+        let status = await run.wait(seconds: 120)  // a hung run fails its test rather than the whole suite
+        return Result(status: status, stdout: run.stdout, stderr: run.stderr)
+    }
+
+    /// `run(_:in:environment:)` blocking the calling thread: for tests not yet async.
     static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
         let run = try LiveRun(arguments, in: directory, environment: environment)
-        let status = run.wait(seconds: 120)  // a hung run fails its test rather than the whole suite
+        let status = run.wait(seconds: 120)
         return Result(status: status, stdout: run.stdout, stderr: run.stderr)
     }
 }

@@ -16,13 +16,7 @@ import Testing
                   trap 'sleep 11; echo cleaned > cleaned; exit 3' TERM
                   sleep 1000 & wait
             """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
-        // On a thread of its own: the run takes 12 s, for which a blocking wait would hold one
-        // of the few threads the suite's async tests share.
-        let arguments = ["run", "--events", "jsonl", "--grace", "30", "flow.yaml"]
-        let url = folder.url
-        let result = try await withCheckedThrowingContinuation { done in
-            Thread.detachNewThread { done.resume(with: Result { try FlowrunBinary.run(arguments, in: url) }) }
-        }
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "--grace", "30", "flow.yaml"], in: folder.url)
         let events = try EventStream(result.stdout)
         #expect(result.status == 1)
         #expect(events.named("task.failed").first?["reason"] as? String == "timed out after 1s")

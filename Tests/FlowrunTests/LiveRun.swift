@@ -39,8 +39,19 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     var stdout: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
     var stderr: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
 
-    /// Waits until stdout contains `text`, for at most `seconds`.
-    func waitFor(_ text: String, seconds: Double = 10) -> Bool {
+    /// Waits until stdout contains `text`, for at most `seconds` (a hang guard), polling off the
+    /// threads the suite's async tests share.
+    func waitFor(_ text: String, seconds: Double = 120) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if stdout.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return stdout.contains(text)
+    }
+
+    /// Waits until stdout contains `text`, blocking the calling thread: for tests not yet async.
+    func waitFor(_ text: String, seconds: Double = 120) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if stdout.contains(text) { return true }
@@ -51,25 +62,61 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
 
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits, for at most `seconds`, until flowrun has started the thread that takes its
-    /// signals (named in /proc): from then on a signal is handled, whatever the main thread does.
-    func waitForSignalThread(seconds: Double = 10) -> Bool {
-        let tasks = "/proc/\(process.processIdentifier)/task"
+    /// Waits, for at most `seconds` (a hang guard), until flowrun has started the thread that
+    /// takes its signals: from then on a signal is handled, whatever the main thread does.
+    func waitForSignalThread(seconds: Double = 120) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if hasSignalThread { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return hasSignalThread
+    }
+
+    /// `waitForSignalThread(seconds:)` blocking the calling thread: for tests not yet async.
+    func waitForSignalThread(seconds: Double = 120) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
-            if threads.contains(where: { FileManager.default.contents(atPath: "\(tasks)/\($0)/comm") == Data("flowrun.signals\n".utf8) }) {
-                return true
-            }
+            if hasSignalThread { return true }
             usleep(10_000)
         }
         return false
     }
 
+    /// Whether flowrun's signal thread (named in /proc) has started.
+    private var hasSignalThread: Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return threads.contains { FileManager.default.contents(atPath: "\(tasks)/\($0)/comm") == Data("flowrun.signals\n".utf8) }
+    }
+
     /// Waits for the exit (at most `seconds` when given, then SIGTERM, and SIGKILL 5 s later if
     /// that did not end it either: a hung run fails its test instead of hanging the suite) and
-    /// returns its status.
-    func wait(seconds: Double? = 30) -> Int32 {
+    /// returns its status. It polls with Task.sleep and waits for the readers through a
+    /// continuation: a blocking wait would hold one of the few threads the async tests share.
+    func wait(seconds: Double? = 120) async -> Int32 {
+        if let seconds {
+            await poll(seconds: seconds)
+            if process.isRunning { process.terminate() }
+            await poll(seconds: 5)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        await withCheckedContinuation { (read: CheckedContinuation<Void, Never>) in
+            done.notify(queue: .global()) { read.resume() }
+        }
+        process.waitUntilExit()  // at once now: the process has ended
+        return process.terminationStatus
+    }
+
+    private func poll(seconds: Double) async {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Waits for the exit as `wait(seconds:)` does, blocking the calling thread: for tests not
+    /// yet async.
+    func wait(seconds: Double? = 120) -> Int32 {
         if let seconds {
             let deadline = Date().addingTimeInterval(seconds)
             while process.isRunning, Date() < deadline { usleep(10_000) }

@@ -23,12 +23,19 @@ import Glibc
     /// Runs `executable arguments...` in `folder` with stdout on `standardOutput`, and returns
     /// its exit status and what it wrote on stderr.
     func run(_ executable: String, _ arguments: [String], in folder: TemporaryFolder, standardOutput: FileHandle)
+        async throws -> (status: Int32, stderr: String)
+    {
+        let url = folder.url
+        return try await offThePool { try Self.runBlocking(executable, arguments, in: url, standardOutput: standardOutput) }
+    }
+
+    static func runBlocking(_ executable: String, _ arguments: [String], in folder: URL, standardOutput: FileHandle)
         throws -> (status: Int32, stderr: String)
     {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.currentDirectoryURL = folder.url
+        process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
         let errors = Pipe()
         process.standardOutput = standardOutput
@@ -45,7 +52,7 @@ import Glibc
     }
 
     @Test(arguments: [["--junit", "full"], ["--events-file", "full"], ["--events", "plain"], ["--events", "jsonl"]])
-    func aFullDiskIsReportedOnceAndFailsTheRun(_ arguments: [String]) throws {
+    func aFullDiskIsReportedOnceAndFailsTheRun(_ arguments: [String]) async throws {
         let folder = try folder()
         // /dev/full takes nothing: each write fails with ENOSPC. Without an output option it is
         // stdout. The options name it through a link of the test's own, so that a flowrun that
@@ -53,7 +60,7 @@ import Glibc
         try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("full").path, withDestinationPath: "/dev/full")
         let fileOption = arguments[0] != "--events"
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let result = try run(FlowrunBinary.url.path, ["flow.yaml"] + arguments, in: folder,
+        let result = try await run(FlowrunBinary.url.path, ["flow.yaml"] + arguments, in: folder,
                              standardOutput: fileOption ? FileHandle.nullDevice : full)
         let output = fileOption ? "full" : "standard output"
         #expect(result.status == 1)
@@ -63,18 +70,18 @@ import Glibc
     }
 
     @Test(arguments: [["run", "--dry-run", "flow.yaml"], ["graph", "flow.yaml"], ["schema"]])
-    func aCommandThatPrintsToAFullDiskFails(_ arguments: [String]) throws {
+    func aCommandThatPrintsToAFullDiskFails(_ arguments: [String]) async throws {
         let folder = try folder()
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let result = try run(FlowrunBinary.url.path, arguments, in: folder, standardOutput: full)
+        let result = try await run(FlowrunBinary.url.path, arguments, in: folder, standardOutput: full)
         #expect(result.status == 1)
         #expect(result.stderr == "flowrun: error: cannot write standard output: No space left on device\n")
     }
 
-    @Test func aFolderAsTheReportIsRefusedBeforeAnyTaskRuns() throws {
+    @Test func aFolderAsTheReportIsRefusedBeforeAnyTaskRuns() async throws {
         let folder = try folder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("reports"), withIntermediateDirectories: false)
-        let result = try FlowrunBinary.run(["flow.yaml", "--junit", "reports"], in: folder.url)
+        let result = try await FlowrunBinary.run(["flow.yaml", "--junit", "reports"], in: folder.url)
         #expect(result.status == 2)
         #expect(result.stderr == "flowrun: error: cannot write the JUnit report: cannot create reports: Is a directory\n")
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
@@ -84,13 +91,13 @@ import Glibc
         ["--junit", "flow.yaml"], ["--events-file", "./flow.yaml"], ["--junit", "link.yaml"],
         ["--junit", "a.xml", "--events-file", "./a.xml"], ["--junit", "old.xml", "--events-file", "old-link.xml"],
     ])
-    func anOutputThatIsTheWorkflowOrTheOtherOutputIsRefusedBeforeTheRun(_ arguments: [String]) throws {
+    func anOutputThatIsTheWorkflowOrTheOtherOutputIsRefusedBeforeTheRun(_ arguments: [String]) async throws {
         let folder = try folder()
         let fileManager = FileManager.default
         try fileManager.createSymbolicLink(atPath: folder.url.appendingPathComponent("link.yaml").path, withDestinationPath: "flow.yaml")
         try Data("old report\n".utf8).write(to: folder.url.appendingPathComponent("old.xml"))
         try fileManager.createSymbolicLink(atPath: folder.url.appendingPathComponent("old-link.xml").path, withDestinationPath: "old.xml")
-        let result = try FlowrunBinary.run(["flow.yaml"] + arguments, in: folder.url)
+        let result = try await FlowrunBinary.run(["flow.yaml"] + arguments, in: folder.url)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("flowrun: error: "), "\(result.stderr)")
         #expect(result.stderr.contains(arguments.last!), "\(result.stderr)")
@@ -100,7 +107,7 @@ import Glibc
         #expect(!fileManager.fileExists(atPath: folder.url.appendingPathComponent("a.xml").path))
     }
 
-    @Test func theReportIsWrittenThroughAFIFOWhichStaysAFIFO() throws {
+    @Test func theReportIsWrittenThroughAFIFOWhichStaysAFIFO() async throws {
         let folder = try folder()
         let fifo = folder.url.appendingPathComponent("report.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -109,13 +116,13 @@ import Glibc
             received.set(FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data())
         }
         reader.start()
-        let result = try FlowrunBinary.run(["flow.yaml", "--junit", fifo], in: folder.url)
+        let result = try await FlowrunBinary.run(["flow.yaml", "--junit", fifo], in: folder.url)
         // Should flowrun not have opened the FIFO, opening it here lets the reader's open return.
-        let deadline = Date().addingTimeInterval(30)  // a hang guard only
+        let deadline = Date().addingTimeInterval(120)  // a hang guard only
         while !received.isSet, Date() < deadline {
             let release = open(fifo, O_WRONLY | O_NONBLOCK)
             if release >= 0 { close(release) }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         #expect(result.status == 0, "\(result.stderr)")
         let report = received.text
@@ -126,14 +133,14 @@ import Glibc
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
     }
 
-    @Test func aReportBehindASymbolicLinkReplacesItsTargetAndTheLinkStays() throws {
+    @Test func aReportBehindASymbolicLinkReplacesItsTargetAndTheLinkStays() async throws {
         let folder = try folder()
         let reports = folder.url.appendingPathComponent("reports")
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: false)
         try Data("old report\n".utf8).write(to: reports.appendingPathComponent("junit.xml"))
         try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path,
                                                    withDestinationPath: "reports/junit.xml")
-        let result = try FlowrunBinary.run(["flow.yaml", "--junit", "latest.xml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["flow.yaml", "--junit", "latest.xml"], in: folder.url)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path)
             == "reports/junit.xml")
@@ -142,7 +149,7 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: reports.path) == ["junit.xml"])  // no temporary file left
     }
 
-    @Test func anOldReportSurvivesWhenTheNewOneCannotBeWrittenWhole() throws {
+    @Test func anOldReportSurvivesWhenTheNewOneCannotBeWrittenWhole() async throws {
         // A file size limit of one block (`ulimit -f 1`: 512 bytes in dash, 1 KiB in bash), with
         // SIGXFSZ ignored so that a write past it fails with EFBIG, stands in for a full disk:
         // the report of 30 tasks and the events are larger than that.
@@ -150,7 +157,7 @@ import Glibc
         for index in 1...30 { workflow += "  task\(index): {shell: echo hello}\n" }
         let folder = try folder(workflow)
         try Data("<old report/>\n".utf8).write(to: folder.url.appendingPathComponent("report.xml"))
-        let result = try run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", FlowrunBinary.url.path,
+        let result = try await run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", FlowrunBinary.url.path,
                                          "flow.yaml", "--junit", "report.xml", "--events-file", "events.jsonl"],
                              in: folder, standardOutput: FileHandle.nullDevice)
         #expect(result.status == 1)
@@ -165,7 +172,7 @@ import Glibc
         #expect(events.isEmpty || events.hasSuffix("\n"))
     }
 
-    @Test func aClosedStandardOutputCancelsTheRunAndLeavesNoTaskBehind() throws {
+    @Test func aClosedStandardOutputCancelsTheRunAndLeavesNoTaskBehind() async throws {
         // As `flowrun ... | head -1`: the reader goes away while a task still runs and writes.
         let marker = "10\(Int.random(in: 10_000...99_999))"
         let folder = try folder("""
@@ -183,15 +190,18 @@ import Glibc
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        var seen = ""
-        repeat {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            seen += String(decoding: data, as: UTF8.self)
-        } while !seen.contains("tick")
-        try output.fileHandleForReading.close()
-        let deadline = Date().addingTimeInterval(60)  // a hang guard only
-        while process.isRunning, Date() < deadline { usleep(10_000) }
+        let reader = output.fileHandleForReading
+        try await offThePool {
+            var seen = ""
+            repeat {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                seen += String(decoding: data, as: UTF8.self)
+            } while !seen.contains("tick")
+            try reader.close()
+        }
+        let deadline = Date().addingTimeInterval(120)  // a hang guard only
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         #expect(process.terminationStatus == 141)

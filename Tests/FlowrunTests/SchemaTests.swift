@@ -4,9 +4,9 @@ import Testing
 /// `schemas/workflow.schema.json` is what editors use: it must be what `flowrun schema` prints,
 /// and it must agree with flowrun's validator on every fixture and example.
 @Suite struct SchemaTests {
-    @Test func flowrunSchemaPrintsThePublishedSchema() throws {
+    @Test func flowrunSchemaPrintsThePublishedSchema() async throws {
         let published = try String(contentsOf: FlowrunBinary.repositoryRoot.appendingPathComponent("schemas/workflow.schema.json"), encoding: .utf8)
-        let result = try FlowrunBinary.run(["schema"])
+        let result = try await FlowrunBinary.run(["schema"])
         #expect(result.status == 0)
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == published.trimmingCharacters(in: .whitespacesAndNewlines),
                 "run scripts/embed-schema after changing schemas/workflow.schema.json")
@@ -14,8 +14,8 @@ import Testing
         #expect(object?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
     }
 
-    @Test func theSchemaAndTheValidatorAgreeOnEveryFixtureAndExample() throws {
-        let check = try RunTests.python(["Tests/FlowrunTests/schema_agreement.py", FlowrunBinary.url.path])
+    @Test func theSchemaAndTheValidatorAgreeOnEveryFixtureAndExample() async throws {
+        let check = try await RunTests.python(["Tests/FlowrunTests/schema_agreement.py", FlowrunBinary.url.path])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.hasSuffix(" passed, 0 failed\n"))
     }

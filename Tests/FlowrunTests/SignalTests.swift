@@ -14,49 +14,51 @@ import Glibc
     func uniqueSleep() -> String { "10\(Int.random(in: 10_000...99_999))" }
 
     @Test(arguments: [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, Int32(143), "terminated (SIGTERM)")])
-    func aSignalCancelsTheRunAndEveryTaskGetsOneFinalEvent(signal: Int32, status: Int32, reason: String) throws {
+    func aSignalCancelsTheRunAndEveryTaskGetsOneFinalEvent(signal: Int32, status: Int32, reason: String) async throws {
         let seconds = uniqueSleep()
         let (run, folder) = try start("""
             version: 1
             concurrency: 2
             tasks:
               long: {shell: "sleep \(seconds) & sleep \(seconds)"}
-              stubborn: {shell: "trap 'echo got TERM' TERM; sleep \(seconds) & wait; sleep 0.2"}
+              stubborn: {shell: "trap 'echo got TERM' TERM; echo ready; sleep \(seconds) & wait; sleep 0.2"}
               later: {needs: long, shell: "true"}
             """, ["--grace", "5"])
-        #expect(run.waitFor("\"task\":\"stubborn\",\"attempt\":1"))
-        usleep(200_000)  // let the shells set their traps
+        #expect(await run.waitFor("\"task\":\"long\",\"attempt\":1"))
+        #expect(await run.waitFor("\"line\":\"ready\""))  // printed once the trap is set
         run.send(signal)
-        #expect(run.wait() == status)
+        #expect(await run.wait() == status)
         #expect(run.stderr == "")
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["long": "task.cancelled", "stubborn": "task.cancelled", "later": "task.skipped"])
         #expect(events.named("task.cancelled").allSatisfy { $0["reason"] as? String == reason })
-        #expect(events.lines(of: "stubborn") == ["got TERM"])
+        #expect(events.lines(of: "stubborn") == ["ready", "got TERM"])
         #expect(events.named("workflow.finished").first?["status"] as? String == "cancelled")
         #expect(try RunTests().processesMatching("sleep \(seconds)").isEmpty)
         withExtendedLifetime(folder) {}
     }
 
-    @Test func aSecondInterruptKillsAtOnce() throws {
+    @Test func aSecondInterruptKillsAtOnce() async throws {
         let seconds = uniqueSleep()
+        // The sleep ignores SIGTERM; the shell says when the first interrupt's SIGTERM reached it.
         let (run, folder) = try start("""
             version: 1
             tasks:
-              deaf: {shell: "trap '' TERM; sleep \(seconds)"}
-            """, ["--grace", "60"])
-        #expect(run.waitFor("\"task.started\""))
-        usleep(200_000)
+              deaf: {shell: "trap '' TERM; sleep \(seconds) & trap 'echo got TERM' TERM; echo ready; wait; wait"}
+            """, ["--grace", "600"])
+        #expect(await run.waitFor("\"line\":\"ready\""))  // printed once the traps are set
         run.send(SIGINT)
-        usleep(300_000)
+        #expect(await run.waitFor("\"line\":\"got TERM\""))
         run.send(SIGINT)
-        #expect(run.wait(seconds: 10) == 130)
+        // Within the grace of 600 s only if the second interrupt killed at once.
+        #expect(await run.wait(seconds: 120) == 130)
         #expect(try EventStream(run.stdout).finals == ["deaf": "task.cancelled"])
-        #expect(try RunTests().processesMatching("sleep \(seconds)").isEmpty)
+        // SIGKILLed, but flowrun exits at once without waiting for them to be gone.
+        #expect(await Self.noneLeft(matching: "sleep \(seconds)"))
         withExtendedLifetime(folder) {}
     }
 
-    @Test func pauseHoldsNewTasksAndResumeStartsThem() throws {
+    @Test func pauseHoldsNewTasksAndResumeStartsThem() async throws {
         let (run, folder) = try start("""
             version: 1
             concurrency: 1
@@ -64,15 +66,15 @@ import Glibc
               first: {shell: "while [ ! -e go ]; do sleep 0.05; done"}
               second: {shell: "true"}
             """)
-        #expect(run.waitFor("\"task\":\"first\",\"attempt\":1"))
+        #expect(await run.waitFor("\"task\":\"first\",\"attempt\":1"))
         run.send(SIGUSR1)
-        #expect(run.waitFor("queue.suspended"))
+        #expect(await run.waitFor("queue.suspended"))
         FileManager.default.createFile(atPath: folder.url.appendingPathComponent("go").path, contents: nil)
-        #expect(run.waitFor("\"task.succeeded\",\"task\":\"first\""))
-        usleep(300_000)
+        #expect(await run.waitFor("\"task.succeeded\",\"task\":\"first\""))
+        try? await Task.sleep(for: .milliseconds(300))  // a slower machine only makes this check weaker
         #expect(!run.stdout.contains("\"task\":\"second\",\"attempt\""))
         run.send(SIGUSR2)
-        #expect(run.wait() == 0)
+        #expect(await run.wait() == 0)
         let events = try EventStream(run.stdout)
         let resumed = try #require(events.events.firstIndex { $0.name == "queue.resumed" })
         #expect(try #require(events.index(of: "task.started", task: "second")) > resumed)
@@ -84,27 +86,27 @@ import Glibc
     /// other end: it blocks in open(2), where a signal must still end it.
     @Test(arguments: [("FILE", SIGINT, Int32(130)), ("FILE", SIGHUP, Int32(129)), ("--events-file", SIGTERM, Int32(143)),
                       ("--events-file", SIGQUIT, Int32(131))])
-    func aSignalEndsFlowrunBlockedOpeningAFifo(fifoAs: String, signal: Int32, status: Int32) throws {
+    func aSignalEndsFlowrunBlockedOpeningAFifo(fifoAs: String, signal: Int32, status: Int32) async throws {
         let folder = try TemporaryFolder()
         try Data("version: 1\ntasks:\n  t: {shell: \"true\"}\n".utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         #expect(mkfifo(folder.url.appendingPathComponent("fifo").path, 0o600) == 0)
         let arguments = fifoAs == "FILE" ? ["run", "fifo"] : ["run", "--events-file", "fifo", "flow.yaml"]
         let run = try LiveRun(arguments, in: folder.url)
-        #expect(run.waitForSignalThread())
+        #expect(await run.waitForSignalThread())
         run.send(signal)
-        #expect(run.wait(seconds: 30) == status)
+        #expect(await run.wait(seconds: 120) == status)
         #expect(run.process.terminationReason == .exit)
         #expect(run.stdout == "")
     }
 
     /// The pids a task wrote to `file` in `folder`, once it has written them.
-    func pids(in folder: TemporaryFolder, _ file: String, count: Int) throws -> [pid_t] {
+    func pids(in folder: TemporaryFolder, _ file: String, count: Int) async throws -> [pid_t] {
         let path = folder.url.appendingPathComponent(file).path
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        while ContinuousClock.now < deadline {
             let pids = (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").compactMap { pid_t($0) } ?? []
             if pids.count >= count { return pids }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("\(file) was not written")
         return []
@@ -117,17 +119,27 @@ import Glibc
         return stat[close + 2] == UInt8(ascii: "Z")
     }
 
-    /// Waits, for at most `seconds` (a hang guard), until every one of `pids` has exited.
-    static func allGone(_ pids: [pid_t], seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if pids.allSatisfy(isGone) { return true }
-            usleep(20_000)
+    /// Waits, for at most 120 s (a hang guard), until no live process's command line contains `text`.
+    static func noneLeft(matching text: String) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if (try? RunTests().processesMatching(text).isEmpty) == true { return true }
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }
 
-    @Test func aHangUpCancelsTheRunAndReachesTheTasks() throws {
+    /// Waits, for at most `seconds` (a hang guard), until every one of `pids` has exited.
+    static func allGone(_ pids: [pid_t], seconds: Double = 120) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if pids.allSatisfy(isGone) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return pids.allSatisfy(isGone)
+    }
+
+    @Test func aHangUpCancelsTheRunAndReachesTheTasks() async throws {
         // The terminal closed (or ssh dropped): the tasks, in groups of their own, are not told
         // by the kernel; flowrun tells them, cancels, and no process of theirs stays behind.
         let seconds = uniqueSleep()
@@ -140,48 +152,46 @@ import Glibc
               deaf: {shell: "trap '' HUP TERM; echo $$ >> pids; sleep \(seconds)"}
               later: {needs: plain, shell: "true"}
             """, ["--grace", "1"])
-        let pids = try pids(in: folder, "pids", count: 4)
-        usleep(200_000)  // let the shells set their traps
+        let pids = try await pids(in: folder, "pids", count: 4)  // written once the traps are set
         run.send(SIGHUP)
-        #expect(run.wait() == 129)
+        #expect(await run.wait() == 129)
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["plain": "task.cancelled", "hangs-up": "task.cancelled", "deaf": "task.cancelled", "later": "task.skipped"])
         #expect(events.named("task.cancelled").allSatisfy { $0["reason"] as? String == "hung up (SIGHUP)" })
         #expect(events.lines(of: "hangs-up") == ["got HUP"])
-        #expect(Self.allGone(pids))
+        #expect(await Self.allGone(pids))
         let left = try RunTests().processesMatching("sleep \(seconds)")
         #expect(left.isEmpty, "\(left) \((try? RunTests().processesMatching("sleep \(seconds)")) ?? [])")
     }
 
-    @Test func quitKillsAtOnce() throws {
+    @Test func quitKillsAtOnce() async throws {
         let seconds = uniqueSleep()
         let (run, folder) = try start("""
             version: 1
             tasks:
               deaf: {shell: "trap '' TERM; echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait; wait"}
             """, ["--grace", "600"])
-        let pids = try pids(in: folder, "pids", count: 2)
-        usleep(200_000)
+        let pids = try await pids(in: folder, "pids", count: 2)  // written once the trap is set
         run.send(SIGQUIT)
-        #expect(run.wait(seconds: 60) == 131)
+        #expect(await run.wait(seconds: 120) == 131)
         #expect(try EventStream(run.stdout).finals == ["deaf": "task.cancelled"])
-        #expect(Self.allGone(pids))
+        #expect(await Self.allGone(pids))
     }
 
-    @Test func theTasksOfAKilledFlowrunDieWithIt() throws {
+    @Test func theTasksOfAKilledFlowrunDieWithIt() async throws {
         let seconds = uniqueSleep()
         let (run, folder) = try start("""
             version: 1
             tasks:
               parent: {shell: "echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait"}
             """)
-        let pids = try pids(in: folder, "pids", count: 2)
+        let pids = try await pids(in: folder, "pids", count: 2)
         run.send(SIGKILL)
-        _ = run.wait()
-        #expect(Self.allGone(pids))
+        _ = await run.wait()
+        #expect(await Self.allGone(pids))
     }
 
-    @Test func aSignalEndsFlowrunWritingToAStdoutNobodyReads() throws {
+    @Test func aSignalEndsFlowrunWritingToAStdoutNobodyReads() async throws {
         // The task writes more than a pipe holds; flowrun's writes to stdout block, at the end
         // of the run (or, if flowrun holds the task up meanwhile, in its middle: then no
         // `done`, and the signal goes after the hang guard), and Ctrl-C must still end it.
@@ -194,10 +204,10 @@ import Glibc
         let unread = Pipe()
         let run = try LiveRun(["run", "--grace", "0", "--events", "plain", "flow.yaml"], in: folder.url, standardOutput: unread)
         let done = folder.url.appendingPathComponent("done").path
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: done), Date() < deadline { usleep(10_000) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: done), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         run.send(SIGINT)
-        #expect(run.wait(seconds: 60) == 130)
+        #expect(await run.wait(seconds: 120) == 130)
         withExtendedLifetime(unread) {}
     }
 }

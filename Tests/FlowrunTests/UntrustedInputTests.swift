@@ -5,19 +5,19 @@ import Testing
 /// with a clear message, as a user would see it from the real binary.
 @Suite struct UntrustedInputTests {
     /// Writes `text` as `flow.yaml` in a new folder and runs `flowrun arguments...` there.
-    func flowrun(_ arguments: [String], file text: String, environment: [String: String] = [:]) throws
+    func flowrun(_ arguments: [String], file text: String, environment: [String: String] = [:]) async throws
         -> (result: FlowrunBinary.Result, folder: TemporaryFolder)
     {
         let folder = try TemporaryFolder()
         try Data(text.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
-        return (try FlowrunBinary.run(arguments, in: folder.url, environment: environment), folder)
+        return (try await FlowrunBinary.run(arguments, in: folder.url, environment: environment), folder)
     }
 
-    @Test func aLongValueReferencedManyTimesIsRefusedBeforeAnythingIsPrinted() throws {
+    @Test func aLongValueReferencedManyTimesIsRefusedBeforeAnythingIsPrinted() async throws {
         // 1 MiB referenced by 70 tasks: 70 nodes of aliases, 70 MiB of text.
         var text = "version: 1\nenv: {LONG: &long \"\(String(repeating: "x", count: 1 << 20))\"}\ntasks:\n"
         for index in 0..<70 { text += "  t\(index): {shell: \"true\", env: {COPY: *long}}\n" }
-        let (result, _) = try flowrun(["run", "--dry-run", "flow.yaml"], file: text)
+        let (result, _) = try await flowrun(["run", "--dry-run", "flow.yaml"], file: text)
         #expect(result.status == 2)
         #expect(result.stdout == "")
         // The 65th alias crosses the 64 MiB limit, on the task line 68 of the file.
@@ -26,9 +26,9 @@ import Testing
     }
 
     @Test(arguments: [["run"], ["run", "--dry-run"], ["validate"]])
-    func anEnvNameOutsideTheFilesRuleIsAUsageError(command: [String]) throws {
+    func anEnvNameOutsideTheFilesRuleIsAUsageError(command: [String]) async throws {
         // bash reads `BASH_FUNC_ls%%` from its environment as a function: it would replace `ls`.
-        let (result, folder) = try flowrun(command + ["--env", "BASH_FUNC_ls%%=() { touch owned; }", "flow.yaml"],
+        let (result, folder) = try await flowrun(command + ["--env", "BASH_FUNC_ls%%=() { touch owned; }", "flow.yaml"],
                                            file: "version: 1\ntasks:\n  list: {shell: [bash, -c, ls]}\n")
         #expect(result.status == 2)
         #expect(result.stdout == "")
@@ -37,20 +37,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("owned").path))
     }
 
-    @Test func anEnvNameStartingWithADigitIsRefusedAndAValidOneIsTaken() throws {
+    @Test func anEnvNameStartingWithADigitIsRefusedAndAValidOneIsTaken() async throws {
         let file = "version: 1\ntasks:\n  t: {shell: \"true\"}\n"
-        let refused = try flowrun(["run", "--dry-run", "--env", "2ND=x", "flow.yaml"], file: file).result
+        let refused = try await flowrun(["run", "--dry-run", "--env", "2ND=x", "flow.yaml"], file: file).result
         #expect(refused.status == 2)
         #expect(refused.stderr.hasPrefix("Error: invalid environment variable name '2ND' in --env"))
-        let taken = try flowrun(["run", "--dry-run", "--env", "_MODE_2=fast", "flow.yaml"], file: file).result
+        let taken = try await flowrun(["run", "--dry-run", "--env", "_MODE_2=fast", "flow.yaml"], file: file).result
         #expect(taken.status == 0)
         #expect(taken.stdout.contains("env: _MODE_2=fast\n"))
     }
 
     /// As make and ninja take it: `-j8` as well as `-j 8`.
     @Test(arguments: [["-j8"], ["-j", "8"], ["--concurrency", "8"], ["--concurrency=8"]])
-    func concurrencyIsTakenInEverySpelling(option: [String]) throws {
-        let result = try flowrun(["run", "--dry-run"] + option + ["flow.yaml"], file: "version: 1\ntasks:\n  t: {shell: \"true\"}\n").result
+    func concurrencyIsTakenInEverySpelling(option: [String]) async throws {
+        let result = try await flowrun(["run", "--dry-run"] + option + ["flow.yaml"], file: "version: 1\ntasks:\n  t: {shell: \"true\"}\n").result
         #expect(result.stderr == "")
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("plan flow (flow.yaml): 1 of 1 tasks in 1 waves, concurrency 8, "))
@@ -59,8 +59,8 @@ import Testing
     /// A file that is not a regular one has no size to tell, and may never end: what is read of
     /// it is bounded, and the message says so rather than "0 bytes".
     @Test(arguments: [["validate"], ["run", "--dry-run"]])
-    func aDeviceThatNeverEndsIsRefusedAtTheSizeLimit(command: [String]) throws {
-        let result = try FlowrunBinary.run(command + ["/dev/zero"])
+    func aDeviceThatNeverEndsIsRefusedAtTheSizeLimit(command: [String]) async throws {
+        let result = try await FlowrunBinary.run(command + ["/dev/zero"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(result.stderr == "/dev/zero: error: the file is larger than the 32 MiB limit of workflow files "
@@ -69,8 +69,8 @@ import Testing
 
     /// The child's chdir fails before its exec, with the same errno: the reason names the
     /// workdir, not the program ("cannot run '/bin/sh'").
-    @Test func aTaskWhoseWorkdirIsMissingFailsNamingTheWorkdir() throws {
-        let (result, folder) = try flowrun(["run", "--events", "jsonl", "flow.yaml"], file: """
+    @Test func aTaskWhoseWorkdirIsMissingFailsNamingTheWorkdir() async throws {
+        let (result, folder) = try await flowrun(["run", "--events", "jsonl", "flow.yaml"], file: """
             version: 1
             fail_fast: false
             tasks:
@@ -91,8 +91,8 @@ import Testing
 
     /// Values from `--env` or the process environment whose names look secret are printed as
     /// `***`, wherever they appear; values written in the file are shown as written.
-    @Test func dryRunMasksSecretValuesFromTheCommandLineAndTheEnvironment() throws {
-        let (result, folder) = try flowrun(
+    @Test func dryRunMasksSecretValuesFromTheCommandLineAndTheEnvironment() async throws {
+        let (result, folder) = try await flowrun(
             ["run", "--dry-run", "--env", "API_TOKEN=cli-secret", "--env", "MODE=slow", "--env", "db_password=pw", "flow.yaml"],
             file: """
                 version: 1
