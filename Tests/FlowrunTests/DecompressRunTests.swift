@@ -8,13 +8,13 @@ import Glibc
 /// `decompress` tasks through the flowrun binary.
 @Suite struct DecompressRunTests {
     /// Runs `python3 -c script folder` in `folder`.
-    func python(_ script: String, in folder: URL) throws {
+    func python(_ script: String, in folder: URL) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import io, os, sys, tarfile, zipfile\n" + script, folder.path]
         process.currentDirectoryURL = folder
         try process.run()
-        process.waitUntilExit()
+        try await offThePool { process.waitUntilExit() }
         try #require(process.terminationStatus == 0)
     }
 
@@ -22,7 +22,7 @@ import Glibc
         ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
     }
 
-    @Test func theDemoArchiveUnpacksWithStripComponentsAndReportsProgress() throws {
+    @Test func theDemoArchiveUnpacksWithStripComponentsAndReportsProgress() async throws {
         let folder = try TemporaryFolder()
         let asset = FlowrunBinary.repositoryRoot.appendingPathComponent("workflows/assets/demo-app-1.0.tar.gz")
         try FileManager.default.copyItem(at: asset, to: folder.url.appendingPathComponent("app.tar.gz"))
@@ -32,7 +32,7 @@ import Glibc
               unpack: {decompress: {from: app.tar.gz, to: out/demo-app, strip_components: 1, format: tar.gz}}
               install: {needs: unpack, shell: "test -f out/demo-app/install.sh && cat out/demo-app/VERSION"}
             """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let events = try EventStream(result.stdout)
         #expect(events.finals == ["unpack": "task.succeeded", "install": "task.succeeded"])
@@ -43,51 +43,51 @@ import Glibc
         #expect(listing(folder.url.appendingPathComponent("out")) == ["demo-app"], "no staging folder left")
     }
 
-    @Test func theUpgradeDemoRunsOfflineFromAnotherFolder() throws {
+    @Test func theUpgradeDemoRunsOfflineFromAnotherFolder() async throws {
         // Its paths hold ${VERSION} and are relative to the workflow's folder, not the current one.
         let folder = try TemporaryFolder()
         let copy = folder.url.appendingPathComponent("workflows")
         try FileManager.default.copyItem(at: FlowrunBinary.repositoryRoot.appendingPathComponent("workflows"), to: copy)
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "workflows/upgrade.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "workflows/upgrade.yaml"], in: folder.url)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let events = try EventStream(result.stdout)
         #expect(events.finals["unpack"] == "task.succeeded")
         #expect(listing(copy.appendingPathComponent("out/demo-app")) == ["README.txt", "VERSION", "install.sh", "logo.png"])
     }
 
-    @Test func aZipSlipFailsTheTaskNamingTheEntryAndWritesNothing() throws {
+    @Test func aZipSlipFailsTheTaskNamingTheEntryAndWritesNothing() async throws {
         let folder = try TemporaryFolder()
-        try python("""
+        try await python("""
             os.chdir(sys.argv[1])
             with zipfile.ZipFile('evil.zip', 'w') as z:
                 z.writestr('fine.txt', 'ok'); z.writestr('../../evil.txt', 'x')
             """, in: folder.url)
         try Data("version: 1\ntasks:\n  unpack: {decompress: {from: evil.zip, to: out}}\n".utf8)
             .write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(result.status == 1)
         let failed = try EventStream(result.stdout).named("task.failed").first
         #expect((failed?["reason"] as? String)?.contains("'../../evil.txt'") == true, "\(result.stdout)")
         #expect(listing(folder.url) == ["evil.zip", "flow.yaml"])
     }
 
-    @Test func theCeilingFieldsReachTheExtraction() throws {
+    @Test func theCeilingFieldsReachTheExtraction() async throws {
         let folder = try TemporaryFolder()
-        try python("""
+        try await python("""
             os.chdir(sys.argv[1])
             with zipfile.ZipFile('two.zip', 'w') as z:
                 z.writestr('a.txt', 'a'); z.writestr('b.txt', 'b')
             """, in: folder.url)
         try Data("version: 1\ntasks:\n  unpack: {decompress: {from: two.zip, to: out, max_files: 1}}\n".utf8)
             .write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let result = try FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(result.status == 1)
         let failed = try EventStream(result.stdout).named("task.failed").first
         #expect((failed?["reason"] as? String)?.contains("max_files") == true, "\(result.stdout)")
         #expect(listing(folder.url) == ["flow.yaml", "two.zip"])
     }
 
-    @Test func ctrlCDuringAnExtractionLeavesToAsItWasAndNoStagingFolder() throws {
+    @Test func ctrlCDuringAnExtractionLeavesToAsItWasAndNoStagingFolder() async throws {
         let folder = try TemporaryFolder()
         let out = folder.url.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -115,9 +115,9 @@ import Glibc
         try Data("version: 1\ntasks:\n  unpack: {decompress: {from: endless.tar, to: out}}\n".utf8)
             .write(to: folder.url.appendingPathComponent("flow.yaml"))
         let run = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
-        #expect(run.waitFor("\"event\":\"task.progress\"", seconds: 60))
+        #expect(await run.waitFor("\"event\":\"task.progress\"", seconds: 60))
         run.send(SIGINT)
-        #expect(run.wait() == 130)
+        #expect(await run.wait() == 130)
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["unpack": "task.cancelled"], "\(run.stdout)")
         #expect(listing(out) == ["keep.txt"])
