@@ -31,11 +31,4 @@ struct FlowrunBinary {
         let status = await run.wait(seconds: 120)  // a hung run fails its test rather than the whole suite
         return Result(status: status, stdout: run.stdout, stderr: run.stderr)
     }
-
-    /// `run(_:in:environment:)` blocking the calling thread: for tests not yet async.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
-        let run = try LiveRun(arguments, in: directory, environment: environment)
-        let status = run.wait(seconds: 120)
-        return Result(status: status, stdout: run.stdout, stderr: run.stderr)
-    }
 }

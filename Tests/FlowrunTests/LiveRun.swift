@@ -50,16 +50,6 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
         return stdout.contains(text)
     }
 
-    /// Waits until stdout contains `text`, blocking the calling thread: for tests not yet async.
-    func waitFor(_ text: String, seconds: Double = 120) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if stdout.contains(text) { return true }
-            usleep(10_000)
-        }
-        return false
-    }
-
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits, for at most `seconds` (a hang guard), until flowrun has started the thread that
@@ -71,16 +61,6 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
             try? await Task.sleep(for: .milliseconds(10))
         }
         return hasSignalThread
-    }
-
-    /// `waitForSignalThread(seconds:)` blocking the calling thread: for tests not yet async.
-    func waitForSignalThread(seconds: Double = 120) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if hasSignalThread { return true }
-            usleep(10_000)
-        }
-        return false
     }
 
     /// Whether flowrun's signal thread (named in /proc) has started.
@@ -112,21 +92,5 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     private func poll(seconds: Double) async {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-    }
-
-    /// Waits for the exit as `wait(seconds:)` does, blocking the calling thread: for tests not
-    /// yet async.
-    func wait(seconds: Double? = 120) -> Int32 {
-        if let seconds {
-            let deadline = Date().addingTimeInterval(seconds)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { process.terminate() }
-            let killAt = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < killAt { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        done.wait()
-        return process.terminationStatus
     }
 }
