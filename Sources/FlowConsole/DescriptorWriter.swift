@@ -13,10 +13,10 @@ import Foundation
 /// a full disk must not get one message per line. A regular file is cut back to the end of its
 /// last whole buffer, so that a reader never finds half a line. Note that `EPIPE` needs
 /// `SIGPIPE` ignored, or the process dies first.
-public struct DescriptorWriter: Sendable {
-    public let descriptor: Int32
+package struct DescriptorWriter: Sendable {
+    package let descriptor: Int32
     /// What messages call the output: its path, or "standard output".
-    public let name: String
+    package let name: String
     /// Whether `close()` closes the descriptor (only for files this writer opened).
     private let ownsDescriptor: Bool
     /// Shared by the copies of this writer, so that a failure seen by one stops them all.
@@ -25,7 +25,7 @@ public struct DescriptorWriter: Sendable {
 
     /// Writes to `descriptor`, which the caller keeps open and closes. `name` defaults to
     /// "standard output" or "standard error" for descriptors 1 and 2.
-    public init(descriptor: Int32, name: String? = nil, onFailure: (@Sendable (WriteFailure) -> Void)? = nil) {
+    package init(descriptor: Int32, name: String? = nil, onFailure: (@Sendable (WriteFailure) -> Void)? = nil) {
         self.descriptor = descriptor
         self.name = name ?? Self.defaultName(of: descriptor)
         self.ownsDescriptor = false
@@ -34,7 +34,7 @@ public struct DescriptorWriter: Sendable {
 
     /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
     /// `close()` closes it.
-    public init(creatingFileAt path: String) throws(OpenError) {
+    package init(creatingFileAt path: String) throws(OpenError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OpenError(path: path, code: errno) }
         self.descriptor = descriptor
@@ -52,18 +52,18 @@ public struct DescriptorWriter: Sendable {
     }
 
     /// The first write (or `synchronize`, or `close`) that failed, if one did.
-    public var failure: WriteFailure? { failureState.withLock { $0 } }
+    package var failure: WriteFailure? { failureState.withLock { $0 } }
 
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var text = text
         text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) {
+    package func write(_ bytes: UnsafeRawBufferPointer) {
         guard var next = bytes.baseAddress, failure == nil else { return }
         var remaining = bytes.count
         while remaining > 0 {
@@ -93,14 +93,14 @@ public struct DescriptorWriter: Sendable {
 
     /// Flushes what was written to the disk (`fsync`): a file renamed into place afterwards is
     /// whole even after a crash.
-    public func synchronize() {
+    package func synchronize() {
         guard failure == nil else { return }
         if fsync(descriptor) != 0 { fail(errno) }
     }
 
     /// Closes the descriptor if this writer opened it; otherwise does nothing. A failed close
     /// (a network file system reports a lost write there) is a failure too.
-    public func close() {
+    package func close() {
         guard ownsDescriptor else { return }
         let closed = Glibc.close(descriptor)
         if closed != 0, errno != EINTR { fail(errno) }
@@ -117,9 +117,9 @@ public struct DescriptorWriter: Sendable {
     }
 
     /// The file could not be created.
-    public struct OpenError: Error, CustomStringConvertible {
-        public var path: String
-        public var code: Int32
-        public var description: String { "cannot create \(path): \(String(cString: strerror(code)))" }
+    package struct OpenError: Error, CustomStringConvertible {
+        package var path: String
+        package var code: Int32
+        package var description: String { "cannot create \(path): \(String(cString: strerror(code)))" }
     }
 }

@@ -4,12 +4,12 @@ import FlowModel
 ///
 /// Messages quote the file, whose values may hold any character: each line is passed through
 /// `VisibleText`, so that none of them can write a terminal escape or start a line of its own.
-public struct DiagnosticPrinter: Sendable {
-    public var style: Style
-    public init(style: Style = Style(enabled: false)) { self.style = style }
+package struct DiagnosticPrinter: Sendable {
+    package var style: Style
+    package init(style: Style = Style(enabled: false)) { self.style = style }
 
     /// Every diagnostic, sorted by position, one line each (plus its hint).
-    public func render(_ diagnostics: [Diagnostic]) -> String {
+    package func render(_ diagnostics: [Diagnostic]) -> String {
         var output = ""
         for diagnostic in diagnostics.sortedByPosition() {
             let place = VisibleText.escaped(position(diagnostic.location))

@@ -3,12 +3,12 @@ import Foundation
 import FlowPlanning
 
 /// Renders a plan's task graph as text, Graphviz dot or Mermaid.
-public enum GraphFormatter {
-    public enum Format: String, CaseIterable, Sendable {
+package enum GraphFormatter {
+    package enum Format: String, CaseIterable, Sendable {
         case text, dot, mermaid
     }
 
-    public static func render(_ plan: Plan, as format: Format) -> String {
+    package static func render(_ plan: Plan, as format: Format) -> String {
         switch format {
         case .text: text(plan)
         case .dot: dot(plan)

@@ -11,31 +11,31 @@ import Foundation
 /// Whole lines go out with one `write(2)` (all the events the bus hands over at once), so lines
 /// never interleave with other writers; nothing is held back, so a reader tailing the stream
 /// sees each event as it happens.
-public final class JSONLinesSink: EventSink {
+package final class JSONLinesSink: EventSink {
     private let writer: DescriptorWriter
     /// The line being encoded, kept between events for its capacity.
     private let line = LockedState<[UInt8]>([])
 
-    public init(writer: DescriptorWriter) {
+    package init(writer: DescriptorWriter) {
         self.writer = writer
     }
 
     /// Writes to `descriptor` (such as `STDOUT_FILENO`), which the caller keeps open.
-    public convenience init(descriptor: Int32) {
+    package convenience init(descriptor: Int32) {
         self.init(writer: DescriptorWriter(descriptor: descriptor))
     }
 
     /// Writes to a file created (or truncated) at `path`, closed by `finish()`: `--events-file`.
-    public convenience init(creatingFileAt path: String) throws(DescriptorWriter.OpenError) {
+    package convenience init(creatingFileAt path: String) throws(DescriptorWriter.OpenError) {
         self.init(writer: try DescriptorWriter(creatingFileAt: path))
     }
 
-    public func receive(_ event: RunEvent) {
+    package func receive(_ event: RunEvent) {
         receive([event])
     }
 
     /// Writes the lines of `events` with one `write(2)`.
-    public func receive(_ events: [RunEvent]) {
+    package func receive(_ events: [RunEvent]) {
         // After a failed write nothing more is written: nor need it be encoded.
         guard writer.failure == nil else { return }
         line.withLock { buffer in
@@ -48,11 +48,11 @@ public final class JSONLinesSink: EventSink {
         }
     }
 
-    public func finish() {
+    package func finish() {
         writer.close()
     }
 
-    public var writeFailure: WriteFailure? { writer.failure }
+    package var writeFailure: WriteFailure? { writer.failure }
 
     /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
     static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {

@@ -34,13 +34,13 @@ import Foundation
 /// reader) is written directly, as `tee` would, never replaced by a file.
 ///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
-public final class JUnitReport: EventSink {
+package final class JUnitReport: EventSink {
     /// How many of a task's last output lines a failure shows.
-    public static let outputLines = 50
+    package static let outputLines = 50
     /// Output lines longer than this are cut, so that 50 lines stay a readable size.
     static let maximumLineLength = 2000
 
-    public let path: String
+    package let path: String
     /// The file renamed over at the end, or nil when `path` is written directly.
     private let replacing: (temporary: String, destination: String)?
     private let writer: DescriptorWriter
@@ -89,7 +89,7 @@ public final class JUnitReport: EventSink {
 
     /// Opens `path` if it is a device or a FIFO, or else creates the temporary file beside the
     /// file it names; throws if that cannot be done, or if `path` is a folder.
-    public init(path: String) throws(DescriptorWriter.OpenError) {
+    package init(path: String) throws(DescriptorWriter.OpenError) {
         self.path = path
         var target = stat()
         var link = stat()
@@ -122,9 +122,9 @@ public final class JUnitReport: EventSink {
     }
 
     /// Why the report could not be written, once `finish()` has tried; nil if it was written.
-    public var writeFailure: WriteFailure? { failure.withLock { $0 } }
+    package var writeFailure: WriteFailure? { failure.withLock { $0 } }
 
-    public func receive(_ event: RunEvent) {
+    package func receive(_ event: RunEvent) {
         state.withLock { state in
             switch event.kind {
             case .workflowStarted(let workflow, _, _, _):
@@ -161,7 +161,7 @@ public final class JUnitReport: EventSink {
 
     /// Writes the report: to the temporary file, flushed and renamed over the destination if
     /// all of it was written (or else removed, and the old report kept); or directly.
-    public func finish() {
+    package func finish() {
         let document = state.withLock { Self.document($0) }
         writer.write(document)
         if replacing != nil { writer.synchronize() }

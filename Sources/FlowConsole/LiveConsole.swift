@@ -23,9 +23,9 @@ import Glibc
 /// - Warning: `view` is shared by `receive` (called by the bus) and the drawing (`queue`), behind
 ///   a `LockedState`; the lock is held to record an event or to take a frame's notes, never
 ///   while writing. `screen` is used only on `queue`; its lock is never contended.
-public final class LiveConsole: EventSink {
+package final class LiveConsole: EventSink {
     /// The default time between two frames: ten a second.
-    public static let defaultRefreshInterval = DispatchTimeInterval.milliseconds(100)
+    package static let defaultRefreshInterval = DispatchTimeInterval.milliseconds(100)
 
     private let writer: DescriptorWriter
     private let style: Style
@@ -49,7 +49,7 @@ public final class LiveConsole: EventSink {
     ///   - size: the terminal's columns and rows, asked at each frame.
     ///   - clock: milliseconds since 1970, as events carry them, for the elapsed times.
     ///   - refreshInterval: the time between two frames; `.never` draws nothing until `finish()`.
-    public init(writer: DescriptorWriter, style: Style,
+    package init(writer: DescriptorWriter, style: Style,
                 size: @escaping @Sendable () -> (columns: Int, rows: Int),
                 clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
                 refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval) {
@@ -62,7 +62,7 @@ public final class LiveConsole: EventSink {
     }
 
     /// Draws on the terminal on `descriptor` (such as `STDOUT_FILENO`), 80 by 24 if it does not tell its size.
-    public convenience init(descriptor: Int32, style: Style) {
+    package convenience init(descriptor: Int32, style: Style) {
         self.init(writer: DescriptorWriter(descriptor: descriptor), style: style,
                   size: { Terminal.size(of: descriptor) ?? (80, 24) })
     }
@@ -71,7 +71,7 @@ public final class LiveConsole: EventSink {
         screen.withLock { $0.timer?.cancel() }
     }
 
-    public func receive(_ event: RunEvent) {
+    package func receive(_ event: RunEvent) {
         let first = view.withLock { view in
             view.record(event)
             return view.recorded == 1
@@ -79,10 +79,10 @@ public final class LiveConsole: EventSink {
         if first && refreshInterval != .never { queue.async { self.startTimer() } }
     }
 
-    public var writeFailure: WriteFailure? { writer.failure }
+    package var writeFailure: WriteFailure? { writer.failure }
 
     /// Stops the timer, replaces the live area with the summary and shows the cursor again.
-    public func finish() {
+    package func finish() {
         queue.sync {
             let now = clock()
             let (notes, summary) = view.withLock { view in (view.takeNotes(), view.summary(now: now)) }
@@ -101,7 +101,7 @@ public final class LiveConsole: EventSink {
     }
 
     /// Milliseconds since 1970 from the system's real-time clock.
-    @Sendable public static func wallClock() -> Int64 {
+    @Sendable package static func wallClock() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000

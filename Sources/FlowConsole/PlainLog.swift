@@ -32,10 +32,10 @@ import Foundation
 /// `TASK (continued)`): nothing is lost.
 ///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
-public final class PlainLog: EventSink {
+package final class PlainLog: EventSink {
     /// How much of one task's lines is held in memory, under GitHub Actions; the rest waits in
     /// a `SpillFile`.
-    public static let groupBufferBytes = 64 << 10
+    package static let groupBufferBytes = 64 << 10
 
     private let writer: DescriptorWriter
     private let githubActions: Bool
@@ -60,28 +60,28 @@ public final class PlainLog: EventSink {
 
     /// - Parameter temporaryFolder: where a GitHub Actions group past `groupBufferBytes` waits
     ///   (`$TMPDIR`, else `/tmp`, by default).
-    public init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil) {
+    package init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil) {
         self.writer = writer
         self.githubActions = githubActions
         self.temporaryFolder = temporaryFolder ?? SpillFile.defaultFolder()
     }
 
     /// Writes to `descriptor` (such as `STDOUT_FILENO`), which the caller keeps open.
-    public convenience init(descriptor: Int32, githubActions: Bool = false) {
+    package convenience init(descriptor: Int32, githubActions: Bool = false) {
         self.init(writer: DescriptorWriter(descriptor: descriptor), githubActions: githubActions)
     }
 
     /// Whether the environment is a GitHub Actions runner (`GITHUB_ACTIONS=true`).
-    public static func isGitHubActions(_ environment: [String: String]) -> Bool {
+    package static func isGitHubActions(_ environment: [String: String]) -> Bool {
         environment["GITHUB_ACTIONS"] == "true"
     }
 
-    public func receive(_ event: RunEvent) {
+    package func receive(_ event: RunEvent) {
         receive([event])
     }
 
     /// Writes the lines of `events` with one `write(2)`.
-    public func receive(_ events: [RunEvent]) {
+    package func receive(_ events: [RunEvent]) {
         // Written under the lock, so that lines keep the order of the events even if a caller
         // broke the one-at-a-time contract; the lock is never contended otherwise.
         state.withLock { state in
@@ -100,10 +100,10 @@ public final class PlainLog: EventSink {
         github(event, task: task, to: &text, groups: &state.groups)
     }
 
-    public var writeFailure: WriteFailure? { writer.failure }
+    package var writeFailure: WriteFailure? { writer.failure }
 
     /// Writes any fold still held: every task has a final event, so this is for a run that broke off.
-    public func finish() {
+    package func finish() {
         state.withLock { state in
             var text: [UInt8] = []
             for task in state.groups.keys.sorted() {
@@ -115,7 +115,7 @@ public final class PlainLog: EventSink {
     }
 
     /// The line of `event` without its newline, or nil for an event the log does not show.
-    public static func line(for event: RunEvent) -> String? {
+    package static func line(for event: RunEvent) -> String? {
         var bytes: [UInt8] = []
         appendLine(for: event, to: &bytes)
         guard bytes.popLast() != nil else { return nil }

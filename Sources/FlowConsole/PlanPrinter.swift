@@ -7,15 +7,15 @@ import FlowPlanning
 /// A 100,000-task plan is 600,000 lines: it is appended as bytes, a chunk of tasks at a time on
 /// every core, and written a chunk at a time (`write(_:tasksPerChunk:to:)`), rather than built
 /// into one `String`.
-public struct PlanPrinter: Sendable {
-    public var style: Style
-    public init(style: Style = Style(enabled: false)) { self.style = style }
+package struct PlanPrinter: Sendable {
+    package var style: Style
+    package init(style: Style = Style(enabled: false)) { self.style = style }
 
     /// Writes the plan to `output`, one block per chunk of `tasksPerChunk` tasks (at least 1).
     ///
     /// A large plan is described on every core, a round of 16 chunks at once (about 4 MB of
     /// text for 16,384 tasks), and written in order; a small one on this thread.
-    public func write(_ plan: Plan, tasksPerChunk: Int = 1024, to output: (UnsafeRawBufferPointer) -> Void) {
+    package func write(_ plan: Plan, tasksPerChunk: Int = 1024, to output: (UnsafeRawBufferPointer) -> Void) {
         precondition(tasksPerChunk > 0, "PlanPrinter.write: tasksPerChunk must be at least 1")
         let workflow = plan.workflow
         var text = TextBuffer()

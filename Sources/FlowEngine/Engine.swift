@@ -23,16 +23,16 @@ import Foundation
 ///
 /// - Warning: all mutable state is guarded by `lock`. Calls into operations that can end them
 ///   at once (`cancelRun`) are made outside it, since an ending operation takes the lock.
-public final class Engine: @unchecked Sendable {
-    public struct Options: Sendable {
+package final class Engine: @unchecked Sendable {
+    package struct Options: Sendable {
         /// The global limit.
-        public var concurrency: Int
+        package var concurrency: Int
         /// false for `fail_fast: false` or `--keep-going`.
-        public var failFast: Bool
+        package var failFast: Bool
         /// Seconds between SIGTERM and SIGKILL when a run is cancelled or an attempt times out.
-        public var grace: Double
+        package var grace: Double
 
-        public init(concurrency: Int, failFast: Bool, grace: Double = 10) {
+        package init(concurrency: Int, failFast: Bool, grace: Double = 10) {
             self.concurrency = concurrency
             self.failFast = failFast
             self.grace = grace
@@ -86,7 +86,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Runs every task of the plan and blocks until each has its final event.
-    public func run() -> RunStatus {
+    package func run() -> RunStatus {
         lock.withLock {
             startedAt = EventBus.monotonicMilliseconds()
             let workflow = plan.workflow
@@ -101,7 +101,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Cancels the run: nothing new starts; running tasks get SIGTERM, then SIGKILL after the grace period.
-    public func cancel(reason: String) {
+    package func cancel(reason: String) {
         let running: [TaskOperation] = lock.withLock {
             guard cancelReason == nil else { return [] }
             cancelReason = reason
@@ -119,17 +119,17 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Kills running tasks at once (a second Ctrl-C).
-    public func kill() {
+    package func kill() {
         for operation in lock.withLock({ operations.compactMap { $0 } }) { operation.killRun() }
     }
 
     /// Whether every task has its final event: what is left of `run()` is writing.
-    public var isOver: Bool {
+    package var isOver: Bool {
         lock.withLock { status != nil }
     }
 
     /// Running tasks go on; none starts until `resume()`.
-    public func suspend() {
+    package func suspend() {
         lock.withLock {
             guard scheduler.suspend() else { return }
             for queue in queues { queue.isSuspended = true }
@@ -138,7 +138,7 @@ public final class Engine: @unchecked Sendable {
         bus.flushElsewhere()
     }
 
-    public func resume() {
+    package func resume() {
         lock.withLock {
             guard scheduler.isSuspended else { return }
             for queue in queues { queue.isSuspended = false }

@@ -26,11 +26,11 @@ import Glibc
 /// - Warning: `pending`, `seq`, `draining`, `finished`, `heldBytes`, `pendingBytes` and
 ///   `roomWaiters` are guarded by `state`; the sinks are called only by the one thread that set
 ///   `draining`.
-public final class EventBus: @unchecked Sendable {
+package final class EventBus: @unchecked Sendable {
     /// More events than this waiting at a flush are written on `queue`.
     static let handOffBatch = 256
     /// Past this many bytes of events held, output readers wait (`hasRoom`).
-    public static let defaultMaxHeldBytes = 2 << 20
+    package static let defaultMaxHeldBytes = 2 << 20
     /// What one event costs besides its text: the `RunEvent`, its slot and a string's header.
     static let eventOverheadBytes = 128
 
@@ -53,7 +53,7 @@ public final class EventBus: @unchecked Sendable {
     /// Called once `heldBytes` is down to `resumeHeldBytes`.
     private var roomWaiters: [@Sendable () -> Void] = []
 
-    public init(sinks: [any EventSink], maxHeldBytes: Int = EventBus.defaultMaxHeldBytes) {
+    package init(sinks: [any EventSink], maxHeldBytes: Int = EventBus.defaultMaxHeldBytes) {
         self.sinks = sinks
         self.maxHeldBytes = maxHeldBytes
         resumeHeldBytes = maxHeldBytes / 2
@@ -63,7 +63,7 @@ public final class EventBus: @unchecked Sendable {
     /// is called once (on the thread that writes them) when the sinks have caught up: a reader
     /// of task output stops reading until then, which slows the task down instead of letting
     /// the events grow without bound.
-    public func hasRoom(whenDrained: @escaping @Sendable () -> Void) -> Bool {
+    package func hasRoom(whenDrained: @escaping @Sendable () -> Void) -> Bool {
         state.withLock {
             guard heldBytes > maxHeldBytes, !finished else { return true }
             roomWaiters.append(whenDrained)
@@ -73,13 +73,13 @@ public final class EventBus: @unchecked Sendable {
 
     /// Stamps an event and hands it to the sinks, with any others waiting; events from one
     /// thread keep their order.
-    public func emit(_ kind: RunEvent.Kind) {
+    package func emit(_ kind: RunEvent.Kind) {
         post(kind)
         flush()
     }
 
     /// Stamps several events and hands them to the sinks together (the lines of one read).
-    public func emit(contentsOf kinds: some Sequence<RunEvent.Kind>) {
+    package func emit(contentsOf kinds: some Sequence<RunEvent.Kind>) {
         state.withLock {
             guard !finished else { return }
             for kind in kinds { stamp(kind) }
@@ -90,7 +90,7 @@ public final class EventBus: @unchecked Sendable {
     /// Stamps an event and keeps it for the next `flush` (or `emit`, from any thread): for a
     /// caller that makes several events under a lock of its own and should not write while it
     /// holds it, as the engine does.
-    public func post(_ kind: RunEvent.Kind) {
+    package func post(_ kind: RunEvent.Kind) {
         state.withLock {
             // A signal after the end of a run (SIGUSR1, say) must not reach a closed file.
             guard !finished else { return }
@@ -101,13 +101,13 @@ public final class EventBus: @unchecked Sendable {
     /// Hands every waiting event to the sinks, unless another thread is doing so: that one
     /// takes these too before it stops. This thread writes one batch at most; what came
     /// meanwhile, or a batch of more than `handOffBatch`, is written on `queue`.
-    public func flush() {
+    package func flush() {
         flush(here: true)
     }
 
     /// As `flush`, but the writing is always done on `queue`: for a caller that must not wait
     /// on a sink (a stdout pipe nobody reads), such as the signal thread or the timers.
-    public func flushElsewhere() {
+    package func flushElsewhere() {
         flush(here: false)
     }
 
@@ -185,7 +185,7 @@ public final class EventBus: @unchecked Sendable {
 
     /// Hands over every event emitted so far, then lets each sink write its summary; events
     /// emitted after this are dropped.
-    public func finish() {
+    package func finish() {
         let (events, waiters): ([RunEvent], [@Sendable () -> Void]) = state.withLock {
             finished = true
             while draining { state.wait() }
@@ -204,14 +204,14 @@ public final class EventBus: @unchecked Sendable {
     }
 
     /// Wall-clock milliseconds since 1970, as events carry them.
-    public static func now() -> Int64 {
+    package static func now() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
     /// Monotonic milliseconds, for durations.
-    public static func monotonicMilliseconds() -> Int64 {
+    package static func monotonicMilliseconds() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000

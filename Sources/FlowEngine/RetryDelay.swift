@@ -2,11 +2,11 @@ import FlowModel
 
 /// Back-off between attempts: the first delay doubles after each failed attempt, is capped at
 /// 60 s, and is spread by ±25% jitter so that retries of many tasks do not arrive together.
-public enum RetryDelay {
-    public static let cap: Int64 = 60_000
+package enum RetryDelay {
+    package static let cap: Int64 = 60_000
 
     /// The delay after `attempt` (1-based) failed.
-    public static func milliseconds(
+    package static func milliseconds(
         first: TimeSpan, afterAttempt attempt: Int, jitter: Double = Double.random(in: 0.75...1.25)
     ) -> Int64 {
         let doublings = min(attempt - 1, 20)

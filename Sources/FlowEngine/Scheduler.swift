@@ -4,8 +4,8 @@ import FlowPlanning
 /// The scheduling decisions of a run as a pure state machine: which tasks are ready, which start
 /// next within the global and per-queue limits, which are skipped. It never touches a thread, a
 /// process or a clock; the engine feeds it what happened and performs the actions it returns.
-public struct Scheduler: Sendable {
-    public enum Action: Equatable, Sendable {
+package struct Scheduler: Sendable {
+    package enum Action: Equatable, Sendable {
         /// The task's `when` is met; it waits for a slot.
         case ready(Int)
         /// Start the task now: a slot in its queue and the global limit is reserved for it.
@@ -17,7 +17,7 @@ public struct Scheduler: Sendable {
     }
 
     /// How an attempted task ended, as far as its dependents care.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case succeeded
         case failed
         case cancelled
@@ -45,22 +45,22 @@ public struct Scheduler: Sendable {
     private var finishedCount = 0
     private var sawFailure = false
     private var cancelReason: String?
-    public private(set) var isSuspended = false
+    package private(set) var isSuspended = false
 
     /// What the scheduler needs to know of one task.
-    public struct TaskInfo: Sendable {
-        public var needs: [Int]
-        public var when: When
+    package struct TaskInfo: Sendable {
+        package var needs: [Int]
+        package var when: When
         /// Index into the queue limits; 0 is the default queue.
-        public var queue: Int
-        public var priority: Priority
-        public var fileIndex: Int
-        public var continueOnError: Bool
-        public var id: TaskID
+        package var queue: Int
+        package var priority: Priority
+        package var fileIndex: Int
+        package var continueOnError: Bool
+        package var id: TaskID
     }
 
     /// - Parameter failFast: false for `fail_fast: false` or `--keep-going`.
-    public init(tasks: [TaskInfo], queueLimits: [Int], globalLimit: Int, failFast: Bool) {
+    package init(tasks: [TaskInfo], queueLimits: [Int], globalLimit: Int, failFast: Bool) {
         self.tasks = tasks
         self.queueLimits = queueLimits
         self.globalLimit = globalLimit
@@ -76,7 +76,7 @@ public struct Scheduler: Sendable {
 
     /// The plan's tasks as the scheduler sees them; queue 0 is the default queue (limited only
     /// by the global limit), named queues follow in declaration order.
-    public init(plan: Plan, globalLimit: Int, failFast: Bool) {
+    package init(plan: Plan, globalLimit: Int, failFast: Bool) {
         let queues = plan.workflow.queues
         var queueIndex: [String: Int] = [:]
         for (index, queue) in queues.enumerated() { queueIndex[queue.name] = index + 1 }
@@ -91,7 +91,7 @@ public struct Scheduler: Sendable {
     // MARK: Inputs
 
     /// Tasks that need nothing become ready; the first of them start.
-    public mutating func begin() -> [Action] {
+    package mutating func begin() -> [Action] {
         var actions: [Action] = []
         for task in tasks.indices where tasks[task].needs.isEmpty { settle(task, into: &actions) }
         fillSlots(into: &actions)
@@ -100,7 +100,7 @@ public struct Scheduler: Sendable {
     }
 
     /// A started task ended; its dependents may become ready, and its slot is free again.
-    public mutating func taskFinished(_ task: Int, _ outcome: Outcome) -> [Action] {
+    package mutating func taskFinished(_ task: Int, _ outcome: Outcome) -> [Action] {
         precondition(!done[task], "task \(tasks[task].id) finished twice")
         var actions: [Action] = []
         running -= 1
@@ -120,7 +120,7 @@ public struct Scheduler: Sendable {
     }
 
     /// Nothing new starts and waiting tasks are skipped; stopping running tasks is the engine's job.
-    public mutating func cancel(reason: String) -> [Action] {
+    package mutating func cancel(reason: String) -> [Action] {
         guard cancelReason == nil else { return [] }
         cancelReason = reason
         var actions: [Action] = []
@@ -137,13 +137,13 @@ public struct Scheduler: Sendable {
     }
 
     /// Running tasks go on; none starts until `resume()`. False if already suspended.
-    public mutating func suspend() -> Bool {
+    package mutating func suspend() -> Bool {
         defer { isSuspended = true }
         return !isSuspended
     }
 
     /// Starts what the suspension held back; empty if the scheduler was not suspended.
-    public mutating func resume() -> [Action] {
+    package mutating func resume() -> [Action] {
         guard isSuspended else { return [] }
         isSuspended = false
         var actions: [Action] = []
@@ -151,10 +151,10 @@ public struct Scheduler: Sendable {
         return actions
     }
 
-    public var runningCount: Int { running }
+    package var runningCount: Int { running }
 
     /// The queue a task runs in: 0 is the default queue, named queues follow in file order.
-    public func queue(of task: Int) -> Int { tasks[task].queue }
+    package func queue(of task: Int) -> Int { tasks[task].queue }
 
     // MARK: Transitions
 

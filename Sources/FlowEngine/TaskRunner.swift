@@ -8,7 +8,7 @@ import FlowPlanning
 /// and return. Call `events.output` and `events.progress` only between the start and
 /// `completion`, and `completion` exactly once, after the last of them, on the loop (or at once,
 /// inside `startAttempt`).
-public protocol TaskRunner: Sendable {
+package protocol TaskRunner: Sendable {
     func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
@@ -16,16 +16,16 @@ public protocol TaskRunner: Sendable {
 }
 
 /// What an attempt reports while it runs.
-public struct AttemptEvents: Sendable {
+package struct AttemptEvents: Sendable {
     /// Lines of output, in order: all those one read brought, together.
-    public var output: @Sendable (OutputStream, [String]) -> Void
-    public var progress: @Sendable (_ done: Int64, _ total: Int64?, ProgressUnit) -> Void
+    package var output: @Sendable (OutputStream, [String]) -> Void
+    package var progress: @Sendable (_ done: Int64, _ total: Int64?, ProgressUnit) -> Void
     /// Whether the sinks have room for more output (`EventBus.hasRoom`); when they have not,
     /// the closure given is called once, from another thread, when they do. A runner stops
     /// reading the task's output until then, so that a slow reader slows the task down.
-    public var hasRoomForOutput: @Sendable (_ whenRoom: @escaping @Sendable () -> Void) -> Bool
+    package var hasRoomForOutput: @Sendable (_ whenRoom: @escaping @Sendable () -> Void) -> Bool
 
-    public init(
+    package init(
         output: @escaping @Sendable (OutputStream, [String]) -> Void,
         progress: @escaping @Sendable (Int64, Int64?, ProgressUnit) -> Void,
         hasRoomForOutput: @escaping @Sendable (_ whenRoom: @escaping @Sendable () -> Void) -> Bool = { _ in true }
@@ -37,7 +37,7 @@ public struct AttemptEvents: Sendable {
 }
 
 /// How one attempt ended.
-public enum AttemptResult: Sendable, Equatable {
+package enum AttemptResult: Sendable, Equatable {
     case succeeded
     /// `exitCode` is the shell's exit status when it exited on its own.
     case failed(reason: String, exitCode: Int?)
@@ -48,7 +48,7 @@ public enum AttemptResult: Sendable, Equatable {
 }
 
 /// A running attempt the engine can stop. The grace period between the two is the engine's.
-public protocol RunningAttempt: Sendable {
+package protocol RunningAttempt: Sendable {
     /// Asks the attempt to stop: SIGTERM to a process group, then SIGCONT so that a stopped
     /// process can act on it.
     func terminate()
@@ -60,10 +60,10 @@ public protocol RunningAttempt: Sendable {
 ///
 /// Run it on a `SerialQueueLoop`: its operations then start on one serial queue, as the shell
 /// runner's do on its output loop, so that the engine is measured as a real run uses it.
-public struct NoopRunner: TaskRunner {
-    public init() {}
+package struct NoopRunner: TaskRunner {
+    package init() {}
 
-    public func startAttempt(
+    package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {

@@ -2,17 +2,17 @@ import FlowModel
 import Foundation
 
 /// A workflow file after loading: the workflow if it could be described, and every problem found.
-public struct LoadedWorkflow: Sendable {
-    public var workflow: Workflow?
-    public var diagnostics: [Diagnostic]
+package struct LoadedWorkflow: Sendable {
+    package var workflow: Workflow?
+    package var diagnostics: [Diagnostic]
     /// Every key under `tasks`, including tasks too broken to decode (needing one is no extra error).
-    public var declaredTaskIDs: [TaskID] = []
+    package var declaredTaskIDs: [TaskID] = []
 }
 
 /// Reads a workflow file and decodes it: the entry point of the loading layer.
-public enum WorkflowLoader {
+package enum WorkflowLoader {
     /// Loads `path`; `path` is also how diagnostics name the file.
-    public static func load(path: String, limits: YAMLLimits = YAMLLimits()) -> LoadedWorkflow {
+    package static func load(path: String, limits: YAMLLimits = YAMLLimits()) -> LoadedWorkflow {
         let url = URL(fileURLWithPath: path)
         let wholeFile = SourceLocation(file: path, line: 0, column: 0)
         let bytes: [UInt8]
@@ -37,7 +37,7 @@ public enum WorkflowLoader {
     }
 
     /// Decodes YAML text already in memory.
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], file: String, directory: String, defaultName: String, limits: YAMLLimits = YAMLLimits()
     ) -> LoadedWorkflow {
         var document: YAMLDocument

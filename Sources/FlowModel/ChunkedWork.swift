@@ -8,15 +8,15 @@ import Glibc
 ///
 /// Chunks are consecutive ranges and their results come back in order, so what the chunks
 /// report (diagnostics, text) reads as if one thread had gone through the items.
-public enum ChunkedWork {
+package enum ChunkedWork {
     /// Below this many items per chunk a second thread costs more than it saves.
-    public static let minimumChunk = 4096
+    package static let minimumChunk = 4096
 
     /// `body` over consecutive chunks of `0..<count`, their results in order.
     ///
     /// Several chunks per core let a core that finishes early take another, so one busy core
     /// does not hold up the rest.
-    public static func map<Result: Sendable>(
+    package static func map<Result: Sendable>(
         _ count: Int, minimumChunk: Int = minimumChunk, _ body: @Sendable (Range<Int>) -> Result
     ) -> [Result] {
         let chunkCount = min(4 * cores, count / max(1, minimumChunk))
@@ -35,7 +35,7 @@ public enum ChunkedWork {
     ///
     /// The items are moved, not copied, into the one array: a copy retains each of an item's
     /// strings and lists, which would take back much of what the other cores save.
-    public static func gather<Item: Sendable, Report: Sendable>(
+    package static func gather<Item: Sendable, Report: Sendable>(
         _ count: Int, minimumChunk: Int = minimumChunk,
         _ body: @Sendable (Range<Int>, _ add: (consuming Item) -> Void) -> Report
     ) -> (items: [Item], reports: [Report]) {

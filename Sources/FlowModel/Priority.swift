@@ -1,5 +1,5 @@
 /// Among ready tasks waiting for a slot, a higher priority starts first.
-public enum Priority: String, CaseIterable, Sendable, Comparable {
+package enum Priority: String, CaseIterable, Sendable, Comparable {
     case veryLow = "very-low"
     case low
     case normal
@@ -7,7 +7,7 @@ public enum Priority: String, CaseIterable, Sendable, Comparable {
     case veryHigh = "very-high"
 
     /// Larger is more urgent.
-    public var rank: Int {
+    package var rank: Int {
         switch self {
         case .veryLow: 0
         case .low: 1
@@ -17,5 +17,5 @@ public enum Priority: String, CaseIterable, Sendable, Comparable {
         }
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
 }

@@ -5,14 +5,14 @@ import Dispatch
 /// Freeing the node tree of a 100,000-task file, array by array, takes a free per allocation
 /// made loading it; once the tree is decoded nothing needs it, and the other core is idle
 /// while the plan is made and printed.
-public enum ReleasedInBackground {
+package enum ReleasedInBackground {
     /// Trees smaller than this are freed in place: a thread would cost more.
-    public static let minimumNodes = 10_000
+    package static let minimumNodes = 10_000
 
     private static let queue = DispatchQueue(label: "flowrun.release", qos: .utility)
 
     /// Releases `value` on the background queue.
-    public static func release<Value: Sendable>(_ value: consuming Value) {
+    package static func release<Value: Sendable>(_ value: consuming Value) {
         let box = Box(value)
         queue.async { _ = box }
     }

@@ -2,19 +2,19 @@
 ///
 /// The engine emits kinds; the event bus stamps `seq` (from 1, no gaps) and `time`, and hands
 /// each event to every sink, one at a time.
-public struct RunEvent: Sendable {
-    public var seq: Int
+package struct RunEvent: Sendable {
+    package var seq: Int
     /// Milliseconds since 1970-01-01T00:00:00Z.
-    public var timeMilliseconds: Int64
-    public var kind: Kind
+    package var timeMilliseconds: Int64
+    package var kind: Kind
 
-    public init(seq: Int, timeMilliseconds: Int64, kind: Kind) {
+    package init(seq: Int, timeMilliseconds: Int64, kind: Kind) {
         self.seq = seq
         self.timeMilliseconds = timeMilliseconds
         self.kind = kind
     }
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case workflowStarted(workflow: String, file: String, tasks: Int, concurrency: Int)
         case taskReady(task: TaskID)
         case taskStarted(task: TaskID, attempt: Int, kind: String)
@@ -31,7 +31,7 @@ public struct RunEvent: Sendable {
     }
 
     /// The event's name in the stream, such as `task.started`.
-    public var name: String {
+    package var name: String {
         switch kind {
         case .workflowStarted: "workflow.started"
         case .taskReady: "task.ready"
@@ -50,7 +50,7 @@ public struct RunEvent: Sendable {
     }
 
     /// The task the event is about, if any.
-    public var task: TaskID? {
+    package var task: TaskID? {
         switch kind {
         case .taskReady(let task), .taskStarted(let task, _, _), .taskOutput(let task, _, _),
             .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _), .taskSucceeded(let task, _, _),
@@ -62,26 +62,26 @@ public struct RunEvent: Sendable {
     }
 }
 
-public enum OutputStream: String, Sendable {
+package enum OutputStream: String, Sendable {
     case stdout, stderr
 }
 
-public enum ProgressUnit: String, Sendable {
+package enum ProgressUnit: String, Sendable {
     case bytes, entries
 }
 
 /// How a run ended.
-public enum RunStatus: String, Sendable {
+package enum RunStatus: String, Sendable {
     case succeeded, failed, cancelled
 }
 
 /// The number of tasks in each final state.
-public struct FinalCounts: Sendable, Equatable {
-    public var succeeded = 0
-    public var failed = 0
-    public var cancelled = 0
-    public var skipped = 0
-    public init() {}
+package struct FinalCounts: Sendable, Equatable {
+    package var succeeded = 0
+    package var failed = 0
+    package var cancelled = 0
+    package var skipped = 0
+    package init() {}
 }
 
 /// Receives every event of a run, in `seq` order.
@@ -90,7 +90,7 @@ public struct FinalCounts: Sendable, Equatable {
 /// but from whichever thread emitted (the bus has no thread of its own); a sink needs no lock for
 /// its own state, and must not block for long: it holds up every other sink and the thread that
 /// emitted, the engine's included.
-public protocol EventSink: AnyObject, Sendable {
+package protocol EventSink: AnyObject, Sendable {
     func receive(_ event: RunEvent)
     /// Events that were waiting together, in `seq` order: a sink that writes may write them
     /// with one `write(2)`. By default each is received in turn.
@@ -102,11 +102,11 @@ public protocol EventSink: AnyObject, Sendable {
 }
 
 extension EventSink {
-    public func receive(_ events: [RunEvent]) {
+    package func receive(_ events: [RunEvent]) {
         for event in events { receive(event) }
     }
 
-    public func finish() {}
+    package func finish() {}
 
-    public var writeFailure: WriteFailure? { nil }
+    package var writeFailure: WriteFailure? { nil }
 }

@@ -1,10 +1,10 @@
 /// The one did-you-mean helper, for keys, task ids and queue names.
-public enum Spelling {
+package enum Spelling {
     /// The closest candidate within a small edit distance (at most 3, less for short words), if any.
     ///
     /// Cheap per candidate (no allocation for an ASCII one), since a task id is looked for among
     /// every id of the file, 100,000 of them in a large one.
-    public static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
+    package static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
         let length = word.count
         let limit = min(3, max(1, length / 3))
         let lowered = Array(word.lowercased().utf8)

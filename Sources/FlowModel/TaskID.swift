@@ -1,9 +1,9 @@
 /// The name of a task: the key under `tasks:`, `[A-Za-z0-9_.-]{1,64}`.
-public typealias TaskID = String
+package typealias TaskID = String
 
 extension TaskID {
     /// Whether `self` has the syntax of a task id.
-    public var isValidTaskID: Bool {
+    package var isValidTaskID: Bool {
         guard (1...64).contains(utf8.count) else { return false }
         return utf8.allSatisfy { byte in
             switch byte {

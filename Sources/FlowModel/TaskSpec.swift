@@ -1,22 +1,22 @@
 /// One task of a workflow, with defaults already applied.
-public struct TaskSpec: Hashable, Sendable {
-    public var id: TaskID
+package struct TaskSpec: Hashable, Sendable {
+    package var id: TaskID
     /// Where the task's id is written.
-    public var location: SourceLocation
-    public var needs: [Located<TaskID>]
-    public var when: When
-    public var queue: String?
-    public var priority: Priority
-    public var retries: Int
-    public var retryDelay: TimeSpan
-    public var timeout: TimeSpan?
-    public var continueOnError: Bool
-    public var env: [EnvironmentEntry]
-    public var workdir: Located<String>?
-    public var description: String?
-    public var action: Action
+    package var location: SourceLocation
+    package var needs: [Located<TaskID>]
+    package var when: When
+    package var queue: String?
+    package var priority: Priority
+    package var retries: Int
+    package var retryDelay: TimeSpan
+    package var timeout: TimeSpan?
+    package var continueOnError: Bool
+    package var env: [EnvironmentEntry]
+    package var workdir: Located<String>?
+    package var description: String?
+    package var action: Action
 
-    public init(
+    package init(
         id: TaskID, location: SourceLocation, needs: [Located<TaskID>] = [], when: When = .success,
         queue: String? = nil, priority: Priority = .normal, retries: Int = 0,
         retryDelay: TimeSpan = .seconds(1), timeout: TimeSpan? = nil, continueOnError: Bool = false,
@@ -41,10 +41,10 @@ public struct TaskSpec: Hashable, Sendable {
 }
 
 /// One `NAME: value` of an `env` map, kept in file order.
-public struct EnvironmentEntry: Hashable, Sendable {
-    public var name: String
-    public var value: String
-    public init(name: String, value: String) {
+package struct EnvironmentEntry: Hashable, Sendable {
+    package var name: String
+    package var value: String
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }

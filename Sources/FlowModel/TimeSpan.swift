@@ -1,14 +1,14 @@
 /// A duration as written in a workflow file (`500ms`, `30s`, `5m`, `1h30m`, or integer seconds).
-public struct TimeSpan: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var milliseconds: Int64
+package struct TimeSpan: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package var milliseconds: Int64
 
-    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
-    public static func seconds(_ seconds: Int64) -> Self { Self(milliseconds: seconds * 1000) }
+    package init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    package static func seconds(_ seconds: Int64) -> Self { Self(milliseconds: seconds * 1000) }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.milliseconds < rhs.milliseconds }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
     /// Parses `1h30m`, `500ms`, `2.5s`, or a bare integer number of seconds; nil if malformed.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         if let seconds = Int64(text), seconds >= 0, seconds <= Self.maxSeconds {
             self.init(milliseconds: seconds * 1000)
             return
@@ -30,7 +30,7 @@ public struct TimeSpan: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// The shortest spelling that parses back to the same value.
-    public var description: String {
+    package var description: String {
         var ms = milliseconds
         if ms == 0 { return "0s" }
         var parts = ""

@@ -1,5 +1,5 @@
 /// The condition on a task's needs under which it runs.
-public enum When: String, CaseIterable, Sendable {
+package enum When: String, CaseIterable, Sendable {
     /// Every need succeeded (the default).
     case success
     /// At least one need failed.

@@ -1,19 +1,19 @@
 /// A whole workflow file, decoded and checked for structure.
-public struct Workflow: Hashable, Sendable {
+package struct Workflow: Hashable, Sendable {
     /// The path of the file as the user gave it.
-    public var file: String
+    package var file: String
     /// The absolute folder of the file: the default `workdir` and `${FLOWRUN_WORKFLOW_DIR}`.
-    public var directory: String
-    public var name: String
+    package var directory: String
+    package var name: String
     /// nil: the number of CPUs.
-    public var concurrency: Int?
-    public var failFast: Bool
-    public var env: [EnvironmentEntry]
-    public var queues: [QueueSpec]
+    package var concurrency: Int?
+    package var failFast: Bool
+    package var env: [EnvironmentEntry]
+    package var queues: [QueueSpec]
     /// In file order, which is the tie-break order everywhere.
-    public var tasks: [TaskSpec]
+    package var tasks: [TaskSpec]
 
-    public init(
+    package init(
         file: String, directory: String, name: String, concurrency: Int? = nil, failFast: Bool = true,
         env: [EnvironmentEntry] = [], queues: [QueueSpec] = [], tasks: [TaskSpec]
     ) {
@@ -29,11 +29,11 @@ public struct Workflow: Hashable, Sendable {
 }
 
 /// A named queue: a resource pool with its own limit, inside the global one.
-public struct QueueSpec: Hashable, Sendable {
-    public var name: String
-    public var concurrency: Int
-    public var location: SourceLocation
-    public init(name: String, concurrency: Int, location: SourceLocation) {
+package struct QueueSpec: Hashable, Sendable {
+    package var name: String
+    package var concurrency: Int
+    package var location: SourceLocation
+    package init(name: String, concurrency: Int, location: SourceLocation) {
         self.name = name
         self.concurrency = concurrency
         self.location = location

@@ -11,13 +11,13 @@ import FlowModel
 /// has one cycle, stops after its searches have visited `maxVisitsPerComponent` tasks: so a
 /// hostile graph cannot make validation slow or its output endless. (Without the visit bound,
 /// each of the examined edges of one long cycle would be searched through all of it.)
-public enum CycleFinder {
+package enum CycleFinder {
     static let maxCyclesPerComponent = 10
     static let maxEdgesPerComponent = 200
     static let maxVisitsPerComponent = 1_000_000
 
     /// The cycles, each as task indices in `needs` order, starting at its earliest task in the file.
-    public static func cycles(in graph: TaskGraph) -> [[Int]] {
+    package static func cycles(in graph: TaskGraph) -> [[Int]] {
         var cycles: [[Int]] = []
         var search = PathSearch(count: graph.count)
         let components = components(of: graph)
@@ -135,7 +135,7 @@ public enum CycleFinder {
     }
 
     /// One diagnostic per cycle, at the `needs` entry that leaves its first task.
-    public static func diagnostics(for graph: TaskGraph, in workflow: Workflow) -> [Diagnostic] {
+    package static func diagnostics(for graph: TaskGraph, in workflow: Workflow) -> [Diagnostic] {
         cycles(in: graph).map { cycle in
             let first = workflow.tasks[cycle[0]]
             let second = graph.ids[cycle.count > 1 ? cycle[1] : cycle[0]]

@@ -3,13 +3,13 @@
 /// Kept in one flat array with an offset per task (compressed rows), so a graph of 100,000
 /// tasks costs two allocations instead of one array per task; the topological sort and the
 /// scheduler both walk it once per finished task.
-public struct Dependents: Sendable {
+package struct Dependents: Sendable {
     /// Where each task's dependents start in `all`; one more entry than there are tasks.
     private let start: [Int]
     private let all: [Int]
 
     /// `needs(task)` is what `task` needs, for each of `count` tasks.
-    public init(count: Int, needs: (Int) -> [Int]) {
+    package init(count: Int, needs: (Int) -> [Int]) {
         var start = [Int](repeating: 0, count: count + 1)
         for task in 0..<count {
             for need in needs(task) { start[need + 1] += 1 }
@@ -27,7 +27,7 @@ public struct Dependents: Sendable {
         self.all = all
     }
 
-    public subscript(task: Int) -> ArraySlice<Int> {
+    package subscript(task: Int) -> ArraySlice<Int> {
         all[start[task]..<start[task + 1]]
     }
 }

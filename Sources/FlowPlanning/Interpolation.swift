@@ -2,8 +2,8 @@
 ///
 /// Nothing is ever substituted into a shell script: scripts read their variables from the
 /// environment, which rules out script injection by construction.
-public struct Interpolation: Sendable {
-    public enum Problem: Hashable, Sendable {
+package struct Interpolation: Sendable {
+    package enum Problem: Hashable, Sendable {
         case undefined(String)
         case malformed
     }
@@ -11,18 +11,18 @@ public struct Interpolation: Sendable {
     /// Looks a name up: task env, then workflow env (with `--env`), then the process environment.
     let lookup: @Sendable (String) -> String?
 
-    public init(lookup: @escaping @Sendable (String) -> String?) {
+    package init(lookup: @escaping @Sendable (String) -> String?) {
         self.lookup = lookup
     }
 
-    public enum Expansion: Hashable, Sendable {
+    package enum Expansion: Hashable, Sendable {
         case expanded(String)
         /// Every problem in the text, each undefined name once.
         case failed([Problem])
     }
 
     /// `text` with its variables expanded; `substituted` is told each name whose value it took.
-    public func expand(_ text: String, substituted: (String) -> Void = { _ in }) -> Expansion {
+    package func expand(_ text: String, substituted: (String) -> Void = { _ in }) -> Expansion {
         guard text.utf8.contains(UInt8(ascii: "$")) else { return .expanded(text) }
         var output = ""
         var problems: [Problem] = []

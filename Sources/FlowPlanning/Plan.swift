@@ -1,19 +1,19 @@
 import FlowModel
 
 /// What a run would do: the selected tasks in topological order, resolved.
-public struct Plan: Sendable {
-    public var workflow: Workflow
+package struct Plan: Sendable {
+    package var workflow: Workflow
     /// The global limit, after `-j` and the number of CPUs are taken into account.
-    public var concurrency: Int
+    package var concurrency: Int
     /// Topological order with file order as the tie-break.
-    public var tasks: [PlannedTask]
-    public var waveCount: Int
+    package var tasks: [PlannedTask]
+    package var waveCount: Int
     /// The `--env` values whose names look secret (`SecretName`), by name: `--dry-run` prints
     /// `***` for an env entry that holds one.
-    public var secretOverrides: [String: String] = [:]
+    package var secretOverrides: [String: String] = [:]
 
     /// The tasks of each wave (1-based), in plan order.
-    public var waves: [[PlannedTask]] {
+    package var waves: [[PlannedTask]] {
         var waves = [[PlannedTask]](repeating: [], count: waveCount)
         for task in tasks { waves[task.wave - 1].append(task) }
         return waves
@@ -21,34 +21,34 @@ public struct Plan: Sendable {
 }
 
 /// One task as it would run: variables expanded, paths absolute.
-public struct PlannedTask: Sendable {
-    public var spec: TaskSpec
+package struct PlannedTask: Sendable {
+    package var spec: TaskSpec
     /// Position in the file: the tie-break after priority.
-    public var fileIndex: Int
+    package var fileIndex: Int
     /// Positions in `Plan.tasks` of the tasks this one needs.
-    public var needs: [Int]
+    package var needs: [Int]
     /// 1 for tasks that need nothing; otherwise one more than the latest wave among its needs.
-    public var wave: Int
-    public var workdir: String
+    package var wave: Int
+    package var workdir: String
     /// The folder of the workflow file: `${FLOWRUN_WORKFLOW_DIR}`, also exported to shell tasks.
-    public var workflowDirectory: String
+    package var workflowDirectory: String
     /// Workflow env (with `--env` overrides) merged with the task's env; the process
     /// environment comes under it at run time.
-    public var environment: [EnvironmentEntry]
+    package var environment: [EnvironmentEntry]
     /// The action with `${...}` expanded and relative paths resolved against `workdir`.
-    public var action: Action
+    package var action: Action
     /// The workdir and action as `--dry-run` prints them, when a `${NAME}` in them took a secret
     /// value from `--env` or the process environment (`SecretName`): that value is `***` here.
-    public var shown: ShownFields?
+    package var shown: ShownFields?
 
-    public var id: TaskID { spec.id }
+    package var id: TaskID { spec.id }
 }
 
 /// A task's fields with the secret values they took shown as `***` (`PlannedTask.shown`); a
 /// class, so that the many tasks without one pay a pointer.
-public final class ShownFields: Sendable {
-    public let workdir: String
-    public let action: Action
+package final class ShownFields: Sendable {
+    package let workdir: String
+    package let action: Action
 
     init(workdir: String, action: Action) {
         self.workdir = workdir

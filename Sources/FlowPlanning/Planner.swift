@@ -1,17 +1,17 @@
 import FlowModel
 
 /// The result of planning: the plan when the workflow is valid, and every problem found.
-public struct PlanResult: Sendable {
-    public var plan: Plan?
-    public var diagnostics: [Diagnostic]
+package struct PlanResult: Sendable {
+    package var plan: Plan?
+    package var diagnostics: [Diagnostic]
 }
 
 /// Checks the graph of a decoded workflow and plans a run of it: selection, order, waves.
-public enum Planner {
+package enum Planner {
     /// Checks the whole file (unknown needs, cycles, variables, URLs), then plans the selection.
     ///
     /// - Throws: `PlanningError.unknownTarget` when the file is valid but a target names no task.
-    public static func plan(_ workflow: Workflow, options: PlanningOptions, alsoDeclared: Set<TaskID> = []) throws -> PlanResult {
+    package static func plan(_ workflow: Workflow, options: PlanningOptions, alsoDeclared: Set<TaskID> = []) throws -> PlanResult {
         let (graph, graphDiagnostics) = TaskGraph.build(workflow, alsoDeclared: alsoDeclared)
         // Kahn's algorithm places every task exactly when the graph has no cycle; only then can
         // the search for cycles, a quarter of planning, be skipped.

@@ -1,9 +1,9 @@
 import FlowModel
 
 /// The `TASK...` selection: the named tasks plus everything they need, transitively.
-public enum Selection {
+package enum Selection {
     /// A mask over the graph; every task when `targets` is empty.
-    public static func tasks(_ targets: [TaskID], in graph: TaskGraph) throws -> [Bool] {
+    package static func tasks(_ targets: [TaskID], in graph: TaskGraph) throws -> [Bool] {
         guard !targets.isEmpty else { return [Bool](repeating: true, count: graph.count) }
         var selected = [Bool](repeating: false, count: graph.count)
         var pending: [Int] = []

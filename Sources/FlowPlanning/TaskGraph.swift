@@ -1,22 +1,22 @@
 import FlowModel
 
 /// The tasks of a workflow as dense integer ids (file order) and their `needs` edges.
-public struct TaskGraph: Sendable {
-    public let ids: [TaskID]
+package struct TaskGraph: Sendable {
+    package let ids: [TaskID]
     /// For each task, the tasks it needs, in the order written, without repeats.
-    public let needs: [[Int]]
-    public let index: [TaskID: Int]
+    package let needs: [[Int]]
+    package let index: [TaskID: Int]
 
-    public var count: Int { ids.count }
+    package var count: Int { ids.count }
 
     /// How many unknown needs of a file get a did-you-mean hint.
-    public static let suggestionLimit = 50
+    package static let suggestionLimit = 50
 
     /// Builds the graph, reporting needs that name no declared task.
     ///
     /// `alsoDeclared` names tasks that were declared but could not be decoded: needing them is not
     /// an error of its own.
-    public static func build(_ workflow: Workflow, alsoDeclared: Set<TaskID> = []) -> (TaskGraph, [Diagnostic]) {
+    package static func build(_ workflow: Workflow, alsoDeclared: Set<TaskID> = []) -> (TaskGraph, [Diagnostic]) {
         var index: [TaskID: Int] = [:]
         index.reserveCapacity(workflow.tasks.count)
         // By position, not `for task in`: that copies each TaskSpec, retaining a dozen fields.
@@ -56,7 +56,7 @@ public struct TaskGraph: Sendable {
     }
 
     /// For each task, the tasks that need it, in file order.
-    public func dependents() -> Dependents {
+    package func dependents() -> Dependents {
         Dependents(count: count) { needs[$0] }
     }
 }

@@ -7,11 +7,11 @@ import Foundation
 ///
 /// The environment is the process environment, under the workflow's env (with `--env`), under
 /// the task's env, plus `FLOWRUN_WORKFLOW_DIR`. Nothing is substituted into the script itself.
-public struct ShellRunner: TaskRunner {
+package struct ShellRunner: TaskRunner {
     private let baseEnvironment: ChildEnvironment
     private let executables = ExecutableLookup()
 
-    public init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         baseEnvironment = ChildEnvironment(processEnvironment)
         // With SIGCHLD ignored (a parent may pass that on), the kernel reaps children itself and
         // their exit status is lost: every task would look as if it succeeded.
@@ -22,7 +22,7 @@ public struct ShellRunner: TaskRunner {
     /// engine's step and the next spawn happen on one thread (`OutputLoop`).
     package static var loop: any EngineLoop { OutputLoop.shared }
 
-    public func startAttempt(
+    package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {

@@ -5,28 +5,28 @@
 /// the tree). An alias is a copy of the anchored node, whose lists it shares,
 /// so a document's tree is still a DAG; `weight` counts the nodes an expansion of this one
 /// would produce, which bounds the work of walking it.
-public struct Node: Sendable {
-    public enum Content: Sendable {
+package struct Node: Sendable {
+    package enum Content: Sendable {
         case scalar(Scalar)
         case sequence([Node])
         case mapping([Pair])
     }
 
-    public struct Scalar: Sendable {
-        public var text: String
+    package struct Scalar: Sendable {
+        package var text: String
         /// Plain scalars are typed (null, bool, int, float); quoted ones and `!!str` are strings.
-        public var isPlain: Bool
+        package var isPlain: Bool
     }
 
-    public struct Pair: Sendable {
-        public var key: Node
-        public var value: Node
+    package struct Pair: Sendable {
+        package var key: Node
+        package var value: Node
     }
 
-    public let content: Content
-    public let line: Int32
-    public let column: Int32
-    public let weight: Int
+    package let content: Content
+    package let line: Int32
+    package let column: Int32
+    package let weight: Int
 
     init(_ content: Content, line: Int32, column: Int32, weight: Int) {
         self.content = content
@@ -36,18 +36,18 @@ public struct Node: Sendable {
     }
 
     /// The scalar's text, if this is a scalar.
-    public var scalar: Scalar? {
+    package var scalar: Scalar? {
         if case .scalar(let scalar) = content { scalar } else { nil }
     }
 }
 
 extension Node {
     /// What kind of value a plain or quoted scalar is, by the YAML 1.2 core schema.
-    public enum ScalarKind: Sendable, Equatable {
+    package enum ScalarKind: Sendable, Equatable {
         case null, bool(Bool), int(Int), float, string
     }
 
-    public var scalarKind: ScalarKind? {
+    package var scalarKind: ScalarKind? {
         guard case .scalar(let scalar) = content else { return nil }
         guard scalar.isPlain else { return .string }
         // Most plain scalars are words (keys, ids, paths): their first byte rules out the
@@ -77,7 +77,7 @@ extension Node {
     }
 
     /// "a mapping", "a string", "null": how a message names what it found.
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch content {
         case .sequence: return "a list"
         case .mapping: return "a mapping"

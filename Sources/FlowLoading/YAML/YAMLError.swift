@@ -1,9 +1,9 @@
 import FlowModel
 
 /// A problem that stops loading: the file cannot be turned into a node tree.
-public struct YAMLError: Error, Sendable {
-    public var diagnostic: Diagnostic
-    public init(_ diagnostic: Diagnostic) { self.diagnostic = diagnostic }
+package struct YAMLError: Error, Sendable {
+    package var diagnostic: Diagnostic
+    package init(_ diagnostic: Diagnostic) { self.diagnostic = diagnostic }
 }
 
 extension Diagnostic.Message {

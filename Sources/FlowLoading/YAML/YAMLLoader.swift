@@ -2,21 +2,21 @@ import CYAML
 import FlowModel
 
 /// A loaded document: its root (nil for an empty file) and the problems found on the way.
-public struct YAMLDocument: Sendable {
-    public var root: Node?
-    public var diagnostics: [Diagnostic]
+package struct YAMLDocument: Sendable {
+    package var root: Node?
+    package var diagnostics: [Diagnostic]
 }
 
 /// Turns YAML text into a `Node` tree through libyaml's event API.
-public enum YAMLLoader {
+package enum YAMLLoader {
     /// Inputs at least this large are parsed on a thread of their own (`ConcurrentParser`);
     /// below it a thread would cost more than it saves.
-    public static let concurrentParsingFrom = 256 << 10
+    package static let concurrentParsingFrom = 256 << 10
 
     /// Loads one document. Throws `YAMLError` for problems that leave no tree to decode (syntax,
     /// limits); gathers the rest (duplicate keys, unknown tags) into the document's diagnostics.
     /// `concurrentFrom` is the input size from which libyaml parses on a thread of its own.
-    public static func load(
+    package static func load(
         _ bytes: [UInt8], file: String, limits: YAMLLimits = YAMLLimits(), concurrentFrom: Int = concurrentParsingFrom
     ) throws -> YAMLDocument {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
