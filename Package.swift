@@ -29,23 +29,27 @@ let package = Package(
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
-        .target(name: "FlowActions", dependencies: [
-            "FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive", "CImageCodec",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        ]),
-        .target(name: "FlowTestServer", dependencies: [
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        ]),
+        .target(
+            name: "FlowActions",
+            dependencies: [
+                "FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive", "CImageCodec",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .target(
+            name: "FlowTestServer",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
@@ -60,17 +64,22 @@ let package = Package(
         .testTarget(name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"], exclude: ["validate_events.py"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),
-        .testTarget(name: "FlowActionsTests", dependencies: [
-            "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive", "FlowTestServer",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        .testTarget(name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer", .product(name: "Crypto", package: "swift-crypto")], exclude: ["Fixtures", "schema_agreement.py"]),
+        .testTarget(
+            name: "FlowActionsTests",
+            dependencies: [
+                "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive", "FlowTestServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["Fixtures", "schema_agreement.py"]),
     ]
 )
 
 // One strict setting for every target, as swift-log does.
 for target in package.targets where target.type != .system && !["CSpawn", "CImageCodec", "CImageFixtures"].contains(target.name) {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny")
+        ]
 }

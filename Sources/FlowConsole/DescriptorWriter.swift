@@ -1,6 +1,6 @@
-import Glibc
 import FlowModel
 import Foundation
+import Glibc
 
 /// Writes whole buffers to a file descriptor, each with one `write(2)` where the kernel allows.
 ///

@@ -1,6 +1,6 @@
 import FlowModel
-import Foundation
 import FlowPlanning
+import Foundation
 
 /// Renders a plan's task graph as text, Graphviz dot or Mermaid.
 package enum GraphFormatter {
@@ -53,7 +53,8 @@ package enum GraphFormatter {
     }
 
     private static func dotQuoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\""
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 }

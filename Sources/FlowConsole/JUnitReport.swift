@@ -104,10 +104,11 @@ package final class JUnitReport: EventSink {
             return
         }
         // A link's target is replaced, not the link; realpath fails only for a new file.
-        let destination = realpath(path, nil).map { resolved in
-            defer { free(resolved) }
-            return String(cString: resolved)
-        } ?? path
+        let destination =
+            realpath(path, nil).map { resolved in
+                defer { free(resolved) }
+                return String(cString: resolved)
+            } ?? path
         let url = URL(fileURLWithPath: destination)
         let folder = url.deletingLastPathComponent().path
         let temporary = "\(folder)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"

@@ -1,6 +1,5 @@
 import Dispatch
 import FlowModel
-
 import Glibc
 
 /// The live view of a run on a terminal: `--events human`.
@@ -49,10 +48,12 @@ package final class LiveConsole: EventSink {
     ///   - size: the terminal's columns and rows, asked at each frame.
     ///   - clock: milliseconds since 1970, as events carry them, for the elapsed times.
     ///   - refreshInterval: the time between two frames; `.never` draws nothing until `finish()`.
-    package init(writer: DescriptorWriter, style: Style,
-                size: @escaping @Sendable () -> (columns: Int, rows: Int),
-                clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
-                refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval) {
+    package init(
+        writer: DescriptorWriter, style: Style,
+        size: @escaping @Sendable () -> (columns: Int, rows: Int),
+        clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
+        refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval
+    ) {
         self.writer = writer
         self.style = style
         self.size = size
@@ -63,8 +64,9 @@ package final class LiveConsole: EventSink {
 
     /// Draws on the terminal on `descriptor` (such as `STDOUT_FILENO`), 80 by 24 if it does not tell its size.
     package convenience init(descriptor: Int32, style: Style) {
-        self.init(writer: DescriptorWriter(descriptor: descriptor), style: style,
-                  size: { Terminal.size(of: descriptor) ?? (80, 24) })
+        self.init(
+            writer: DescriptorWriter(descriptor: descriptor), style: style,
+            size: { Terminal.size(of: descriptor) ?? (80, 24) })
     }
 
     deinit {

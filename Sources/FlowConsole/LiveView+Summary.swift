@@ -20,9 +20,11 @@ extension LiveView {
     func summary(now: Int64) -> String {
         let header = ["task", "result", "duration", "attempts"]
         let rows = results.map { result in
-            [result.task, result.outcome.rawValue,
-             result.durationMilliseconds.map { DurationText.string(milliseconds: $0) } ?? "-",
-             result.attempts.map { String($0) } ?? "-"]
+            [
+                result.task, result.outcome.rawValue,
+                result.durationMilliseconds.map { DurationText.string(milliseconds: $0) } ?? "-",
+                result.attempts.map { String($0) } ?? "-",
+            ]
         }
         var widths = header.map(\.count)
         for row in rows {
@@ -51,22 +53,24 @@ extension LiveView {
     /// The columns padded to `widths`: names to the left, numbers to the right; the result coloured.
     private func line(_ cells: [String], widths: [Int], outcome: TaskResult.Outcome? = nil) -> String {
         let result = Self.rightPadded(cells[1], widths[1])
-        let coloured = switch outcome {
-        case .succeeded: style.green(result)
-        case .failed: style.red(result)
-        case .cancelled: style.yellow(result)
-        case .skipped: style.dim(result)
-        case nil: result
-        }
+        let coloured =
+            switch outcome {
+            case .succeeded: style.green(result)
+            case .failed: style.red(result)
+            case .cancelled: style.yellow(result)
+            case .skipped: style.dim(result)
+            case nil: result
+            }
         return "\(Self.rightPadded(cells[0], widths[0]))  \(coloured)  \(Self.leftPadded(cells[2], widths[2]))  \(Self.leftPadded(cells[3], widths[3]))"
     }
 
     /// The workflow's last line, from `workflow.finished`; from the results so far if the run broke off.
     private func finalLine(now: Int64) -> String {
         let status = finish?.status ?? (counts.failed > 0 ? .failed : .cancelled)
-        let text = SummaryText.finished(workflow: workflow, status: status,
-                                        durationMilliseconds: finish?.durationMilliseconds ?? now - (startedAt ?? now),
-                                        counts: counts)
+        let text = SummaryText.finished(
+            workflow: workflow, status: status,
+            durationMilliseconds: finish?.durationMilliseconds ?? now - (startedAt ?? now),
+            counts: counts)
         switch status {
         case .succeeded: return style.green(text)
         case .failed: return style.red(text)

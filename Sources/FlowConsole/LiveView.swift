@@ -115,9 +115,11 @@ struct LiveView {
             counts.cancelled += 1
             // No duration in the event: the time since it started, if it did.
             let current = running[task]
-            ended(TaskResult(task: task, outcome: .cancelled,
-                             durationMilliseconds: current.map { event.timeMilliseconds - $0.startedAt },
-                             attempts: current?.attempt, reason: reason))
+            ended(
+                TaskResult(
+                    task: task, outcome: .cancelled,
+                    durationMilliseconds: current.map { event.timeMilliseconds - $0.startedAt },
+                    attempts: current?.attempt, reason: reason))
         case .taskSkipped(let task, let reason):
             counts.skipped += 1
             ended(TaskResult(task: task, outcome: .skipped, reason: reason))

@@ -236,7 +236,8 @@ package final class PlainLog: EventSink {
                 group.lines.removeAll(keepingCapacity: true)
                 return
             } catch {
-                text += "::error title=flowrun::\(Self.escapeData("cannot hold the output of task '\(task)' in \(error); its group is written in parts"))\n".utf8
+                text +=
+                    "::error title=flowrun::\(Self.escapeData("cannot hold the output of task '\(task)' in \(error); its group is written in parts"))\n".utf8
                 group.inParts = true
             }
         }
@@ -256,7 +257,9 @@ package final class PlainLog: EventSink {
             do throws(SpillFile.Failure) {
                 try spill.copy { writer.write($0) }
             } catch {
-                text += "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count) bytes of it are lost"))\n".utf8
+                text +=
+                    "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count) bytes of it are lost"))\n"
+                    .utf8
             }
             group.spill = nil
         }

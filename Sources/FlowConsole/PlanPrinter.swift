@@ -1,6 +1,6 @@
 import FlowModel
-import Foundation
 import FlowPlanning
+import Foundation
 
 /// Renders a plan for `--dry-run`: the order, waves, queues, priorities, resolved urls and paths.
 ///
@@ -181,8 +181,10 @@ package struct PlanPrinter: Sendable {
 
     /// An argument as a shell would need it written.
     private func quoted(_ argument: String) -> String {
-        let plain = !argument.isEmpty && (Self.isPlainASCII(argument)
-            ?? argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) })
+        let plain =
+            !argument.isEmpty
+            && (Self.isPlainASCII(argument)
+                ?? argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) })
         return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 

@@ -1,5 +1,5 @@
-import Glibc
 import Foundation
+import Glibc
 
 /// A temporary file that holds bytes appended in order and hands them back in chunks: for text
 /// held past a small buffer (a GitHub Actions group until its task ends), so that memory stays

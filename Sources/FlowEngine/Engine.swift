@@ -70,7 +70,8 @@ package final class Engine: @unchecked Sendable {
         self.options = options
         scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
         // Index 0 is the default queue, then the named ones in file order, as the scheduler counts them.
-        queues = [Self.makeQueue("default", limit: options.concurrency, on: loop)]
+        queues =
+            [Self.makeQueue("default", limit: options.concurrency, on: loop)]
             + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency, on: loop) }
         operations = [TaskOperation?](repeating: nil, count: plan.tasks.count)
     }
@@ -90,8 +91,10 @@ package final class Engine: @unchecked Sendable {
         lock.withLock {
             startedAt = EventBus.monotonicMilliseconds()
             let workflow = plan.workflow
-            bus.post(.workflowStarted(workflow: workflow.name, file: workflow.file, tasks: plan.tasks.count,
-                                      concurrency: options.concurrency))
+            bus.post(
+                .workflowStarted(
+                    workflow: workflow.name, file: workflow.file, tasks: plan.tasks.count,
+                    concurrency: options.concurrency))
             perform(scheduler.begin())
         }
         flushSoon()
@@ -182,8 +185,10 @@ package final class Engine: @unchecked Sendable {
                 bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason))
             case .finish(let status):
                 self.status = status
-                bus.post(.workflowFinished(workflow: plan.workflow.name, status: status,
-                                           durationMilliseconds: EventBus.monotonicMilliseconds() - startedAt, counts: counts))
+                bus.post(
+                    .workflowFinished(
+                        workflow: plan.workflow.name, status: status,
+                        durationMilliseconds: EventBus.monotonicMilliseconds() - startedAt, counts: counts))
                 finished.signal()
             }
         }
@@ -193,8 +198,10 @@ package final class Engine: @unchecked Sendable {
         let planned = plan.tasks[task]
         // Emitted here, in the scheduler's order, so priority order shows in the stream.
         bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
-        let operation = TaskOperation(task: planned, runner: runner, loop: loop, bus: bus,
-                                      graceMilliseconds: options.graceMilliseconds) { [self] report in
+        let operation = TaskOperation(
+            task: planned, runner: runner, loop: loop, bus: bus,
+            graceMilliseconds: options.graceMilliseconds
+        ) { [self] report in
             lock.withLock { reported(report, by: task) }
             flushSoon()
         }

@@ -1,7 +1,6 @@
 import Dispatch
 import FlowModel
 import Foundation
-
 import Glibc
 
 /// The one serial event sink of a run: stamps `seq` and `time` and hands events to every sink.

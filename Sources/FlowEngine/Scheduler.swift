@@ -81,9 +81,10 @@ package struct Scheduler: Sendable {
         var queueIndex: [String: Int] = [:]
         for (index, queue) in queues.enumerated() { queueIndex[queue.name] = index + 1 }
         let tasks = plan.tasks.map { task in
-            TaskInfo(needs: task.needs, when: task.spec.when, queue: task.spec.queue.flatMap { queueIndex[$0] } ?? 0,
-                     priority: task.spec.priority, fileIndex: task.fileIndex, continueOnError: task.spec.continueOnError,
-                     id: task.id)
+            TaskInfo(
+                needs: task.needs, when: task.spec.when, queue: task.spec.queue.flatMap { queueIndex[$0] } ?? 0,
+                priority: task.spec.priority, fileIndex: task.fileIndex, continueOnError: task.spec.continueOnError,
+                id: task.id)
         }
         self.init(tasks: tasks, queueLimits: [globalLimit] + queues.map(\.concurrency), globalLimit: globalLimit, failFast: failFast)
     }

@@ -48,8 +48,10 @@ final class TaskOperation: Operation, @unchecked Sendable {
         self.bus = bus
         self.report = report
         let spec = task.spec
-        machine = AttemptMachine(policy: .init(retries: spec.retries, retryDelay: spec.retryDelay, timeout: spec.timeout,
-                                               graceMilliseconds: graceMilliseconds), jitter: jitter)
+        machine = AttemptMachine(
+            policy: .init(
+                retries: spec.retries, retryDelay: spec.retryDelay, timeout: spec.timeout,
+                graceMilliseconds: graceMilliseconds), jitter: jitter)
         super.init()
         queuePriority = Self.queuePriority(task.spec.priority)
     }

@@ -50,8 +50,9 @@ package enum WorkflowLoader {
         }
         var decoder = WorkflowDecoder(file: file)
         let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
-        let loaded = LoadedWorkflow(workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
-                                    declaredTaskIDs: decoder.declaredTaskIDs)
+        let loaded = LoadedWorkflow(
+            workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
+            declaredTaskIDs: decoder.declaredTaskIDs)
         // Nothing needs the tree any more (the workflow's strings may share storage with its
         // scalars, which reference counting keeps alive), so a large one is handed over whole
         // and freed on the idle core while the caller plans.

@@ -1,5 +1,4 @@
 import Dispatch
-
 import Glibc
 
 /// Runs a loop over many items on every core, a chunk of items at a time: the per-task steps

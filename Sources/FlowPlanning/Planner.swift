@@ -43,15 +43,18 @@ package enum Planner {
             for index in range {
                 let task = order[index]
                 let (workdir, environment, action, shown) = resolved[task]!
-                add(PlannedTask(spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
-                                wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
-                                environment: environment, action: action, shown: shown))
+                add(
+                    PlannedTask(
+                        spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
+                        wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
+                        environment: environment, action: action, shown: shown))
             }
         }
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
-        let plan = Plan(workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount,
-                        secretOverrides: resolver.secretOverrides)
+        let plan = Plan(
+            workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount,
+            secretOverrides: resolver.secretOverrides)
         return PlanResult(plan: plan, diagnostics: [])
     }
 }

@@ -139,7 +139,9 @@ struct TaskResolver {
     }
 
     private mutating func expand(_ value: Located<String>, _ field: String, _ interpolation: Interpolation, _ task: TaskSpec) -> Located<String>? {
-        let expansion = maskedNames.isEmpty ? interpolation.expand(value.value)
+        let expansion =
+            maskedNames.isEmpty
+            ? interpolation.expand(value.value)
             : interpolation.expand(value.value) { if maskedNames.contains($0) { takesSecret = true } }
         switch expansion {
         case .expanded(let text):
@@ -151,8 +153,10 @@ struct TaskResolver {
                     diagnostics.append(Diagnostic(.malformedVariable(field), at: value.location))
                 case .undefined(let name):
                     let known = task.env.map(\.name) + workflowEnvironment.map(\.name) + [Self.workflowDirectoryVariable]
-                    diagnostics.append(Diagnostic(.undefinedVariable(name, field, suggestion: Spelling.suggestion(for: name, among: known)),
-                                                  at: value.location))
+                    diagnostics.append(
+                        Diagnostic(
+                            .undefinedVariable(name, field, suggestion: Spelling.suggestion(for: name, among: known)),
+                            at: value.location))
                 }
             }
             return nil

@@ -113,7 +113,8 @@ package final class TestHTTPServer: Sendable {
             response.headers.append(("Accept-Ranges", "bytes"))
         }
         guard let range = request.header("Range"), range.hasPrefix("bytes="),
-              let start = Int(range.dropFirst(6).prefix { $0 != "-" }), start < response.body.count else { return response }
+            let start = Int(range.dropFirst(6).prefix { $0 != "-" }), start < response.body.count
+        else { return response }
         if let ifRange = request.header("If-Range") {
             let validators = response.headers.filter { ["etag", "last-modified"].contains($0.0.lowercased()) }.map(\.1)
             guard validators.contains(ifRange) else { return response }

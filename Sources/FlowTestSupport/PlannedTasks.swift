@@ -22,7 +22,8 @@ package enum PlannedTasks {
 
     /// One shell task with the given fields (`retries: 2, timeout: 1s`, as in the file).
     package static func one(_ fields: String) throws -> PlannedTask {
-        let tasks = try from("""
+        let tasks = try from(
+            """
             version: 1
             tasks:
               t: {\(fields.isEmpty ? "" : fields + ", ")shell: "true"}

@@ -1,5 +1,4 @@
 import Foundation
-
 import Glibc
 
 /// Refuses, before a run, outputs that would destroy data: `--events-file` or `--junit` naming
@@ -33,16 +32,18 @@ enum OutputPaths {
         init(_ path: String) {
             var status = stat()
             if stat(path, &status) == 0 {
-                self = .file(device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
-                             isCharacterDevice: status.st_mode & S_IFMT == S_IFCHR)
+                self = .file(
+                    device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
+                    isCharacterDevice: status.st_mode & S_IFMT == S_IFCHR)
                 return
             }
             let url = URL(fileURLWithPath: path).standardizedFileURL
             let folder = url.deletingLastPathComponent().path
-            let resolved = realpath(folder, nil).map { pointer in
-                defer { free(pointer) }
-                return String(cString: pointer)
-            } ?? folder
+            let resolved =
+                realpath(folder, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                } ?? folder
             self = .missing(resolved + "/" + url.lastPathComponent)
         }
 

@@ -34,7 +34,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Check the file and print the plan (order, waves, queues, resolved urls and paths); run nothing.")
     var dryRun = false
 
-    @Option(name: [.customShort("j", allowingJoined: true), .customLong("concurrency")], help: ArgumentHelp("Most tasks executing at once (overrides the file).", valueName: "N"))
+    @Option(
+        name: [.customShort("j", allowingJoined: true), .customLong("concurrency")],
+        help: ArgumentHelp("Most tasks executing at once (overrides the file).", valueName: "N"))
     var concurrency: Int?
 
     @OptionGroup var workflow: WorkflowOptions
@@ -45,7 +47,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds a cancelled task has between SIGTERM and SIGKILL (0 to 86400).", valueName: "SECONDS"))
     var grace: Double = 10
 
-    @Option(help: ArgumentHelp("How to show the run: human (live view; default on a terminal), plain (one line per event; default otherwise) or jsonl.", valueName: "MODE"))
+    @Option(
+        help: ArgumentHelp(
+            "How to show the run: human (live view; default on a terminal), plain (one line per event; default otherwise) or jsonl.", valueName: "MODE"))
     var events: EventsMode?
 
     @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"))
@@ -98,10 +102,14 @@ struct RunCommand: ParsableCommand {
         let standardOutputClosed = StandardOutputClosed()
         let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed)
         let bus = EventBus(sinks: sinks)
-        let (runner, loop): (any TaskRunner, any EngineLoop) = engineOnly ? (NoopRunner(), SerialQueueLoop())
+        let (runner, loop): (any TaskRunner, any EngineLoop) =
+            engineOnly
+            ? (NoopRunner(), SerialQueueLoop())
             : (ActionRunner(processEnvironment: environment), ActionRunner.loop)
-        let engine = Engine(plan: plan, runner: runner, loop: loop, bus: bus, options: Engine.Options(
-            concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
+        let engine = Engine(
+            plan: plan, runner: runner, loop: loop, bus: bus,
+            options: Engine.Options(
+                concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
         signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
@@ -161,7 +169,8 @@ struct RunCommand: ParsableCommand {
         guard !unsupported.isEmpty else { return }
         let list = unsupported.prefix(5).map { "'\($0.id)' (\($0.spec.action.kind), \($0.spec.location))" }.joined(separator: ", ")
         let runnable = ActionRunner.runnableKinds.sorted().joined(separator: ", ")
-        throw CommandFailure("""
+        throw CommandFailure(
+            """
             this flowrun runs \(runnable) tasks only. \
             Not runnable: \(list)\(unsupported.count > 5 ? " and \(unsupported.count - 5) more" : ""). \
             Use --dry-run to see the plan, or name only tasks it runs

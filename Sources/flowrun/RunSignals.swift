@@ -2,7 +2,6 @@ import CSpawn
 import FlowActions
 import FlowEngine
 import Foundation
-
 import Glibc
 
 /// Turns signals into engine calls, or into an exit, from the start of `run` to its exit
@@ -83,7 +82,8 @@ final class RunSignals: @unchecked Sendable {
                 if number > 0 {
                     received(number)
                 } else if let (deadline, number) = lock.withLock({ exitDeadline.map { ($0, statusSignal ?? SIGTERM) } }),
-                          Date() >= deadline {
+                    Date() >= deadline
+                {
                     exitNow(status: 128 + number)
                 }
             }

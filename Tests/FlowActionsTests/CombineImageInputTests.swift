@@ -1,7 +1,8 @@
-@testable import FlowActions
 import FlowModel
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// Every PNG colour type and bit depth, interlaced or not, read exactly; corrupt, truncated and
 /// oversized inputs refused with a clear error.
@@ -101,7 +102,10 @@ import Testing
             Format(colourType: 4, bitDepth: 8), Format(colourType: 4, bitDepth: 16),
             Format(colourType: 6, bitDepth: 8), Format(colourType: 6, bitDepth: 16),
         ]
-        return plain + plain.map { var format = $0; format.interlaced = true; return format }
+        return plain
+            + plain.map {
+                var format = $0; format.interlaced = true; return format
+            }
     }()
 
     @Test(arguments: formats)
@@ -111,11 +115,12 @@ import Testing
         // Odd sizes, so that every Adam7 pass is partial.
         let (width, height) = (7, 5)
         let paletteSize = format.colourType == 3 ? min(16, format.maximum + 1) : 0
-        try Support.writePNG("\(folder)/in.png", width: width, height: height, bitDepth: format.bitDepth,
-                             colourType: format.colourType, rows: format.rows(width: width, height: height),
-                             interlaced: format.interlaced, palette: Array(Format.palette.prefix(paletteSize * 3)),
-                             paletteAlpha: format.colourType == 3 ? Array(Format.paletteAlpha.prefix(paletteSize)) : [],
-                             transparentColour: format.transparentColour)
+        try Support.writePNG(
+            "\(folder)/in.png", width: width, height: height, bitDepth: format.bitDepth,
+            colourType: format.colourType, rows: format.rows(width: width, height: height),
+            interlaced: format.interlaced, palette: Array(Format.palette.prefix(paletteSize * 3)),
+            paletteAlpha: format.colourType == 3 ? Array(Format.paletteAlpha.prefix(paletteSize)) : [],
+            transparentColour: format.transparentColour)
 
         let (attempt, output) = try await CombineImageTests.combine(["in.png"], in: folder)
 
@@ -263,8 +268,9 @@ import Testing
         try Support.writePNG("\(folder)/tall.png", width: width, height: height, pixels: Self.pattern(width, height))
         try Support.writePNG("\(folder)/tall-adam7.png", width: width, height: height, pixels: Self.pattern(width, height), interlaced: true)
         try Support.writeJPEG("\(folder)/tall.jpg", width: width, height: height, pixels: Self.pattern(width, height))
-        try Support.writeJPEG("\(folder)/tall-progressive.jpg", width: width, height: height, pixels: Self.pattern(width, height),
-                              progressive: true)
+        try Support.writeJPEG(
+            "\(folder)/tall-progressive.jpg", width: width, height: height, pixels: Self.pattern(width, height),
+            progressive: true)
         let cancelled = CombineControl()
         cancelled.cancel()
 

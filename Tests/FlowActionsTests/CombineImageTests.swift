@@ -1,7 +1,8 @@
-@testable import FlowActions
 import FlowModel
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// `format: image`: inputs made by libpng and libjpeg in the test, the output read back with
 /// libpng and compared pixel by pixel.
@@ -143,8 +144,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let orange = Pixel(200, 100, 50)
         try Support.writeJPEG("\(folder)/colour.jpg", width: 16, height: 16, pixels: Support.solid(orange, 16, 16), progressive: progressive)
-        try Support.writeJPEG("\(folder)/grey.jpg", width: 16, height: 16, pixels: Support.solid(Pixel(120, 0, 0), 16, 16),
-                              grey: true, progressive: progressive)
+        try Support.writeJPEG(
+            "\(folder)/grey.jpg", width: 16, height: 16, pixels: Support.solid(Pixel(120, 0, 0), 16, 16),
+            grey: true, progressive: progressive)
 
         let (attempt, output) = try await Self.combine(["colour.jpg", "grey.jpg"], in: folder)
 

@@ -1,9 +1,10 @@
 import CArchive
-@testable import FlowActions
 import FlowEngine
 import FlowModel
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// `CombineRunner` with concat, tar, tar.gz and zip: real files in a temporary folder.
 @Suite struct CombineRunnerTests {

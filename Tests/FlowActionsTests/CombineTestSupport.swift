@@ -1,10 +1,11 @@
 import CImageFixtures
-@testable import FlowActions
 import FlowEngine
 import FlowModel
 import FlowPlanning
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// Folders, tasks, attempts and images for the combine tests.
 enum CombineTestSupport {
@@ -31,9 +32,11 @@ enum CombineTestSupport {
     static func run(_ task: PlannedTask, runner: CombineRunner = CombineRunner()) async -> Attempt {
         let attempt = LockedBox(Attempt())
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let events = AttemptEvents(output: { _, _ in }, progress: { done, total, unit in
-                attempt.update { $0.progress.append((done, total, unit)) }
-            })
+            let events = AttemptEvents(
+                output: { _, _ in },
+                progress: { done, total, unit in
+                    attempt.update { $0.progress.append((done, total, unit)) }
+                })
             _ = runner.startAttempt(of: task, attempt: 1, events: events) { result in
                 attempt.update { $0.result = result }
                 done.resume()
@@ -114,14 +117,16 @@ enum CombineTestSupport {
                 paletteAlpha.withUnsafeBufferPointer { alpha in
                     if let transparentColour {
                         return transparentColour.withUnsafeBufferPointer {
-                            fixture_write_png(path, UInt32(width), UInt32(height), Int32(bitDepth), Int32(colourType), interlaced ? 1 : 0,
-                                              rows.baseAddress, palette.baseAddress, Int32(palette.count / 3),
-                                              alpha.baseAddress, Int32(alpha.count), $0.baseAddress)
+                            fixture_write_png(
+                                path, UInt32(width), UInt32(height), Int32(bitDepth), Int32(colourType), interlaced ? 1 : 0,
+                                rows.baseAddress, palette.baseAddress, Int32(palette.count / 3),
+                                alpha.baseAddress, Int32(alpha.count), $0.baseAddress)
                         }
                     }
-                    return fixture_write_png(path, UInt32(width), UInt32(height), Int32(bitDepth), Int32(colourType), interlaced ? 1 : 0,
-                                             rows.baseAddress, palette.baseAddress, Int32(palette.count / 3),
-                                             alpha.baseAddress, Int32(alpha.count), nil)
+                    return fixture_write_png(
+                        path, UInt32(width), UInt32(height), Int32(bitDepth), Int32(colourType), interlaced ? 1 : 0,
+                        rows.baseAddress, palette.baseAddress, Int32(palette.count / 3),
+                        alpha.baseAddress, Int32(alpha.count), nil)
                 }
             }
         }

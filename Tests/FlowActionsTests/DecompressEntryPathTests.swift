@@ -1,5 +1,6 @@
-@testable import FlowActions
 import Testing
+
+@testable import FlowActions
 
 /// `EntryPath`: how an entry's name becomes a place below `to`, or a refusal.
 @Suite struct DecompressEntryPathTests {

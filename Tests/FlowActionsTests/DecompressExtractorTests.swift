@@ -1,7 +1,8 @@
-@testable import FlowActions
 import FlowModel
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// `ArchiveExtractor` on real archives of every format the issue names.
 @Suite struct DecompressExtractorTests {
@@ -44,19 +45,21 @@ import Testing
     @Test func ustarAndGnuTarsAndSparseFilesExtract() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(Self.tree + """
-            for fmt, name in [(tarfile.USTAR_FORMAT, 'u.tar'), (tarfile.GNU_FORMAT, 'g.tar')]:
-                with tarfile.open(name, 'w', format=fmt) as t: tree(t)
-            with open('sparse.img', 'wb') as f:
-                f.seek(50 << 20); f.write(b'end')
-            """)
+        try fixtures.python(
+            Self.tree + """
+                for fmt, name in [(tarfile.USTAR_FORMAT, 'u.tar'), (tarfile.GNU_FORMAT, 'g.tar')]:
+                    with tarfile.open(name, 'w', format=fmt) as t: tree(t)
+                with open('sparse.img', 'wb') as f:
+                    f.seek(50 << 20); f.write(b'end')
+                """)
         try fixtures.run(["tar", "--sparse", "-czf", "sparse.tar.gz", "sparse.img"])
         for name in ["u.tar", "g.tar"] {
             #expect(fixtures.extract(name, to: name + ".out") == nil)
             #expect(fixtures.text(name + ".out/app-1.0/README") == "read me\n")
         }
-        #expect(fixtures.extract("sparse.tar.gz", limits: ExtractionLimits(maxFiles: nil, maxBytes: 1 << 20, maxRatio: nil)) == nil,
-                "holes do not count as bytes written")
+        #expect(
+            fixtures.extract("sparse.tar.gz", limits: ExtractionLimits(maxFiles: nil, maxBytes: 1 << 20, maxRatio: nil)) == nil,
+            "holes do not count as bytes written")
         let image = try #require(FileTree.status(fixtures.path("out/sparse.img")))
         #expect(image.st_size == 50 << 20 + 3)
         #expect(Int(image.st_blocks) * 512 < 1 << 20, "holes stay holes")
@@ -74,7 +77,8 @@ import Testing
     @Test func zipDeflateStoredAndZip64Extract() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python("""
+        try fixtures.python(
+            """
             with zipfile.ZipFile('a.zip', 'w') as z:
                 z.writestr('top/stored.txt', 'stored', compress_type=zipfile.ZIP_STORED)
                 z.writestr('top/deflated.txt', 'deflated ' * 100, compress_type=zipfile.ZIP_DEFLATED)
@@ -94,7 +98,8 @@ import Testing
     @Test func singleGzipFileTakesItsHeaderNameOrTheArchiveName() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python("""
+        try fixtures.python(
+            """
             with gzip.GzipFile(filename='inside.log', mode='wb', fileobj=open('named.gz', 'wb')) as f: f.write(b'log line\\n')
             open('notes.txt.gz', 'wb').write(gzip.compress(b'notes\\n'))
             """)
@@ -103,7 +108,8 @@ import Testing
         #expect(fixtures.extract("notes.txt.gz", to: "notes") == nil)
         #expect(fixtures.text("notes/notes.txt") == "notes\n")
         // `format: gz` is gunzip, whatever the content: a .tar.gz yields its .tar.
-        try fixtures.python(Self.tree + "with tarfile.open('app.tar', 'w') as t: tree(t)\nopen('app.tar.gz', 'wb').write(gzip.compress(open('app.tar', 'rb').read()))")
+        try fixtures.python(
+            Self.tree + "with tarfile.open('app.tar', 'w') as t: tree(t)\nopen('app.tar.gz', 'wb').write(gzip.compress(open('app.tar', 'rb').read()))")
         #expect(fixtures.extract("app.tar.gz", to: "tar", format: .gz) == nil)
         #expect(fixtures.listing("tar") == ["app.tar"])
         #expect(FileManager.default.contentsEqual(atPath: fixtures.path("tar/app.tar"), andPath: fixtures.path("app.tar")))
@@ -147,7 +153,8 @@ import Testing
     @Test func manyFilesAndASmallVeryCompressibleFileExtract() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python("""
+        try fixtures.python(
+            """
             with tarfile.open('many.tar.gz', 'w:gz') as t:
                 for i in range(200000):
                     info = tarfile.TarInfo('d%03d/f%d' % (i % 500, i)); t.addfile(info, io.BytesIO(b''))

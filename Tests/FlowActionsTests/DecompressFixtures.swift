@@ -1,7 +1,8 @@
-@testable import FlowActions
 import FlowModel
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// Archives made by the tests with Python's tarfile, zipfile and gzip, in a temporary folder.
 struct DecompressFixtures {

@@ -1,7 +1,8 @@
-@testable import FlowActions
 import FlowModel
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// Hostile archives: each fails naming the entry, writes nothing outside `to`, and leaves `to`
 /// as it was with no staging folder beside it.
@@ -19,8 +20,10 @@ import Testing
         """
 
     /// Extracts `archive` into the existing folder `out` (holding `keep.txt`) and checks the failure.
-    func expectRefused(_ archive: String, naming entry: String, _ fixtures: DecompressFixtures, strip: Int = 0,
-                       sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    func expectRefused(
+        _ archive: String, naming entry: String, _ fixtures: DecompressFixtures, strip: Int = 0,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
         try "keep".write(toFile: fixtures.path("out/keep.txt"), atomically: false, encoding: .utf8)
         let failure = fixtures.extract(archive, strip: strip)
@@ -32,13 +35,14 @@ import Testing
     @Test func zipSlipAbsolutePathsAndBackslashesAreRefused() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(Self.helpers + """
-            tar('dotdot.tar', ('a/../../evil.txt', b'x'))
-            tar('absolute.tar', ('/tmp/flowrun-evil.txt', b'x'))
-            for name, entry in [('slip.zip', '../evil.txt'), ('backslash.zip', '..\\\\evil.txt')]:
-                with zipfile.ZipFile(name, 'w') as z:
-                    z.writestr('ok.txt', 'fine'); z.writestr(entry, 'x')
-            """)
+        try fixtures.python(
+            Self.helpers + """
+                tar('dotdot.tar', ('a/../../evil.txt', b'x'))
+                tar('absolute.tar', ('/tmp/flowrun-evil.txt', b'x'))
+                for name, entry in [('slip.zip', '../evil.txt'), ('backslash.zip', '..\\\\evil.txt')]:
+                    with zipfile.ZipFile(name, 'w') as z:
+                        z.writestr('ok.txt', 'fine'); z.writestr(entry, 'x')
+                """)
         try expectRefused("dotdot.tar", naming: "a/../../evil.txt", fixtures)
         try expectRefused("absolute.tar", naming: "/tmp/flowrun-evil.txt", fixtures)
         try expectRefused("slip.zip", naming: "../evil.txt", fixtures)
@@ -50,16 +54,17 @@ import Testing
     @Test func symlinkAndHardlinkEscapesAreRefused() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(Self.helpers + """
-            tar('symlink-out.tar', ('link', b'', tarfile.SYMTYPE, '../..'))
-            tar('symlink-absolute.tar', ('etc', b'', tarfile.SYMTYPE, '/etc'))
-            tar('write-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/up', b'', tarfile.SYMTYPE, '..'), ('sub/up/x', b'x'))
-            tar('chained.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'))
-            tar('folder-over-link.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'), ('s', b'', tarfile.DIRTYPE, '', 0o777))
-            tar('hardlink-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/f', b'x'), ('d', b'', tarfile.SYMTYPE, 'sub'), ('x', b'', tarfile.LNKTYPE, 'd/f'))
-            tar('hardlink-out.tar', ('passwd', b'', tarfile.LNKTYPE, '../../../../etc/passwd'))
-            tar('hardlink-absolute.tar', ('passwd', b'', tarfile.LNKTYPE, '/etc/passwd'))
-            """)
+        try fixtures.python(
+            Self.helpers + """
+                tar('symlink-out.tar', ('link', b'', tarfile.SYMTYPE, '../..'))
+                tar('symlink-absolute.tar', ('etc', b'', tarfile.SYMTYPE, '/etc'))
+                tar('write-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/up', b'', tarfile.SYMTYPE, '..'), ('sub/up/x', b'x'))
+                tar('chained.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'))
+                tar('folder-over-link.tar', ('r', b'', tarfile.SYMTYPE, '.'), ('s', b'', tarfile.SYMTYPE, 'r/..'), ('s', b'', tarfile.DIRTYPE, '', 0o777))
+                tar('hardlink-through.tar', ('sub/', b'', tarfile.DIRTYPE), ('sub/f', b'x'), ('d', b'', tarfile.SYMTYPE, 'sub'), ('x', b'', tarfile.LNKTYPE, 'd/f'))
+                tar('hardlink-out.tar', ('passwd', b'', tarfile.LNKTYPE, '../../../../etc/passwd'))
+                tar('hardlink-absolute.tar', ('passwd', b'', tarfile.LNKTYPE, '/etc/passwd'))
+                """)
         try expectRefused("symlink-out.tar", naming: "link", fixtures)
         try expectRefused("symlink-absolute.tar", naming: "etc", fixtures)
         try expectRefused("write-through.tar", naming: "sub/up/x", fixtures)
@@ -75,10 +80,11 @@ import Testing
     @Test func devicesAndFIFOsAreRefused() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(Self.helpers + """
-            tar('fifo.tar', ('pipe', b'', tarfile.FIFOTYPE))
-            tar('device.tar', ('null', b'', tarfile.CHRTYPE))
-            """)
+        try fixtures.python(
+            Self.helpers + """
+                tar('fifo.tar', ('pipe', b'', tarfile.FIFOTYPE))
+                tar('device.tar', ('null', b'', tarfile.CHRTYPE))
+                """)
         try expectRefused("fifo.tar", naming: "pipe", fixtures)
         try expectRefused("device.tar", naming: "null", fixtures)
     }
@@ -86,15 +92,16 @@ import Testing
     @Test func truncatedArchivesFail() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(Self.helpers + """
-            data = os.urandom(300000)
-            with tarfile.open('whole.tar.gz', 'w:gz') as t: add(t, 'data.bin', data)
-            whole = open('whole.tar.gz', 'rb').read(); open('cut.tar.gz', 'wb').write(whole[:len(whole) // 2])
-            tar('whole.tar', ('data.bin', data))
-            whole = open('whole.tar', 'rb').read(); open('cut.tar', 'wb').write(whole[:200000])
-            with zipfile.ZipFile('whole.zip', 'w') as z: z.writestr('data.bin', data)
-            whole = open('whole.zip', 'rb').read(); open('cut.zip', 'wb').write(whole[:200000])
-            """)
+        try fixtures.python(
+            Self.helpers + """
+                data = os.urandom(300000)
+                with tarfile.open('whole.tar.gz', 'w:gz') as t: add(t, 'data.bin', data)
+                whole = open('whole.tar.gz', 'rb').read(); open('cut.tar.gz', 'wb').write(whole[:len(whole) // 2])
+                tar('whole.tar', ('data.bin', data))
+                whole = open('whole.tar', 'rb').read(); open('cut.tar', 'wb').write(whole[:200000])
+                with zipfile.ZipFile('whole.zip', 'w') as z: z.writestr('data.bin', data)
+                whole = open('whole.zip', 'rb').read(); open('cut.zip', 'wb').write(whole[:200000])
+                """)
         for archive in ["cut.tar.gz", "cut.tar", "cut.zip"] {
             FileTree.remove(fixtures.path("out"))
             try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
@@ -107,7 +114,8 @@ import Testing
     @Test func aZipWhoseHeadersDisagreeFails() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python("""
+        try fixtures.python(
+            """
             with zipfile.ZipFile('good.zip', 'w') as z: z.writestr('good.txt', 'hello world')
             data = bytearray(open('good.zip', 'rb').read())
             renamed = bytearray(data); renamed[30:38] = b'evil.txt'; open('renamed.zip', 'wb').write(renamed)
@@ -121,7 +129,8 @@ import Testing
     @Test func bombsStopBeforeTwoHundredMegabytes() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python("""
+        try fixtures.python(
+            """
             with zipfile.ZipFile('bomb.zip', 'w', zipfile.ZIP_DEFLATED) as z:
                 with z.open('zeros.bin', 'w', force_zip64=True) as f:
                     block = bytes(1 << 20)
@@ -155,7 +164,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
         try "keep".write(toFile: fixtures.path("out/keep.txt"), atomically: false, encoding: .utf8)
         var asked = 0
-        let failure = try #require(fixtures.extract("big.tar", isCancelled: { asked += 1; return asked > 5 }))
+        let failure = try #require(
+            fixtures.extract(
+                "big.tar",
+                isCancelled: {
+                    asked += 1; return asked > 5
+                }))
         #expect(failure.cancelled)
         #expect(fixtures.listing("out") == ["keep.txt"])
         fixtures.expectOnly(["big.tar", "out"])
@@ -169,7 +183,9 @@ import Testing
         // gives up after 60 s, a hang guard that makes the test fail rather than hang).
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        writer.arguments = ["python3", "-c", """
+        writer.arguments = [
+            "python3", "-c",
+            """
             import io, os, sys, tarfile, time
             f = open(sys.argv[1], 'wb')
             info = tarfile.TarInfo('big.bin'); info.size = 1 << 30
@@ -178,19 +194,23 @@ import Testing
                 if not os.path.exists(sys.argv[1]): sys.exit()
                 time.sleep(0.1)
             open(sys.argv[1] + '.gave-up', 'w').close()
-            """, fixtures.path("stalled.tar")]
+            """, fixtures.path("stalled.tar"),
+        ]
         try writer.run()
         defer { if writer.isRunning { writer.terminate() } }
         // Cancelled from another thread a moment after the first data, when the extraction is
         // waiting for more (were it not yet, the cancel would be seen between blocks: the test
         // passes either way with a working cancel, and hangs for 60 s without one).
         let cancel = CancelFlag()
-        let extractor = ArchiveExtractor(from: fixtures.path("stalled.tar"), to: fixtures.path("out"), format: nil, stripComponents: 0, limits: ExtractionLimits())
+        let extractor = ArchiveExtractor(
+            from: fixtures.path("stalled.tar"), to: fixtures.path("out"), format: nil, stripComponents: 0, limits: ExtractionLimits())
         var failure: ExtractionFailure?
         do {
-            try extractor.run(isCancelled: { cancel.isSet }, progress: { _, _ in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancel.set() }
-            })
+            try extractor.run(
+                isCancelled: { cancel.isSet },
+                progress: { _, _ in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancel.set() }
+                })
         } catch {
             failure = error
         }
@@ -201,11 +221,12 @@ import Testing
     @Test func setuidBitsAreDroppedAndOwnersNotRestored() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(Self.helpers + """
-            with tarfile.open('owned.tar', 'w') as t:
-                info = tarfile.TarInfo('tool'); info.mode = 0o6755; info.uid = 4242; info.gid = 4242; info.size = 2
-                t.addfile(info, io.BytesIO(b'hi'))
-            """)
+        try fixtures.python(
+            Self.helpers + """
+                with tarfile.open('owned.tar', 'w') as t:
+                    info = tarfile.TarInfo('tool'); info.mode = 0o6755; info.uid = 4242; info.gid = 4242; info.size = 2
+                    t.addfile(info, io.BytesIO(b'hi'))
+                """)
         #expect(fixtures.extract("owned.tar") == nil)
         let tool = try #require(FileTree.status(fixtures.path("out/tool")))
         #expect(tool.st_mode & 0o7777 == 0o755)

@@ -1,5 +1,4 @@
 import Crypto
-@testable import FlowActions
 import FlowEngine
 import FlowLoading
 import FlowModel
@@ -7,6 +6,8 @@ import FlowPlanning
 import FlowTestServer
 import Foundation
 import Testing
+
+@testable import FlowActions
 
 /// `DownloadRunner` against a real HTTP server on 127.0.0.1, one attempt at a time, without
 /// the engine.
@@ -47,10 +48,12 @@ import Testing
         let attempt = LockedBox(Attempt())
         let handle = LockedBox<(any RunningAttempt)?>(nil)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let events = AttemptEvents(output: { _, _ in }, progress: { doneBytes, total, _ in
-                attempt.update { $0.progress.append((doneBytes, total)) }
-                if let running = handle.value { whileRunning?(running, doneBytes) }
-            })
+            let events = AttemptEvents(
+                output: { _, _ in },
+                progress: { doneBytes, total, _ in
+                    attempt.update { $0.progress.append((doneBytes, total)) }
+                    if let running = handle.value { whileRunning?(running, doneBytes) }
+                })
             let running = runner.startAttempt(of: task, attempt: number, events: events) { result in
                 attempt.update { $0.result = result }
                 done.resume()
@@ -79,9 +82,10 @@ import Testing
         server.route("/file") { _ in .init(body: body) }
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
-        let tasks = try Self.tasks([
-            ("get", "{download: {url: '\(server.baseURL)/file', to: out/file.bin, sha256: \(Self.sha256(body)), headers: {X-Token: s3cret}}}"),
-        ], in: folder)
+        let tasks = try Self.tasks(
+            [
+                ("get", "{download: {url: '\(server.baseURL)/file', to: out/file.bin, sha256: \(Self.sha256(body)), headers: {X-Token: s3cret}}}")
+            ], in: folder)
         let attempt = await Self.run(tasks[0], runner: runner)
         #expect(attempt.result == .succeeded)
         #expect(Self.contents(folder + "/out/file.bin") == body)
@@ -216,7 +220,10 @@ import Testing
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/shrunk', to: s.bin}, retries: 2}")], in: folder)
         _ = await Self.run(tasks[0], runner: runner, attempt: 1)
         let second = await Self.run(tasks[0], runner: runner, attempt: 2).result
-        #expect(second == .failedAdvising(reason: "\(server.baseURL)/shrunk: HTTP 416 for the rest of the file: starting over", retryable: true, notBeforeMilliseconds: nil))
+        #expect(
+            second
+                == .failedAdvising(
+                    reason: "\(server.baseURL)/shrunk: HTTP 416 for the rest of the file: starting over", retryable: true, notBeforeMilliseconds: nil))
         #expect(await Self.run(tasks[0], runner: runner, attempt: 3).result == .succeeded)
         #expect(server.requests.last?.header("Range") == nil)
         #expect(Self.contents(folder + "/s.bin") == body)
@@ -237,11 +244,12 @@ import Testing
         server.route("/loop-b") { _ in .init(status: 301, headers: [("Location", "/loop-a")]) }
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
-        let tasks = try Self.tasks([
-            ("ten", "{download: {url: '\(server.baseURL)/hop10', to: ten.bin}}"),
-            ("eleven", "{download: {url: '\(server.baseURL)/hop11', to: eleven.bin}}"),
-            ("loop", "{download: {url: '\(server.baseURL)/loop-a', to: loop.bin}}"),
-        ], in: folder)
+        let tasks = try Self.tasks(
+            [
+                ("ten", "{download: {url: '\(server.baseURL)/hop10', to: ten.bin}}"),
+                ("eleven", "{download: {url: '\(server.baseURL)/hop11', to: eleven.bin}}"),
+                ("loop", "{download: {url: '\(server.baseURL)/loop-a', to: loop.bin}}"),
+            ], in: folder)
         #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
         #expect(Self.contents(folder + "/ten.bin") == body)
         let eleven = await Self.run(tasks[1], runner: runner).result
@@ -264,10 +272,11 @@ import Testing
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
         let headers = "headers: {Authorization: 'Bearer t0ken', Cookie: 'a=b', X-Other: kept}"
-        let tasks = try Self.tasks([
-            ("same", "{download: {url: '\(server.baseURL)/same', to: same.bin, \(headers)}}"),
-            ("elsewhere", "{download: {url: '\(server.baseURL)/elsewhere', to: elsewhere.bin, \(headers)}}"),
-        ], in: folder)
+        let tasks = try Self.tasks(
+            [
+                ("same", "{download: {url: '\(server.baseURL)/same', to: same.bin, \(headers)}}"),
+                ("elsewhere", "{download: {url: '\(server.baseURL)/elsewhere', to: elsewhere.bin, \(headers)}}"),
+            ], in: folder)
         #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
         let sameHost = try #require(server.requests.last)
         #expect(sameHost.path == "/file" && sameHost.header("Authorization") == "Bearer t0ken" && sameHost.header("Cookie") == "a=b")
@@ -352,11 +361,12 @@ import Testing
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
         let url = "\(server.baseURL)/shared"
-        let tasks = try Self.tasks([
-            ("one", "{download: {url: '\(url)', to: one.bin}}"),
-            ("two", "{download: {url: '\(url)', to: two.bin}}"),
-            ("three", "{download: {url: '\(url)', to: three.bin}}"),
-        ], in: folder)
+        let tasks = try Self.tasks(
+            [
+                ("one", "{download: {url: '\(url)', to: one.bin}}"),
+                ("two", "{download: {url: '\(url)', to: two.bin}}"),
+                ("three", "{download: {url: '\(url)', to: three.bin}}"),
+            ], in: folder)
         async let one = Self.run(tasks[0], runner: runner)
         async let two = Self.run(tasks[1], runner: runner)
         let results = await [one.result, two.result]
@@ -401,10 +411,11 @@ import Testing
         let digest = Self.sha256(body)
         server.route("/blob") { _ in .init(body: body) }
         let environment = ["FLOWRUN_CACHE_DIR": folder + "/cache"]
-        let tasks = try Self.tasks([
-            ("one", "{download: {url: '\(server.baseURL)/blob', to: one/b.bin, sha256: \(digest)}}"),
-            ("two", "{download: {url: '\(server.baseURL)/blob', to: two/b.bin, sha256: \(digest)}}"),
-        ], in: folder)
+        let tasks = try Self.tasks(
+            [
+                ("one", "{download: {url: '\(server.baseURL)/blob', to: one/b.bin, sha256: \(digest)}}"),
+                ("two", "{download: {url: '\(server.baseURL)/blob', to: two/b.bin, sha256: \(digest)}}"),
+            ], in: folder)
         let first = Self.runner(in: folder, environment), second = Self.runner(in: folder, environment)
         defer { first.finishRun(); second.finishRun() }
         async let one = Self.run(tasks[0], runner: first)
@@ -422,10 +433,11 @@ import Testing
         try Data(body).write(to: URL(fileURLWithPath: folder + "/source.bin"))
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
-        let tasks = try Self.tasks([
-            ("copy", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/source.bin', to: out/copy.bin, sha256: \(Self.sha256(body))}}"),
-            ("missing", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/nothing-here', to: out/none.bin}}"),
-        ], in: folder)
+        let tasks = try Self.tasks(
+            [
+                ("copy", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/source.bin', to: out/copy.bin, sha256: \(Self.sha256(body))}}"),
+                ("missing", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/nothing-here', to: out/none.bin}}"),
+            ], in: folder)
         let copy = await Self.run(tasks[0], runner: runner)
         #expect(copy.result == .succeeded)
         #expect(Self.contents(folder + "/out/copy.bin") == body)
@@ -486,7 +498,9 @@ import Testing
 @Suite struct DownloadPiecesTests {
     @Test func proxyRulesFollowCurl() throws {
         let url = { (text: String) in URL(string: text)! }
-        let rules = ProxyRules(environment: ["HTTP_PROXY": "http://upper:1", "https_proxy": "proxy.local:3128", "NO_PROXY": "internal.example, .corp, 10.0.0.0/8, ::1, build:8080"])
+        let rules = ProxyRules(environment: [
+            "HTTP_PROXY": "http://upper:1", "https_proxy": "proxy.local:3128", "NO_PROXY": "internal.example, .corp, 10.0.0.0/8, ::1, build:8080",
+        ])
         #expect(try rules.proxy(for: url("http://a.example/x")) == nil, "HTTP_PROXY in upper case is ignored, as curl does")
         #expect(try rules.proxy(for: url("https://a.example/x")) == .init(kind: .http, host: "proxy.local", port: 3128))
         #expect(try rules.proxy(for: url("https://internal.example/x")) == nil)
@@ -506,7 +520,7 @@ import Testing
     }
 
     @Test func retryAfterTakesSecondsOrADate() {
-        let now = Date(timeIntervalSince1970: 1_445_412_480) // Wed, 21 Oct 2015 07:28:00 GMT
+        let now = Date(timeIntervalSince1970: 1_445_412_480)  // Wed, 21 Oct 2015 07:28:00 GMT
         #expect(RetryAfter.milliseconds("120", now: now) == 120_000)
         #expect(RetryAfter.milliseconds("Wed, 21 Oct 2015 07:28:30 GMT", now: now) == 30_000)
         #expect(RetryAfter.milliseconds("Wednesday, 21-Oct-15 07:29:00 GMT", now: now) == 60_000)

@@ -4,9 +4,8 @@ import FlowLoading
 import FlowModel
 import FlowPlanning
 import Foundation
-import Testing
-
 import Glibc
+import Testing
 
 /// `ShellRunner` on its own: real processes, one attempt at a time, without the engine.
 @Suite struct ShellRunnerTests {
@@ -56,7 +55,8 @@ import Glibc
     @Test func anArgvCommandIsFoundOnPathAndItsOutputArrivesLineByLine() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               list: {shell: [printf, "one\\ntwo\\nlast without newline"]}
@@ -80,7 +80,8 @@ import Glibc
             try FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(atPath: "\(folder)/\(name)/check", withDestinationPath: target)
         }
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               a: {env: {PATH: "\(folder)/passes:/usr/bin:/bin"}, shell: [check]}
@@ -100,7 +101,8 @@ import Glibc
         try FileManager.default.createSymbolicLink(atPath: "\(folder)/tools/check", withDestinationPath: "/bin/true")
         // `ls` is on flowrun's PATH but not on the task's: as in `sh -c ls`, it is not found.
         // A relative folder on PATH is taken from the task's workdir, as execvp would in the child.
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               only-tools: {env: {PATH: "\(folder)/tools"}, shell: [ls]}
@@ -117,7 +119,8 @@ import Glibc
             try FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
         }
         try FileManager.default.createSymbolicLink(atPath: "\(folder)/second/check", withDestinationPath: "/bin/true")
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               check: {env: {PATH: "\(folder)/first:\(folder)/second"}, shell: [check]}
@@ -136,7 +139,8 @@ import Glibc
         // waits until the sleep is in it (else the group kill at the task's end could reach it
         // first). Had the task waited for the sleep, it would be gone by the end the runner
         // reports; the hang guard kills it after 120 s, which makes that so.
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               leaves: {shell: "setsid sh -c 'echo $$ > escaped; exec sleep 300' & until [ -s escaped ]; do sleep 0.01; done; cat escaped; echo done"}
@@ -171,15 +175,17 @@ import Glibc
     @Test func aChildThatNeverStopsWritingDoesNotStarveTheOthers() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               floods: {shell: [yes]}
               quick: {shell: [echo, quick]}
             """, in: folder)
         let runner = ShellRunner()
-        let flood = runner.startAttempt(of: tasks[0], attempt: 1,
-                                        events: AttemptEvents(output: { _, _ in }, progress: { _, _, _ in }), completion: { _ in })
+        let flood = runner.startAttempt(
+            of: tasks[0], attempt: 1,
+            events: AttemptEvents(output: { _, _ in }, progress: { _, _, _ in }), completion: { _ in })
         defer { flood.kill() }
         // The flood is stopped only after the quick task ended, or by this hang guard: on a
         // queue of its own, not on the threads the async tests share, which can all be busy.
@@ -198,7 +204,8 @@ import Glibc
     @Test func aMissingProgramFailsWithItsName() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               missing: {shell: [no-such-program-flowrun]}
@@ -211,7 +218,8 @@ import Glibc
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The background sleep keeps no pipe open, so only the group kill can end it.
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               leaves: {shell: "sleep 1000 >/dev/null 2>&1 & echo $!"}
@@ -233,7 +241,8 @@ import Glibc
     @Test func aStoppedProcessActsOnTerminate() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let tasks = try Self.tasks("""
+        let tasks = try Self.tasks(
+            """
             version: 1
             tasks:
               stops: {shell: "echo $$; kill -STOP $$; sleep 1000"}
@@ -276,7 +285,8 @@ import Glibc
     /// The state letter of /proc/<pid>/stat: R, S, T (stopped), Z (zombie)...
     static func state(of pid: pid_t) -> Character? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         return stat[stat.index(close, offsetBy: 2)]
     }
 }

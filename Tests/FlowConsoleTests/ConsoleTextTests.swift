@@ -1,6 +1,7 @@
-@testable import FlowConsole
 import FlowModel
 import Testing
+
+@testable import FlowConsole
 
 @Suite struct ConsoleTextTests {
     @Test(arguments: [
@@ -25,20 +26,22 @@ import Testing
         #expect(ConsoleText.sanitized("a\nb\u{1B}[0m\rc", newlines: .keep) == "a\nc")
     }
 
-    @Test(arguments: [
-        (0, "0.0s"), (49, "0.0s"), (50, "0.1s"), (1234, "1.2s"), (59_949, "59.9s"), (59_950, "1m00s"),
-        (125_000, "2m05s"), (3_599_499, "59m59s"), (3_599_500, "1h00m"), (3_725_000, "1h02m"), (-5, "0.0s"),
-    ] as [(Int64, String)])
+    @Test(
+        arguments: [
+            (0, "0.0s"), (49, "0.0s"), (50, "0.1s"), (1234, "1.2s"), (59_949, "59.9s"), (59_950, "1m00s"),
+            (125_000, "2m05s"), (3_599_499, "59m59s"), (3_599_500, "1h00m"), (3_725_000, "1h02m"), (-5, "0.0s"),
+        ] as [(Int64, String)])
     func formatsDurations(milliseconds: Int64, expected: String) {
         #expect(DurationText.string(milliseconds: milliseconds) == expected)
     }
 
-    @Test(arguments: [
-        (0, nil, ProgressUnit.bytes, "0 B"), (999, nil, .bytes, "999 B"), (1000, nil, .bytes, "1.0 kB"),
-        (999_999, nil, .bytes, "1.0 MB"), (1_500_000, 6_000_000, .bytes, "1.5 MB of 6.0 MB (25%)"),
-        (5_999_999, 6_000_000, .bytes, "6.0 MB of 6.0 MB (99%)"), (1, nil, .entries, "1 entry"),
-        (120, 300, .entries, "120 of 300 entries (40%)"), (5, 0, .entries, "5 entries"),
-    ] as [(Int64, Int64?, ProgressUnit, String)])
+    @Test(
+        arguments: [
+            (0, nil, ProgressUnit.bytes, "0 B"), (999, nil, .bytes, "999 B"), (1000, nil, .bytes, "1.0 kB"),
+            (999_999, nil, .bytes, "1.0 MB"), (1_500_000, 6_000_000, .bytes, "1.5 MB of 6.0 MB (25%)"),
+            (5_999_999, 6_000_000, .bytes, "6.0 MB of 6.0 MB (99%)"), (1, nil, .entries, "1 entry"),
+            (120, 300, .entries, "120 of 300 entries (40%)"), (5, 0, .entries, "5 entries"),
+        ] as [(Int64, Int64?, ProgressUnit, String)])
     func formatsProgress(done: Int64, total: Int64?, unit: ProgressUnit, expected: String) {
         #expect(ProgressText.string(done: done, total: total, unit: unit) == expected)
     }

@@ -1,9 +1,8 @@
 import FlowConsole
 import FlowModel
 import Foundation
-import Testing
-
 import Glibc
+import Testing
 
 /// A failed write is kept, told once, and ends the writing; every sink tells its own.
 @Suite struct DescriptorWriterTests {
@@ -28,10 +27,14 @@ import Glibc
     static let sinks: [(String, @Sendable (String) throws -> any EventSink)] = [
         ("jsonl", { JSONLinesSink(writer: try DescriptorWriter(creatingFileAt: $0)) }),
         ("plain", { PlainLog(writer: try DescriptorWriter(creatingFileAt: $0)) }),
-        ("live", {
-            LiveConsole(writer: try DescriptorWriter(creatingFileAt: $0), style: Style(enabled: false),
-                        size: { (80, 24) }, refreshInterval: .never)
-        }),
+        (
+            "live",
+            {
+                LiveConsole(
+                    writer: try DescriptorWriter(creatingFileAt: $0), style: Style(enabled: false),
+                    size: { (80, 24) }, refreshInterval: .never)
+            }
+        ),
         ("junit", { try JUnitReport(path: $0) }),
     ]
 

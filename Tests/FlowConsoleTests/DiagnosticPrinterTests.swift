@@ -9,29 +9,32 @@ import Testing
             Diagnostic(.init("first"), at: SourceLocation(file: "f.yaml", line: 1, column: 9)),
             Diagnostic(.init("cannot read the file: no such file"), at: SourceLocation(file: "g.yaml", line: 0, column: 0)),
         ]
-        #expect(DiagnosticPrinter().render(diagnostics) == """
-            f.yaml:1:9: error: first
-            f.yaml:3:2: error: second
-            f.yaml:3:2: note: did you mean 'x'?
-            g.yaml: error: cannot read the file: no such file
+        #expect(
+            DiagnosticPrinter().render(diagnostics) == """
+                f.yaml:1:9: error: first
+                f.yaml:3:2: error: second
+                f.yaml:3:2: note: did you mean 'x'?
+                g.yaml: error: cannot read the file: no such file
 
-            """)
+                """)
     }
 
     /// A value from the file can hold any character: none may reach the reader raw, or start a
     /// line that a GitHub Actions runner would take as a command.
     @Test func controlCharactersFromTheFileAreShownAsEscapes() {
         let diagnostics = [
-            Diagnostic(.init("invalid value 'x\n::error file=a::owned' for 'when'", hint: "did you mean '\u{1B}[2Jy'?"),
-                       at: SourceLocation(file: "f.yaml", line: 2, column: 3)),
+            Diagnostic(
+                .init("invalid value 'x\n::error file=a::owned' for 'when'", hint: "did you mean '\u{1B}[2Jy'?"),
+                at: SourceLocation(file: "f.yaml", line: 2, column: 3)),
             Diagnostic(.init("invalid task id 'a\0\t\r\u{7F}\u{85}\u{9B}31m\u{2028}b'"), at: SourceLocation(file: "g\n.yaml", line: 1, column: 1)),
         ]
-        #expect(DiagnosticPrinter().render(diagnostics) == #"""
-            f.yaml:2:3: error: invalid value 'x\n::error file=a::owned' for 'when'
-            f.yaml:2:3: note: did you mean '\x1B[2Jy'?
-            g\n.yaml:1:1: error: invalid task id 'a\0\t\r\x7F\x85\x9B31m\u2028b'
+        #expect(
+            DiagnosticPrinter().render(diagnostics) == #"""
+                f.yaml:2:3: error: invalid value 'x\n::error file=a::owned' for 'when'
+                f.yaml:2:3: note: did you mean '\x1B[2Jy'?
+                g\n.yaml:1:1: error: invalid task id 'a\0\t\r\x7F\x85\x9B31m\u2028b'
 
-            """#)
+                """#)
     }
 
     @Test func textWithoutControlCharactersIsUnchanged() {

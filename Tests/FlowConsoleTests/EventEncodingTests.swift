@@ -1,5 +1,6 @@
-@testable import FlowConsole
 import Testing
+
+@testable import FlowConsole
 
 @Suite struct EventEncodingTests {
     @Test(arguments: [

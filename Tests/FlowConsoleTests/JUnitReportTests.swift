@@ -1,8 +1,8 @@
 import FlowConsole
 import FlowModel
 import Foundation
-import Testing
 import FoundationXML
+import Testing
 
 @Suite struct JUnitReportTests {
     /// Plays `script` into a report in a fresh folder and parses what it wrote.
@@ -30,12 +30,13 @@ import FoundationXML
         let counts = ["tests": "4", "failures": "1", "errors": "0", "skipped": "2", "time": "8.010"]
         #expect(attributes(suites.first) == counts.merging(["name": "upgrade"]) { $1 })
         let cases = suites.first?.elements(forName: "testcase") ?? []
-        #expect(cases.map(attributes) == [
-            ["classname": "upgrade", "name": "fetch", "time": "7.397"],
-            ["classname": "upgrade", "name": "build", "time": "8.000"],
-            ["classname": "upgrade", "name": "test", "time": "0.000"],
-            ["classname": "upgrade", "name": "deploy", "time": "0.000"],
-        ])
+        #expect(
+            cases.map(attributes) == [
+                ["classname": "upgrade", "name": "fetch", "time": "7.397"],
+                ["classname": "upgrade", "name": "build", "time": "8.000"],
+                ["classname": "upgrade", "name": "test", "time": "0.000"],
+                ["classname": "upgrade", "name": "deploy", "time": "0.000"],
+            ])
         #expect((cases[0].children ?? []).isEmpty)
         let failure = try #require(cases[1].elements(forName: "failure").first)
         #expect(attributes(failure) == ["message": "exited with status 2"])
@@ -56,8 +57,9 @@ import FoundationXML
         for index in 1...20 { script.at(60 + Int64(index), .taskOutput(task: "t", stream: .stdout, line: "second \(index)")) }
         script.at(90, .taskFailed(task: "t", attempts: 2, durationMilliseconds: 89, reason: "exited with status 1", exitCode: 1))
         let (document, _) = try report(of: script)
-        let failure = try #require(document.rootElement()?.elements(forName: "testsuite").first?
-            .elements(forName: "testcase").first?.elements(forName: "failure").first)
+        let failure = try #require(
+            document.rootElement()?.elements(forName: "testsuite").first?
+                .elements(forName: "testcase").first?.elements(forName: "failure").first)
         let expected = (12...40).map { "first \($0)" } + ["--- attempt 2 ---"] + (1...20).map { "second \($0)" }
         #expect(expected.count == JUnitReport.outputLines)
         #expect(failure.stringValue == expected.joined(separator: "\n") + "\n")

@@ -1,44 +1,47 @@
-@testable import FlowConsole
 import FlowModel
 import Foundation
 import Testing
 
+@testable import FlowConsole
+
 @Suite struct LiveConsoleTests {
     /// A console on a file, with a fixed clock and size, that draws only when told to.
     private func console(_ file: OutputFile, colour: Bool = false, now: Int64, columns: Int = 60) throws -> LiveConsole {
-        LiveConsole(writer: try file.writer(), style: Style(enabled: colour), size: { (columns, 24) },
-                    clock: { EventScript.base + now }, refreshInterval: .never)
+        LiveConsole(
+            writer: try file.writer(), style: Style(enabled: colour), size: { (columns, 24) },
+            clock: { EventScript.base + now }, refreshInterval: .never)
     }
 
     @Test func finishPrintsEveryTaskInASummaryTableWithoutANSIWhenColourIsOff() throws {
         let file = try OutputFile()
         defer { file.remove() }
         sampleRun().play(into: try console(file, now: 8010))
-        #expect(try file.text() == """
-            workflow upgrade: 4 tasks, concurrency 2
-            fetch | downloading index
-            build ! warning: slow
-            build |
-            ↻ fetch retrying in 1.2s: exited with status 1 (attempt 1 failed)
-            ✓ fetch 7.4s (2 attempts)
-            ✗ build failed: exited with status 2
-            - test skipped: needs 'build', which did not succeed
-            queue suspended: no task starts until SIGUSR2
-            queue resumed
-            ⊘ deploy cancelled: the run failed (fail_fast)
+        #expect(
+            try file.text() == """
+                workflow upgrade: 4 tasks, concurrency 2
+                fetch | downloading index
+                build ! warning: slow
+                build |
+                ↻ fetch retrying in 1.2s: exited with status 1 (attempt 1 failed)
+                ✓ fetch 7.4s (2 attempts)
+                ✗ build failed: exited with status 2
+                - test skipped: needs 'build', which did not succeed
+                queue suspended: no task starts until SIGUSR2
+                queue resumed
+                ⊘ deploy cancelled: the run failed (fail_fast)
 
-            task    result     duration  attempts
-            fetch   succeeded      7.4s         2
-            build   failed         8.0s         1
-            test    skipped           -         -
-            deploy  cancelled         -         -
+                task    result     duration  attempts
+                fetch   succeeded      7.4s         2
+                build   failed         8.0s         1
+                test    skipped           -         -
+                deploy  cancelled         -         -
 
-            build failed: exited with status 2
-            deploy cancelled: the run failed (fail_fast)
+                build failed: exited with status 2
+                deploy cancelled: the run failed (fail_fast)
 
-            workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
+                workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
 
-            """)
+                """)
     }
 
     @Test func colourGoesThroughStyleWhenOn() throws {
@@ -63,7 +66,8 @@ import Testing
         console.drawFrame()
         console.drawFrame()  // nothing changed: nothing written
         console.receive(RunEvent(seq: 5, timeMilliseconds: EventScript.base + 1500, kind: .taskOutput(task: "unpack", stream: .stdout, line: "x")))
-        console.receive(RunEvent(seq: 6, timeMilliseconds: EventScript.base + 2000, kind: .taskSucceeded(task: "unpack", attempts: 1, durationMilliseconds: 1500)))
+        console.receive(
+            RunEvent(seq: 6, timeMilliseconds: EventScript.base + 2000, kind: .taskSucceeded(task: "unpack", attempts: 1, durationMilliseconds: 1500)))
         console.drawFrame()
         console.finish()
         let first = """
@@ -112,13 +116,14 @@ import Testing
             view.record(RunEvent(seq: index + 2, timeMilliseconds: Int64(index), kind: .taskStarted(task: "t\(index)", attempt: 1, kind: "shell")))
         }
         let lines = view.liveLines(now: 10_000, columns: 80, rows: 6)
-        #expect(lines == [
-            "  t0   10.0s",
-            "  t1   10.0s",
-            "  t2   10.0s",
-            "  … and 27 more",
-            "0/30 done, 30 running · 10.0s",
-        ])
+        #expect(
+            lines == [
+                "  t0   10.0s",
+                "  t1   10.0s",
+                "  t2   10.0s",
+                "  … and 27 more",
+                "0/30 done, 30 running · 10.0s",
+            ])
         #expect(view.liveLines(now: 10_000, columns: 80, rows: 100).count == LiveView.maximumTaskLines + 2)
     }
 
@@ -136,8 +141,9 @@ import Testing
     @Test func theTimerDrawsFramesUntilFinish() throws {
         let file = try OutputFile()
         defer { file.remove() }
-        let console = LiveConsole(writer: try file.writer(), style: Style(enabled: false), size: { (80, 24) },
-                                  clock: { EventScript.base + 1000 }, refreshInterval: .milliseconds(10))
+        let console = LiveConsole(
+            writer: try file.writer(), style: Style(enabled: false), size: { (80, 24) },
+            clock: { EventScript.base + 1000 }, refreshInterval: .milliseconds(10))
         console.receive(RunEvent(seq: 1, timeMilliseconds: EventScript.base, kind: .workflowStarted(workflow: "w", file: "f", tasks: 1, concurrency: 1)))
         console.receive(RunEvent(seq: 2, timeMilliseconds: EventScript.base, kind: .taskStarted(task: "slow", attempt: 1, kind: "shell")))
         let deadline = Date().addingTimeInterval(120)
@@ -145,7 +151,8 @@ import Testing
             usleep(5000)
         }
         #expect(try file.text() == "\u{1B}[?25lworkflow w: 1 task, concurrency 1\n  slow    1.0s\n0/1 done, 1 running · 1.0s\n")
-        console.receive(RunEvent(seq: 3, timeMilliseconds: EventScript.base + 1000, kind: .taskSucceeded(task: "slow", attempts: 1, durationMilliseconds: 1000)))
+        console.receive(
+            RunEvent(seq: 3, timeMilliseconds: EventScript.base + 1000, kind: .taskSucceeded(task: "slow", attempts: 1, durationMilliseconds: 1000)))
         console.finish()
         let text = try file.text()
         #expect(text.hasSuffix("slow  succeeded      1.0s         1\n\nworkflow w cancelled in 1.0s: 1 succeeded\n\u{1B}[?25h"))

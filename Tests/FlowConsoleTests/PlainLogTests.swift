@@ -12,50 +12,52 @@ import Testing
     }
 
     @Test func writesOneLinePerEventWithTaskPrefixes() throws {
-        #expect(try output(of: sampleRun()) == """
-            workflow upgrade: 4 tasks, concurrency 2
-            [fetch] started (shell)
-            [build] started (shell)
-            [fetch] | downloading index
-            [build] ! warning: slow
-            [build] |
-            [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
-            [fetch] started (shell, attempt 2)
-            [fetch] succeeded in 7.4s after 2 attempts
-            [build] failed in 8.0s: exited with status 2
-            [test] skipped: needs 'build', which did not succeed
-            queue suspended
-            queue resumed
-            [deploy] cancelled: the run failed (fail_fast)
-            workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
+        #expect(
+            try output(of: sampleRun()) == """
+                workflow upgrade: 4 tasks, concurrency 2
+                [fetch] started (shell)
+                [build] started (shell)
+                [fetch] | downloading index
+                [build] ! warning: slow
+                [build] |
+                [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
+                [fetch] started (shell, attempt 2)
+                [fetch] succeeded in 7.4s after 2 attempts
+                [build] failed in 8.0s: exited with status 2
+                [test] skipped: needs 'build', which did not succeed
+                queue suspended
+                queue resumed
+                [deploy] cancelled: the run failed (fail_fast)
+                workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
 
-            """)
+                """)
     }
 
     @Test func foldsEachTaskUnderGitHubActionsAndAnnotatesFailures() throws {
-        #expect(try output(of: sampleRun(), githubActions: true) == """
-            workflow upgrade: 4 tasks, concurrency 2
-            ::group::fetch
-            [fetch] started (shell)
-            [fetch] | downloading index
-            [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
-            [fetch] started (shell, attempt 2)
-            ::endgroup::
-            [fetch] succeeded in 7.4s after 2 attempts
-            ::group::build
-            [build] started (shell)
-            [build] ! warning: slow
-            [build] |
-            ::endgroup::
-            [build] failed in 8.0s: exited with status 2
-            ::error title=build failed::exited with status 2
-            [test] skipped: needs 'build', which did not succeed
-            queue suspended
-            queue resumed
-            [deploy] cancelled: the run failed (fail_fast)
-            workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
+        #expect(
+            try output(of: sampleRun(), githubActions: true) == """
+                workflow upgrade: 4 tasks, concurrency 2
+                ::group::fetch
+                [fetch] started (shell)
+                [fetch] | downloading index
+                [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
+                [fetch] started (shell, attempt 2)
+                ::endgroup::
+                [fetch] succeeded in 7.4s after 2 attempts
+                ::group::build
+                [build] started (shell)
+                [build] ! warning: slow
+                [build] |
+                ::endgroup::
+                [build] failed in 8.0s: exited with status 2
+                ::error title=build failed::exited with status 2
+                [test] skipped: needs 'build', which did not succeed
+                queue suspended
+                queue resumed
+                [deploy] cancelled: the run failed (fail_fast)
+                workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
 
-            """)
+                """)
     }
 
     @Test func neverWritesAnEscapeCharacter() throws {
@@ -113,10 +115,11 @@ import Testing
         let (script, perTask) = twoLongGroups()
         let lines = try output(of: script, githubActions: true).split(separator: "\n").map(String.init)
         // Compared in parts, so that a failure names the difference rather than 80,000 lines.
-        #expect(lines.filter { !$0.hasPrefix("[a] | ") && !$0.hasPrefix("[b] | ") } == [
-            "::group::a", "[a] started (shell)", "::endgroup::", "[a] succeeded in 0.0s",
-            "::group::b", "[b] started (shell)", "::endgroup::", "[b] succeeded in 0.0s",
-        ])
+        #expect(
+            lines.filter { !$0.hasPrefix("[a] | ") && !$0.hasPrefix("[b] | ") } == [
+                "::group::a", "[a] started (shell)", "::endgroup::", "[a] succeeded in 0.0s",
+                "::group::b", "[b] started (shell)", "::endgroup::", "[b] succeeded in 0.0s",
+            ])
         let body = (0..<perTask).map { "\($0) " + String(repeating: "x", count: 80) }
         let a = lines.firstIndex(of: "[a] started (shell)")! + 1
         let b = lines.firstIndex(of: "[b] started (shell)")! + 1
@@ -130,7 +133,11 @@ import Testing
         defer { file.remove() }
         script.play(into: PlainLog(writer: try file.writer(), githubActions: true, temporaryFolder: "/nonexistent/flowrun-test"))
         let lines = try file.text().split(separator: "\n")
-        #expect(lines.filter { $0.hasPrefix("::error title=flowrun::cannot hold the output of task 'a' in a temporary file in /nonexistent/flowrun-test: No such file or directory") }.count == 1)
+        #expect(
+            lines.filter {
+                $0.hasPrefix(
+                    "::error title=flowrun::cannot hold the output of task 'a' in a temporary file in /nonexistent/flowrun-test: No such file or directory")
+            }.count == 1)
         #expect(lines.contains("::group::a (continued)"))
         for task in ["a", "b"] {
             let output = lines.filter { $0.hasPrefix("[\(task)] | ") }.map { $0.split(separator: " ")[4] }

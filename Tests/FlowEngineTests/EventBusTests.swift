@@ -1,6 +1,7 @@
 import FlowModel
 import Foundation
 import Testing
+
 @testable import FlowEngine
 
 /// The bus with many threads emitting at once: each event reaches the sinks once, in `seq`
@@ -125,7 +126,12 @@ import Testing
         #expect(sink.waitUntilEntered())
         let called = NSCondition()
         nonisolated(unsafe) var calledBack = 0
-        #expect(!bus.hasRoom { called.withLock { calledBack += 1; called.broadcast() } })
+        #expect(
+            !bus.hasRoom {
+                called.withLock {
+                    calledBack += 1; called.broadcast()
+                }
+            })
         // The engine's events are still taken while readers wait.
         bus.post(.taskSucceeded(task: "t", attempts: 1, durationMilliseconds: 1))
         bus.flushElsewhere()

@@ -1,5 +1,6 @@
 import FlowModel
 import Testing
+
 @testable import FlowEngine
 
 // Whole runs through the scheduler, checked action by action against the spec's rules, over
@@ -77,7 +78,7 @@ struct SchedulerChecker {
                 if cancelReason != nil { problem("\(input): t\(task) ready after cancel") }
                 switch specs[task].when {
                 case .success where !needs.allSatisfy({ okForDependents[$0] }) || failFastActive,
-                     .failure where !needs.contains(where: { carriesFailure[$0] }):
+                    .failure where !needs.contains(where: { carriesFailure[$0] }):
                     problem("\(input): t\(task) ready though its when (\(specs[task].when)) is not met")
                 default: break
                 }
@@ -103,11 +104,12 @@ struct SchedulerChecker {
                 if let cancelReason {
                     if reason != cancelReason { problem("\(input): t\(task) skipped for '\(reason)' after cancel") }
                 } else {
-                    let wrong = switch specs[task].when {
-                    case .success: needs.allSatisfy { okForDependents[$0] } && !failFastActive
-                    case .always: true
-                    case .failure: needs.contains { carriesFailure[$0] }
-                    }
+                    let wrong =
+                        switch specs[task].when {
+                        case .success: needs.allSatisfy { okForDependents[$0] } && !failFastActive
+                        case .always: true
+                        case .failure: needs.contains { carriesFailure[$0] }
+                        }
                     if wrong { problem("\(input): t\(task) (when: \(specs[task].when)) skipped: \(reason)") }
                     carriesFailure[task] = needs.contains { carriesFailure[$0] }
                 }
@@ -176,9 +178,11 @@ struct SchedulerChecker {
 
     /// Runs a graph to its finish: after `begin()`, repeatedly finishes the oldest running task,
     /// letting `events` suspend, resume or cancel before each step (step 0 is before `begin()`).
-    static func run(_ specs: [SchedSpec], queues: [Int]? = nil, global: Int, failFast: Bool = true,
-                    thorough: Bool = true, outcome: (Int) -> Scheduler.Outcome,
-                    events: (Int) -> Event? = { _ in nil }) -> SchedulerChecker {
+    static func run(
+        _ specs: [SchedSpec], queues: [Int]? = nil, global: Int, failFast: Bool = true,
+        thorough: Bool = true, outcome: (Int) -> Scheduler.Outcome,
+        events: (Int) -> Event? = { _ in nil }
+    ) -> SchedulerChecker {
         let queues = queues ?? [global]
         var scheduler = Scheduler(specs, queues: queues, global: global, failFast: failFast)
         var checker = SchedulerChecker(specs, queues: queues, global: global, failFast: failFast, thorough: thorough)
@@ -217,14 +221,19 @@ struct RandomGraph {
         fileOrder.shuffle(using: &rng)
         for task in 0..<count {
             let earlier = max(0, task - window)..<task
-            let needs = Array(Set((0..<Int.random(in: 0...min(3, earlier.count), using: &rng)).map { _ in
-                Int.random(in: earlier, using: &rng)
-            })).sorted()
+            let needs = Array(
+                Set(
+                    (0..<Int.random(in: 0...min(3, earlier.count), using: &rng)).map { _ in
+                        Int.random(in: earlier, using: &rng)
+                    })
+            ).sorted()
             let roll = Int.random(in: 0..<100, using: &rng)
             let when: When = roll < 70 ? .success : roll < 85 ? .failure : .always
-            specs.append(SchedSpec(needs: needs, when: when, queue: Int.random(in: 0..<queueCount, using: &rng),
-                                   priority: Priority.allCases.randomElement(using: &rng)!,
-                                   continueOnError: rng.chance(10), fileIndex: fileOrder[task]))
+            specs.append(
+                SchedSpec(
+                    needs: needs, when: when, queue: Int.random(in: 0..<queueCount, using: &rng),
+                    priority: Priority.allCases.randomElement(using: &rng)!,
+                    continueOnError: rng.chance(10), fileIndex: fileOrder[task]))
             outcomes.append(rng.chance(failurePercent) ? .failed : .succeeded)
         }
     }
@@ -236,12 +245,15 @@ struct RandomGraph {
     func randomGraphsKeepEveryRule(batch: UInt64) {
         for seed in batch * 100..<(batch + 1) * 100 {
             var rng = SplitMix64(state: seed)
-            let graph = RandomGraph(count: Int.random(in: 0...30, using: &rng), window: 30,
-                                    queueCount: Int.random(in: 1...3, using: &rng), failurePercent: 20, using: &rng)
+            let graph = RandomGraph(
+                count: Int.random(in: 0...30, using: &rng), window: 30,
+                queueCount: Int.random(in: 1...3, using: &rng), failurePercent: 20, using: &rng)
             let failFast = rng.chance(50)
             let cancelPercent = rng.chance(30) ? 4 : 0
-            let result = SchedulerChecker.run(graph.specs, queues: graph.queues, global: graph.global, failFast: failFast,
-                                              outcome: { graph.outcomes[$0] }) { _ in
+            let result = SchedulerChecker.run(
+                graph.specs, queues: graph.queues, global: graph.global, failFast: failFast,
+                outcome: { graph.outcomes[$0] }
+            ) { _ in
                 let roll = Int.random(in: 0..<100, using: &rng)
                 return roll < cancelPercent ? .cancel : roll < 12 ? .suspend : roll < 25 ? .resume : nil
             }
@@ -257,11 +269,14 @@ struct RandomGraph {
     func randomGraphsWithManyQueuesKeepEveryRule(batch: UInt64) {
         for seed in 10_000 + batch * 100..<10_000 + (batch + 1) * 100 {
             var rng = SplitMix64(state: seed)
-            let graph = RandomGraph(count: Int.random(in: 0...80, using: &rng), window: 20,
-                                    queueCount: Int.random(in: 5...40, using: &rng), failurePercent: 15, using: &rng)
+            let graph = RandomGraph(
+                count: Int.random(in: 0...80, using: &rng), window: 20,
+                queueCount: Int.random(in: 5...40, using: &rng), failurePercent: 15, using: &rng)
             let failFast = rng.chance(50)
-            let result = SchedulerChecker.run(graph.specs, queues: graph.queues, global: graph.global, failFast: failFast,
-                                              outcome: { graph.outcomes[$0] }) { _ in
+            let result = SchedulerChecker.run(
+                graph.specs, queues: graph.queues, global: graph.global, failFast: failFast,
+                outcome: { graph.outcomes[$0] }
+            ) { _ in
                 let roll = Int.random(in: 0..<100, using: &rng)
                 return roll < 2 ? .cancel : roll < 10 ? .suspend : roll < 25 ? .resume : nil
             }
@@ -283,8 +298,9 @@ struct RandomGraph {
     @Test func hundredThousandTaskRandomGraph() {
         var rng = SplitMix64(state: 0x5EED)
         let graph = RandomGraph(count: 100_000, window: 200, queueCount: 3, failurePercent: 1, using: &rng)
-        let result = SchedulerChecker.run(graph.specs, queues: graph.queues, global: graph.global, failFast: false,
-                                          thorough: false, outcome: { graph.outcomes[$0] })
+        let result = SchedulerChecker.run(
+            graph.specs, queues: graph.queues, global: graph.global, failFast: false,
+            thorough: false, outcome: { graph.outcomes[$0] })
         #expect(result.problems == [])
         #expect(result.finals == graph.specs.count)
         #expect(result.lastAction == .finish(.failed))

@@ -1,5 +1,6 @@
 import FlowModel
 import Testing
+
 @testable import FlowEngine
 
 // The scheduler driven by hand, one input at a time, asserting the exact actions it returns.
@@ -14,8 +15,10 @@ struct SchedSpec: Sendable {
     var continueOnError = false
     var fileIndex: Int?
 
-    static func t(_ needs: Int..., when: When = .success, q: Int = 0, p: Priority = .normal, coe: Bool = false,
-                  file: Int? = nil) -> Self {
+    static func t(
+        _ needs: Int..., when: When = .success, q: Int = 0, p: Priority = .normal, coe: Bool = false,
+        file: Int? = nil
+    ) -> Self {
         Self(needs: needs, when: when, queue: q, priority: p, continueOnError: coe, fileIndex: file)
     }
 }
@@ -24,8 +27,9 @@ extension Scheduler {
     /// `queues` are the limits of queue 0, 1, ...; by default a single queue limited by `global`.
     init(_ specs: [SchedSpec], queues: [Int]? = nil, global: Int, failFast: Bool = true) {
         let tasks = specs.enumerated().map { index, spec in
-            TaskInfo(needs: spec.needs, when: spec.when, queue: spec.queue, priority: spec.priority,
-                     fileIndex: spec.fileIndex ?? index, continueOnError: spec.continueOnError, id: "t\(index)")
+            TaskInfo(
+                needs: spec.needs, when: spec.when, queue: spec.queue, priority: spec.priority,
+                fileIndex: spec.fileIndex ?? index, continueOnError: spec.continueOnError, id: "t\(index)")
         }
         self.init(tasks: tasks, queueLimits: queues ?? [global], globalLimit: global, failFast: failFast)
     }
@@ -154,10 +158,11 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
         // t1 was skipped for no failure; t3 (when: success) did not get its need's success.
         var s = Scheduler([.t(), .t(0, when: .failure), .t(1, when: .failure), .t(2)], global: 2)
         #expect(s.begin() == [.ready(0), .start(0)])
-        #expect(s.taskFinished(0, .succeeded) == [
-            .skip(1, reason: Why.noFailure), .skip(2, reason: Why.noFailure), .skip(3, reason: Why.needs(2)),
-            .finish(.succeeded),
-        ])
+        #expect(
+            s.taskFinished(0, .succeeded) == [
+                .skip(1, reason: Why.noFailure), .skip(2, reason: Why.noFailure), .skip(3, reason: Why.needs(2)),
+                .finish(.succeeded),
+            ])
     }
 
     @Test func whenAlwaysRunsAfterAFailedNeed() {
@@ -173,9 +178,10 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
     func upstreamFailurePropagatesThroughSkippedTasks(failFast: Bool) {
         var s = Scheduler([.t(), .t(0), .t(1), .t(2, when: .failure), .t(2, when: .always)], global: 1, failFast: failFast)
         #expect(s.begin() == [.ready(0), .start(0)])
-        #expect(s.taskFinished(0, .failed) == [
-            .skip(1, reason: Why.needs(0)), .skip(2, reason: Why.needs(1)), .ready(3), .ready(4), .start(3),
-        ])
+        #expect(
+            s.taskFinished(0, .failed) == [
+                .skip(1, reason: Why.needs(0)), .skip(2, reason: Why.needs(1)), .ready(3), .ready(4), .start(3),
+            ])
         #expect(s.taskFinished(3, .succeeded) == [.start(4)])
         #expect(s.taskFinished(4, .succeeded) == [.finish(.failed)])
     }
@@ -185,14 +191,16 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
     @Test func failFastSkipsWaitingAndLaterSuccessTasksButNotAlwaysOrFailure() {
         // Global 2. t0 fails while t1 runs; t2 (success) and t3 (always) wait for a slot;
         // t4 (success), t5 (always) and t6 (failure) need t1.
-        var s = Scheduler([.t(), .t(), .t(), .t(when: .always), .t(1), .t(1, when: .always), .t(1, when: .failure)],
-                          global: 2)
+        var s = Scheduler(
+            [.t(), .t(), .t(), .t(when: .always), .t(1), .t(1, when: .always), .t(1, when: .failure)],
+            global: 2)
         #expect(s.begin() == readies(0..<4) + [.start(0), .start(1)])
         #expect(s.taskFinished(0, .failed) == [.skip(2, reason: Why.failFast), .start(3)])
         // t1 was running and finishes normally; of its dependents only t5 runs.
-        #expect(s.taskFinished(1, .succeeded) == [
-            .skip(4, reason: Why.failFast), .ready(5), .skip(6, reason: Why.noFailure), .start(5),
-        ])
+        #expect(
+            s.taskFinished(1, .succeeded) == [
+                .skip(4, reason: Why.failFast), .ready(5), .skip(6, reason: Why.noFailure), .start(5),
+            ])
         #expect(s.taskFinished(3, .succeeded) == [])
         #expect(s.taskFinished(5, .succeeded) == [.finish(.failed)])
     }
@@ -225,10 +233,11 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
         #expect(s.cancel(reason: "again") == [])
         #expect(s.resume() == [])
         #expect(s.taskFinished(1, .succeeded) == [])  // a free slot, but nothing starts
-        #expect(s.taskFinished(0, .cancelled) == [
-            .skip(3, reason: "interrupted (SIGINT)"), .skip(4, reason: "interrupted (SIGINT)"),
-            .skip(5, reason: "interrupted (SIGINT)"), .finish(.cancelled),
-        ])
+        #expect(
+            s.taskFinished(0, .cancelled) == [
+                .skip(3, reason: "interrupted (SIGINT)"), .skip(4, reason: "interrupted (SIGINT)"),
+                .skip(5, reason: "interrupted (SIGINT)"), .finish(.cancelled),
+            ])
     }
 
     @Test func cancelWithNothingRunningFinishesAtOnce() {
@@ -236,9 +245,10 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
         let suspended = s.suspend()
         #expect(suspended)
         #expect(s.begin() == [.ready(0), .ready(2)])
-        #expect(s.cancel(reason: "stop") == [
-            .skip(0, reason: "stop"), .skip(1, reason: "stop"), .skip(2, reason: "stop"), .finish(.cancelled),
-        ])
+        #expect(
+            s.cancel(reason: "stop") == [
+                .skip(0, reason: "stop"), .skip(1, reason: "stop"), .skip(2, reason: "stop"), .finish(.cancelled),
+            ])
     }
 
     @Test func suspendHoldsStartsAndResumeStartsWhatIsReady() {

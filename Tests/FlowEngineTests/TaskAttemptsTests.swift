@@ -2,6 +2,7 @@ import FlowModel
 import FlowTestSupport
 import Foundation
 import Testing
+
 @testable import FlowEngine
 
 /// A task's attempts as the engine drives them: `TaskOperation` and its `AttemptMachine` on a
@@ -16,9 +17,11 @@ final class AttemptHarness: @unchecked Sendable {
     init(_ fields: String, graceMilliseconds: Int64 = 10_000) throws {
         runner = FakeTaskRunner(clock: loop)
         let box = ReportBox()
-        operation = TaskOperation(task: try PlannedTasks.one(fields), runner: runner, loop: loop,
-                                  bus: EventBus(sinks: []), graceMilliseconds: graceMilliseconds,
-                                  jitter: { 1 }) { box.reports.append($0) }
+        operation = TaskOperation(
+            task: try PlannedTasks.one(fields), runner: runner, loop: loop,
+            bus: EventBus(sinks: []), graceMilliseconds: graceMilliseconds,
+            jitter: { 1 }
+        ) { box.reports.append($0) }
         self.box = box
     }
 
@@ -63,8 +66,12 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         // The back-off doubles from retry_delay: 1 s, 2 s, 4 s, each waited out.
         let delays = (0..<retries).map { Int64(1000) << $0 }
         #expect(h.retrying == delays.enumerated().map { .retrying(attempt: $0 + 1, delayMilliseconds: $1, reason: "exited with status 1") })
-        #expect(h.ends == [.failed(attempts: retries + 1, durationMilliseconds: h.loop.now - 60_000 - begun,
-                                   reason: "exited with status 1", exitCode: 1)])
+        #expect(
+            h.ends == [
+                .failed(
+                    attempts: retries + 1, durationMilliseconds: h.loop.now - 60_000 - begun,
+                    reason: "exited with status 1", exitCode: 1)
+            ])
         #expect(h.loop.armedDeadlines.isEmpty)
     }
 

@@ -43,17 +43,19 @@ import Testing
     func line(ofTask index: Int) -> Int { index + 4 }
 
     @Test func problemsInEveryChunkAreReportedOnceInFileOrder() throws {
-        let loaded = load(workflow(replacing: [
-            5: "  t5: {needs: [t4], shell: [\"true\"], retires: 2}",
-            9_999: "  t9999: {needs: [t9998], shell: [\"true\"], retries: -1}",
-            19_998: "  bad id: {needs: [t19997], shell: [\"true\"]}",
-        ]))
+        let loaded = load(
+            workflow(replacing: [
+                5: "  t5: {needs: [t4], shell: [\"true\"], retires: 2}",
+                9_999: "  t9999: {needs: [t9998], shell: [\"true\"], retries: -1}",
+                19_998: "  bad id: {needs: [t19997], shell: [\"true\"]}",
+            ]))
         let found = loaded.diagnostics.map { "\($0.location.line):\($0.location.column): \($0.message.text)" }
-        #expect(found == [
-            "\(line(ofTask: 5)):38: unknown key 'retires' in task 't5'",
-            "\(line(ofTask: 9_999)):53: 'retries' of task 't9999' must be at least 0, found -1",
-            "\(line(ofTask: 19_998)):3: invalid task id 'bad id': use 1 to 64 of the characters A-Z a-z 0-9 _ . -",
-        ])
+        #expect(
+            found == [
+                "\(line(ofTask: 5)):38: unknown key 'retires' in task 't5'",
+                "\(line(ofTask: 9_999)):53: 'retries' of task 't9999' must be at least 0, found -1",
+                "\(line(ofTask: 19_998)):3: invalid task id 'bad id': use 1 to 64 of the characters A-Z a-z 0-9 _ . -",
+            ])
         // Each task is still decoded (so that needing it is no further error), in file order.
         let workflow = try #require(loaded.workflow)
         var ids = (0..<Self.taskCount).map { "t\($0)" }
@@ -63,9 +65,10 @@ import Testing
 
     @Test func aLargePlanHasEveryTaskInOrderWithItsWaveAndNeeds() throws {
         // Each task needs earlier ones only, so the order is the file's.
-        let loaded = load(workflow(replacing: [
-            12_345: "  t12345: {needs: [t12344], download: {url: \"https://${HOST}/f\", to: \"out/f\"}}",
-        ]))
+        let loaded = load(
+            workflow(replacing: [
+                12_345: "  t12345: {needs: [t12344], download: {url: \"https://${HOST}/f\", to: \"out/f\"}}"
+            ]))
         #expect(loaded.diagnostics.isEmpty)
         let workflow = try #require(loaded.workflow)
         let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
@@ -91,10 +94,11 @@ import Testing
     }
 
     @Test func aProblemReachedFromSeveralChunksThroughAnAliasIsReportedOnce() throws {
-        let loaded = load(workflow(replacing: [
-            3: "  t3: {download: &release {url: \"https://example.org/a\", to: a, sha256: abc}}",
-            15_000: "  t15000: {download: *release}",
-        ]))
+        let loaded = load(
+            workflow(replacing: [
+                3: "  t3: {download: &release {url: \"https://example.org/a\", to: a, sha256: abc}}",
+                15_000: "  t15000: {download: *release}",
+            ]))
         #expect(loaded.diagnostics.map { "\($0.location.line):\($0.location.column)" } == ["\(line(ofTask: 3)):73"])
         #expect(loaded.diagnostics.map(\.message.text) == ["invalid sha256 'abc': expected 64 hexadecimal digits"])
     }
@@ -105,10 +109,11 @@ import Testing
             17_000: "  t17000: {needs: [gone], shell: [\"true\"]}",
         ])
         #expect(diagnostics.map(\.location.line) == [line(ofTask: 42), line(ofTask: 17_000)])
-        #expect(diagnostics.map(\.message.text) == [
-            "task 't42' needs 'nope', which is not a task in this file",
-            "task 't17000' needs 'gone', which is not a task in this file",
-        ])
+        #expect(
+            diagnostics.map(\.message.text) == [
+                "task 't42' needs 'nope', which is not a task in this file",
+                "task 't17000' needs 'gone', which is not a task in this file",
+            ])
     }
 
     @Test func undefinedVariablesInEveryChunkAreAllReported() throws {
@@ -117,9 +122,10 @@ import Testing
             19_000: "  t19000: {download: {url: \"https://${HOTS}/b\", to: \"b\"}}",
         ])
         #expect(diagnostics.map(\.location.line) == [line(ofTask: 100), line(ofTask: 19_000)])
-        #expect(diagnostics.map(\.message.text) == [
-            "undefined variable 'NOPE' in 'to' of task 't100'",
-            "undefined variable 'HOTS' in 'url' of task 't19000'",
-        ])
+        #expect(
+            diagnostics.map(\.message.text) == [
+                "undefined variable 'NOPE' in 'to' of task 't100'",
+                "undefined variable 'HOTS' in 'url' of task 't19000'",
+            ])
     }
 }

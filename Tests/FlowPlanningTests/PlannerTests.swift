@@ -60,7 +60,8 @@ import Testing
     }
 
     @Test func eachDistinctCycleIsReportedOnceWithItsPath() throws {
-        let result = try plan("""
+        let result = try plan(
+            """
             version: 1
             tasks:
               a: {needs: [c], shell: "true"}
@@ -119,7 +120,8 @@ import Testing
     }
 
     @Test func variablesResolveFromTaskThenWorkflowThenProcess() throws {
-        let result = try plan("""
+        let result = try plan(
+            """
             version: 1
             env: {DIR: out, HOST: example.org}
             tasks:
@@ -135,7 +137,8 @@ import Testing
 
     /// A secret from the environment is what the task uses; only what `--dry-run` shows masks it.
     @Test func aSecretTakenFromTheEnvironmentIsKeptForTheRunAndMaskedForShowing() throws {
-        let result = try plan("""
+        let result = try plan(
+            """
             version: 1
             tasks:
               get: {download: {url: "https://h/?t=${GH_TOKEN}", to: "${HOME_DIR}/f"}, workdir: "${GH_TOKEN}"}

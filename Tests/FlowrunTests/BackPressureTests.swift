@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Glibc
+import Testing
 
 /// A reader that does not keep up slows the tasks down, as under make: flowrun stops reading a
 /// task's pipe, the task blocks in write(2), and memory stays small whatever the task prints.
@@ -127,8 +126,8 @@ import Glibc
         /// flowrun's resident memory in MB (`VmRSS`).
         var residentMegabytes: Double? {
             guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-                  let kib = Double(line.split(separator: " ")[1])
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                let kib = Double(line.split(separator: " ")[1])
             else { return nil }
             return kib * 1024 / 1e6
         }

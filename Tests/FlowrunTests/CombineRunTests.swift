@@ -13,7 +13,8 @@ import Testing
     }
 
     @Test func aCombineReadsWhatAnEarlierTaskMadeThroughAPattern() async throws {
-        let (result, events, folder) = try await RunTests().run("""
+        let (result, events, folder) = try await RunTests().run(
+            """
             version: 1
             tasks:
               make:
@@ -65,7 +66,8 @@ import Testing
     }
 
     @Test func aPatternMatchingNothingFailsTheTaskWithItsName() async throws {
-        let (result, events, folder) = try await RunTests().run("""
+        let (result, events, folder) = try await RunTests().run(
+            """
             version: 1
             tasks:
               join: {combine: {inputs: ["logs/*.log"], to: all.log}}
@@ -110,11 +112,13 @@ import Testing
     @Test func aTimedOutCombineFailsAndLeavesNoTemporaryFile() async throws {
         let folder = try TemporaryFolder()
         try Self.makeHoles(in: folder)
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               pack: {timeout: 1, combine: {inputs: [holes.bin], to: out/holes.tar.gz, format: tar.gz}}
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
 
         let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
 
@@ -127,11 +131,13 @@ import Testing
     @Test func anInterruptedCombineLeavesNoTemporaryFileAndNoOutput() async throws {
         let folder = try TemporaryFolder()
         try Self.makeHoles(in: folder)
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               pack: {combine: {inputs: [holes.bin], to: out/holes.tar.gz, format: tar.gz}}
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let run = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(await run.waitFor("\"task.progress\""))
 

@@ -57,7 +57,9 @@ import Testing
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("report"), withIntermediateDirectories: true)
         #expect(try await FlowrunBinary.run(["flow.yaml", "--junit", "report/junit.xml"], in: folder.url).status == 1)
         // A standard parser reads it: python's ElementTree.
-        let check = try await RunTests.python(["-c", """
+        let check = try await RunTests.python([
+            "-c",
+            """
             import sys, xml.etree.ElementTree as ET
             root = ET.parse(sys.argv[1]).getroot()
             suite = root.find('testsuite')
@@ -66,17 +68,21 @@ import Testing
                 failure, skipped = case.find('failure'), case.find('skipped')
                 state = 'failed:' + failure.get('message') + ':' + failure.text.strip() if failure is not None else 'skipped' if skipped is not None else 'ok'
                 print(case.get('name'), state)
-            """, folder.url.appendingPathComponent("report/junit.xml").path])
-        #expect(check.status == 0)
-        #expect(check.output.split(separator: "\n").sorted() == [
-            "4 1 1", "build ok", "deploy skipped", "docs ok", "test failed:exited with status 4:expected <1> & got 2",
+            """, folder.url.appendingPathComponent("report/junit.xml").path,
         ])
+        #expect(check.status == 0)
+        #expect(
+            check.output.split(separator: "\n").sorted() == [
+                "4 1 1", "build ok", "deploy skipped", "docs ok", "test failed:exited with status 4:expected <1> & got 2",
+            ])
     }
 
     @Test func theLiveViewOnATerminalShowsProgressThenASummaryTable() async throws {
         let folder = try folder()
         // python3's pty module gives the binary a real terminal and collects what it draws.
-        let result = try await RunTests.python(["-c", """
+        let result = try await RunTests.python([
+            "-c",
+            """
             import os, pty, sys
             pid, fd = pty.fork()
             if pid == 0:
@@ -94,7 +100,8 @@ import Testing
             _, status = os.waitpid(pid, 0)
             sys.stdout.write(out.decode('utf-8', 'replace'))
             sys.exit(os.waitstatus_to_exitcode(status))
-            """, FlowrunBinary.url.path, folder.url.path])
+            """, FlowrunBinary.url.path, folder.url.path,
+        ])
         #expect(result.status == 1)
         let screen = result.output
         #expect(screen.contains("\u{1B}[?25l"))  // cursor hidden while live

@@ -26,12 +26,14 @@ import Glibc
         let folder = try TemporaryFolder()
         let asset = FlowrunBinary.repositoryRoot.appendingPathComponent("workflows/assets/demo-app-1.0.tar.gz")
         try FileManager.default.copyItem(at: asset, to: folder.url.appendingPathComponent("app.tar.gz"))
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               unpack: {decompress: {from: app.tar.gz, to: out/demo-app, strip_components: 1, format: tar.gz}}
               install: {needs: unpack, shell: "test -f out/demo-app/install.sh && cat out/demo-app/VERSION"}
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let events = try EventStream(result.stdout)
@@ -57,7 +59,8 @@ import Glibc
 
     @Test func aZipSlipFailsTheTaskNamingTheEntryAndWritesNothing() async throws {
         let folder = try TemporaryFolder()
-        try await python("""
+        try await python(
+            """
             os.chdir(sys.argv[1])
             with zipfile.ZipFile('evil.zip', 'w') as z:
                 z.writestr('fine.txt', 'ok'); z.writestr('../../evil.txt', 'x')
@@ -73,7 +76,8 @@ import Glibc
 
     @Test func theCeilingFieldsReachTheExtraction() async throws {
         let folder = try TemporaryFolder()
-        try await python("""
+        try await python(
+            """
             os.chdir(sys.argv[1])
             with zipfile.ZipFile('two.zip', 'w') as z:
                 z.writestr('a.txt', 'a'); z.writestr('b.txt', 'b')
@@ -98,7 +102,9 @@ import Glibc
         try #require(mkfifo(fifo, 0o600) == 0)
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        writer.arguments = ["python3", "-c", """
+        writer.arguments = [
+            "python3", "-c",
+            """
             import io, sys, tarfile
             class Zeros(io.RawIOBase):
                 def readable(self): return True
@@ -109,7 +115,8 @@ import Glibc
                     t.addfile(info, Zeros())
             except (BrokenPipeError, OSError):
                 pass
-            """, fifo]
+            """, fifo,
+        ]
         try writer.run()
         defer { if writer.isRunning { writer.terminate() } }
         try Data("version: 1\ntasks:\n  unpack: {decompress: {from: endless.tar, to: out}}\n".utf8)

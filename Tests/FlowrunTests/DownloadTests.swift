@@ -1,9 +1,8 @@
 import Crypto
 import FlowTestServer
 import Foundation
-import Testing
-
 import Glibc
+import Testing
 
 /// Download tasks through the built binary, against a real HTTP server on 127.0.0.1.
 @Suite struct DownloadTests {
@@ -29,7 +28,8 @@ import Glibc
         server.route("/app.tar.gz") { _ in .init(headers: [("ETag", "\"1\"")], body: Self.body) }
         let folder = try TemporaryFolder()
         let url = "\(server.baseURL)/app.tar.gz"
-        try write("""
+        try write(
+            """
             version: 1
             tasks:
               first: {download: {url: "\(url)", to: out/first.bin, sha256: \(Self.digest), headers: {Authorization: "Bearer topsecret-value"}}}
@@ -67,15 +67,17 @@ import Glibc
             served.increment() == 1 ? .init(status: 503, headers: [("Retry-After", "1")]) : .init(body: Self.body)
         }
         let folder = try TemporaryFolder()
-        try write("""
+        try write(
+            """
             version: 1
             fail_fast: false
             tasks:
               missing: {download: {url: "\(server.baseURL)/missing", to: m.bin}, retries: 3, retry_delay: 10ms}
               busy: {download: {url: "\(server.baseURL)/busy", to: b.bin}, retries: 1, retry_delay: 10ms}
             """, in: folder)
-        let run = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
-                                        environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
+            environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
         #expect(run.status == 1)
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["missing": "task.failed", "busy": "task.succeeded"])
@@ -114,13 +116,15 @@ import Glibc
         let server = try TestHTTPServer()
         defer { server.shutdown() }
         let folder = try TemporaryFolder()
-        try write("""
+        try write(
+            """
             version: 1
             tasks:
               get: {download: {url: "\(server.baseURL)/private?token=${API_TOKEN}", to: p.bin}}
             """, in: folder)
-        let run = try await FlowrunBinary.run(["run", "--events", "jsonl", "--env", "API_TOKEN=s3cr3t-value", "flow.yaml"], in: folder.url,
-                                        environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "jsonl", "--env", "API_TOKEN=s3cr3t-value", "flow.yaml"], in: folder.url,
+            environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
         #expect(run.status == 1)
         #expect(server.requests.first?.target == "/private?token=s3cr3t-value")
         let failed = try EventStream(run.stdout).named("task.failed").first
@@ -138,13 +142,15 @@ import Glibc
         }
         let folder = try TemporaryFolder()
         try Data("version 1 of the app".utf8).write(to: folder.url.appendingPathComponent("app.bin"))
-        try write("""
+        try write(
+            """
             version: 1
             tasks:
               fetch: {download: {url: "\(server.baseURL)/stall", to: app.bin}, retries: 2}
             """, in: folder)
-        let run = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
-                              environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
+        let run = try LiveRun(
+            ["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
+            environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
         #expect(await run.waitFor("\"task.progress\""))
         run.send(SIGINT)
         #expect(await run.wait() == 130)
@@ -161,5 +167,9 @@ final class LockedCounter: @unchecked Sendable {
     private var count = 0
 
     /// The count after this call.
-    func increment() -> Int { lock.withLock { count += 1; return count } }
+    func increment() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
 }

@@ -7,7 +7,8 @@ import Testing
     /// cleanup of 11 s was cut short. The trap writes its file once the cleanup is done.
     @Test func aTimedOutTaskFinishesItsCleanupWithinTheGraceGiven() async throws {
         let folder = try TemporaryFolder()
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               cleans_up:
@@ -15,7 +16,8 @@ import Testing
                 shell: |
                   trap 'sleep 11; echo cleaned > cleaned; exit 3' TERM
                   sleep 1000 & wait
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "--grace", "30", "flow.yaml"], in: folder.url)
         let events = try EventStream(result.stdout)
         #expect(result.status == 1)

@@ -1,5 +1,4 @@
 import Foundation
-
 import Glibc
 
 /// A `flowrun` run in the background: the test reads its stdout as it comes, sends it signals

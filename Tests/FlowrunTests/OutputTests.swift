@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Glibc
+import Testing
 
 /// The outputs of a run (stdout, `--events-file`, `--junit`): a failed write is an error, and
 /// no output ever destroys data that was there before.
@@ -22,14 +21,18 @@ import Glibc
 
     /// Runs `executable arguments...` in `folder` with stdout on `standardOutput`, and returns
     /// its exit status and what it wrote on stderr.
-    func run(_ executable: String, _ arguments: [String], in folder: TemporaryFolder, standardOutput: FileHandle)
+    func run(
+        _ executable: String, _ arguments: [String], in folder: TemporaryFolder, standardOutput: FileHandle
+    )
         async throws -> (status: Int32, stderr: String)
     {
         let url = folder.url
         return try await offThePool { try Self.runBlocking(executable, arguments, in: url, standardOutput: standardOutput) }
     }
 
-    static func runBlocking(_ executable: String, _ arguments: [String], in folder: URL, standardOutput: FileHandle)
+    static func runBlocking(
+        _ executable: String, _ arguments: [String], in folder: URL, standardOutput: FileHandle
+    )
         throws -> (status: Int32, stderr: String)
     {
         let process = Process()
@@ -60,8 +63,9 @@ import Glibc
         try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("full").path, withDestinationPath: "/dev/full")
         let fileOption = arguments[0] != "--events"
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let result = try await run(FlowrunBinary.url.path, ["flow.yaml"] + arguments, in: folder,
-                             standardOutput: fileOption ? FileHandle.nullDevice : full)
+        let result = try await run(
+            FlowrunBinary.url.path, ["flow.yaml"] + arguments, in: folder,
+            standardOutput: fileOption ? FileHandle.nullDevice : full)
         let output = fileOption ? "full" : "standard output"
         #expect(result.status == 1)
         #expect(result.stderr == "flowrun: error: cannot write \(output): No space left on device\n")
@@ -138,12 +142,14 @@ import Glibc
         let reports = folder.url.appendingPathComponent("reports")
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: false)
         try Data("old report\n".utf8).write(to: reports.appendingPathComponent("junit.xml"))
-        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path,
-                                                   withDestinationPath: "reports/junit.xml")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.url.appendingPathComponent("latest.xml").path,
+            withDestinationPath: "reports/junit.xml")
         let result = try await FlowrunBinary.run(["flow.yaml", "--junit", "latest.xml"], in: folder.url)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path)
-            == "reports/junit.xml")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: folder.url.appendingPathComponent("latest.xml").path)
+                == "reports/junit.xml")
         let report = try #require(contents(folder, "reports/junit.xml"))
         #expect(report.contains("<testcase classname=\"flow\" name=\"first\""))
         #expect(try FileManager.default.contentsOfDirectory(atPath: reports.path) == ["junit.xml"])  // no temporary file left
@@ -157,14 +163,19 @@ import Glibc
         for index in 1...30 { workflow += "  task\(index): {shell: echo hello}\n" }
         let folder = try folder(workflow)
         try Data("<old report/>\n".utf8).write(to: folder.url.appendingPathComponent("report.xml"))
-        let result = try await run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", FlowrunBinary.url.path,
-                                         "flow.yaml", "--junit", "report.xml", "--events-file", "events.jsonl"],
-                             in: folder, standardOutput: FileHandle.nullDevice)
+        let result = try await run(
+            "/bin/sh",
+            [
+                "-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", FlowrunBinary.url.path,
+                "flow.yaml", "--junit", "report.xml", "--events-file", "events.jsonl",
+            ],
+            in: folder, standardOutput: FileHandle.nullDevice)
         #expect(result.status == 1)
-        #expect(result.stderr.split(separator: "\n").sorted() == [
-            "flowrun: error: cannot write events.jsonl: File too large",
-            "flowrun: error: cannot write report.xml: File too large",
-        ])
+        #expect(
+            result.stderr.split(separator: "\n").sorted() == [
+                "flowrun: error: cannot write events.jsonl: File too large",
+                "flowrun: error: cannot write report.xml: File too large",
+            ])
         #expect(contents(folder, "report.xml") == "<old report/>\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["events.jsonl", "flow.yaml", "report.xml"])
         // The events file holds whole lines only: no event stops half-way.
@@ -175,7 +186,8 @@ import Glibc
     @Test func aClosedStandardOutputCancelsTheRunAndLeavesNoTaskBehind() async throws {
         // As `flowrun ... | head -1`: the reader goes away while a task still runs and writes.
         let marker = "10\(Int.random(in: 10_000...99_999))"
-        let folder = try folder("""
+        let folder = try folder(
+            """
             version: 1
             tasks:
               talker: {shell: "sleep \(marker) & while :; do echo tick; sleep 0.05; done"}

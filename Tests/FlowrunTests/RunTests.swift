@@ -4,7 +4,9 @@ import Testing
 /// Runs real workflows with real processes and asserts what the event stream shows.
 @Suite struct RunTests {
     /// Writes `text` as `flow.yaml` in a new folder and runs `flowrun run --events jsonl flow.yaml arguments...`.
-    func run(_ text: String, _ arguments: [String] = [], environment: [String: String] = [:]) async throws
+    func run(
+        _ text: String, _ arguments: [String] = [], environment: [String: String] = [:]
+    ) async throws
         -> (result: FlowrunBinary.Result, events: EventStream, folder: TemporaryFolder)
     {
         let folder = try TemporaryFolder()
@@ -36,11 +38,14 @@ import Testing
         try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import os, signal, sys
             for number in (\(ignored.map { "signal.\($0)" }.joined(separator: ", ")),): signal.signal(number, signal.SIG_IGN)
             os.execv(sys.argv[1], sys.argv[1:])
-            """, FlowrunBinary.url.path, "run", "--events", events, "flow.yaml"]
+            """, FlowrunBinary.url.path, "run", "--events", events, "flow.yaml",
+        ]
         process.currentDirectoryURL = folder.url
         let output = Pipe()
         process.standardOutput = output
@@ -84,13 +89,15 @@ import Testing
         try Data("echo hi\n".utf8).write(to: folder.url.appendingPathComponent("not-executable.sh"))
         try Data([0x7F, 0x45, 0x4C, 0x46, 0, 0, 0, 0]).write(to: folder.url.appendingPathComponent("broken"))
         chmod(folder.url.appendingPathComponent("broken").path, 0o755)
-        try Data("""
+        try Data(
+            """
             version: 1
             fail_fast: false
             tasks:
               plain: {shell: [./not-executable.sh]}
               garbled: {shell: [./broken]}
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         let events = try EventStream(result.stdout)
         #expect(result.status == 1)
@@ -105,7 +112,8 @@ import Testing
         // next task's start is queued there from inside it; with no child running, nothing
         // else would end the loop's wait.
         let folder = try TemporaryFolder()
-        try Data("""
+        try Data(
+            """
             version: 1
             fail_fast: false
             tasks:
@@ -113,7 +121,8 @@ import Testing
               b: {shell: [./missing-b]}
               c: {shell: [./missing-c]}
               d: {shell: [true]}
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let run = try LiveRun(["run", "-j", jobs, "--events", "jsonl", "flow.yaml"], in: folder.url)
         let status = await run.wait(seconds: 120)
         #expect(status == 1, "\(run.stdout)\(run.stderr)")
@@ -131,7 +140,8 @@ import Testing
     }
 
     @Test func higherPriorityStartsFirstThenFileOrder() async throws {
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             concurrency: 1
             tasks:
@@ -147,7 +157,8 @@ import Testing
     }
 
     @Test func aDependentNeverStartsBeforeItsNeedsFinishEvenAcrossQueues() async throws {
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             queues: {net: {concurrency: 2}, cpu: {concurrency: 1}}
             tasks:
@@ -164,7 +175,8 @@ import Testing
     }
 
     @Test func failFastSkipsWhatIsLeftButRunsFailureAndAlwaysTasks() async throws {
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             concurrency: 1
             tasks:
@@ -175,8 +187,11 @@ import Testing
               report: {needs: [dependent], when: always, shell: echo report}
             """)
         #expect(result.status == 1)
-        #expect(events.finals == ["broken": "task.failed", "later": "task.skipped", "dependent": "task.skipped",
-                                  "on-failure": "task.succeeded", "report": "task.succeeded"])
+        #expect(
+            events.finals == [
+                "broken": "task.failed", "later": "task.skipped", "dependent": "task.skipped",
+                "on-failure": "task.succeeded", "report": "task.succeeded",
+            ])
         let failed = try #require(events.named("task.failed").first)
         #expect(failed["exit_code"] as? Int == 3)
         #expect(failed["reason"] as? String == "exited with status 3")
@@ -187,7 +202,8 @@ import Testing
     @Test(arguments: [["--keep-going"], []])
     func keepGoingStartsIndependentTasks(_ arguments: [String]) async throws {
         let failFast = arguments.isEmpty ? "false" : "true"
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             concurrency: 1
             fail_fast: \(failFast)
@@ -201,7 +217,8 @@ import Testing
     }
 
     @Test func continueOnErrorCountsAsSuccess() async throws {
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             tasks:
               lint: {continue_on_error: true, shell: exit 1}
@@ -213,7 +230,8 @@ import Testing
     }
 
     @Test func retriesBackOffAndReportTheDelay() async throws {
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             tasks:
               flaky:
@@ -235,7 +253,8 @@ import Testing
 
     @Test func aTimeoutFailsTheAttemptAndLeavesNoProcessBehind() async throws {
         let marker = "10\(Int.random(in: 10_000...99_999))"
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             tasks:
               slow: {timeout: 300ms, shell: "sleep \(marker) & sleep \(marker)"}
@@ -251,7 +270,8 @@ import Testing
         // Two sessions of their own, out of the task's group, one with a child; the task waits
         // until they are set up (they write their pids from inside them).
         let marker = "10\(Int.random(in: 10_000...99_999))"
-        let (result, events, folder) = try await run("""
+        let (result, events, folder) = try await run(
+            """
             version: 1
             tasks:
               daemons:
@@ -272,7 +292,8 @@ import Testing
     }
 
     @Test func outputStreamsLineByLineWithoutLosingTheLastLineOrBreakingOnBinary() async throws {
-        let (result, events, _) = try await run(#"""
+        let (result, events, _) = try await run(
+            #"""
             version: 1
             tasks:
               talk:
@@ -294,7 +315,8 @@ import Testing
     }
 
     @Test func environmentLayersAndArgvFormNeedsNoShell() async throws {
-        let (result, events, folder) = try await run("""
+        let (result, events, folder) = try await run(
+            """
             version: 1
             env: {A: workflow, B: workflow, C: workflow}
             tasks:
@@ -325,7 +347,8 @@ import Testing
     }
 
     @Test func selectedTasksRunWithWhatTheyNeedOnly() async throws {
-        let (result, events, _) = try await run("""
+        let (result, events, _) = try await run(
+            """
             version: 1
             tasks:
               a: {shell: "true"}
@@ -339,7 +362,8 @@ import Testing
     /// Both streams, stdout and `--events-file`, pass the published schema and the stream's
     /// rules (seq without gaps, one final event per task, output inside a task's life).
     @Test func theEventStreamMatchesSchemasEventsSchemaJSON() async throws {
-        let (result, _, folder) = try await run("""
+        let (result, _, folder) = try await run(
+            """
             version: 1
             concurrency: 2
             tasks:

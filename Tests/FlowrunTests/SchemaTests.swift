@@ -8,8 +8,9 @@ import Testing
         let published = try String(contentsOf: FlowrunBinary.repositoryRoot.appendingPathComponent("schemas/workflow.schema.json"), encoding: .utf8)
         let result = try await FlowrunBinary.run(["schema"])
         #expect(result.status == 0)
-        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == published.trimmingCharacters(in: .whitespacesAndNewlines),
-                "run scripts/embed-schema after changing schemas/workflow.schema.json")
+        #expect(
+            result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == published.trimmingCharacters(in: .whitespacesAndNewlines),
+            "run scripts/embed-schema after changing schemas/workflow.schema.json")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect(object?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
     }

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Glibc
+import Testing
 
 /// Ctrl-C, SIGTERM, pause and resume against a real run.
 @Suite(.serialized) struct SignalTests {
@@ -16,7 +15,8 @@ import Glibc
     @Test(arguments: [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, Int32(143), "terminated (SIGTERM)")])
     func aSignalCancelsTheRunAndEveryTaskGetsOneFinalEvent(signal: Int32, status: Int32, reason: String) async throws {
         let seconds = uniqueSleep()
-        let (run, folder) = try start("""
+        let (run, folder) = try start(
+            """
             version: 1
             concurrency: 2
             tasks:
@@ -41,7 +41,8 @@ import Glibc
     @Test func aSecondInterruptKillsAtOnce() async throws {
         let seconds = uniqueSleep()
         // The sleep ignores SIGTERM; the shell says when the first interrupt's SIGTERM reached it.
-        let (run, folder) = try start("""
+        let (run, folder) = try start(
+            """
             version: 1
             tasks:
               deaf: {shell: "trap '' TERM; sleep \(seconds) & trap 'echo got TERM' TERM; echo ready; wait; wait"}
@@ -59,7 +60,8 @@ import Glibc
     }
 
     @Test func pauseHoldsNewTasksAndResumeStartsThem() async throws {
-        let (run, folder) = try start("""
+        let (run, folder) = try start(
+            """
             version: 1
             concurrency: 1
             tasks:
@@ -84,8 +86,10 @@ import Glibc
 
     /// Starts flowrun on a file named FIFO, or writing its events to one, with nobody at the
     /// other end: it blocks in open(2), where a signal must still end it.
-    @Test(arguments: [("FILE", SIGINT, Int32(130)), ("FILE", SIGHUP, Int32(129)), ("--events-file", SIGTERM, Int32(143)),
-                      ("--events-file", SIGQUIT, Int32(131))])
+    @Test(arguments: [
+        ("FILE", SIGINT, Int32(130)), ("FILE", SIGHUP, Int32(129)), ("--events-file", SIGTERM, Int32(143)),
+        ("--events-file", SIGQUIT, Int32(131)),
+    ])
     func aSignalEndsFlowrunBlockedOpeningAFifo(fifoAs: String, signal: Int32, status: Int32) async throws {
         let folder = try TemporaryFolder()
         try Data("version: 1\ntasks:\n  t: {shell: \"true\"}\n".utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
@@ -115,7 +119,8 @@ import Glibc
     /// Whether `pid` has exited (gone, or a zombie nobody reaped yet).
     static func isGone(_ pid: pid_t) -> Bool {
         guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return true }
+            let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count
+        else { return true }
         return stat[close + 2] == UInt8(ascii: "Z")
     }
 
@@ -143,7 +148,8 @@ import Glibc
         // The terminal closed (or ssh dropped): the tasks, in groups of their own, are not told
         // by the kernel; flowrun tells them, cancels, and no process of theirs stays behind.
         let seconds = uniqueSleep()
-        let (run, folder) = try start("""
+        let (run, folder) = try start(
+            """
             version: 1
             concurrency: 3
             tasks:
@@ -166,7 +172,8 @@ import Glibc
 
     @Test func quitKillsAtOnce() async throws {
         let seconds = uniqueSleep()
-        let (run, folder) = try start("""
+        let (run, folder) = try start(
+            """
             version: 1
             tasks:
               deaf: {shell: "trap '' TERM; echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait; wait"}
@@ -180,7 +187,8 @@ import Glibc
 
     @Test func theTasksOfAKilledFlowrunDieWithIt() async throws {
         let seconds = uniqueSleep()
-        let (run, folder) = try start("""
+        let (run, folder) = try start(
+            """
             version: 1
             tasks:
               parent: {shell: "echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait"}
@@ -196,11 +204,13 @@ import Glibc
         // of the run (or, if flowrun holds the task up meanwhile, in its middle: then no
         // `done`, and the signal goes after the hang guard), and Ctrl-C must still end it.
         let folder = try TemporaryFolder()
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               loud: {shell: "head -c 3000000 /dev/zero | tr '\\\\0' x | fold -w 100; touch done"}
-            """.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let unread = Pipe()
         let run = try LiveRun(["run", "--grace", "0", "--events", "plain", "flow.yaml"], in: folder.url, standardOutput: unread)
         let done = folder.url.appendingPathComponent("done").path

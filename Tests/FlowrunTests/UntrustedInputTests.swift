@@ -5,7 +5,9 @@ import Testing
 /// with a clear message, as a user would see it from the real binary.
 @Suite struct UntrustedInputTests {
     /// Writes `text` as `flow.yaml` in a new folder and runs `flowrun arguments...` there.
-    func flowrun(_ arguments: [String], file text: String, environment: [String: String] = [:]) async throws
+    func flowrun(
+        _ arguments: [String], file text: String, environment: [String: String] = [:]
+    ) async throws
         -> (result: FlowrunBinary.Result, folder: TemporaryFolder)
     {
         let folder = try TemporaryFolder()
@@ -21,19 +23,22 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stdout == "")
         // The 65th alias crosses the 64 MiB limit, on the task line 68 of the file.
-        #expect(result.stderr == "flow.yaml:68:36: error: aliases expand to more than 64 MiB of text; "
-            + "refusing to load (is a long value anchored and referenced many times?)\n")
+        #expect(
+            result.stderr == "flow.yaml:68:36: error: aliases expand to more than 64 MiB of text; "
+                + "refusing to load (is a long value anchored and referenced many times?)\n")
     }
 
     @Test(arguments: [["run"], ["run", "--dry-run"], ["validate"]])
     func anEnvNameOutsideTheFilesRuleIsAUsageError(command: [String]) async throws {
         // bash reads `BASH_FUNC_ls%%` from its environment as a function: it would replace `ls`.
-        let (result, folder) = try await flowrun(command + ["--env", "BASH_FUNC_ls%%=() { touch owned; }", "flow.yaml"],
-                                           file: "version: 1\ntasks:\n  list: {shell: [bash, -c, ls]}\n")
+        let (result, folder) = try await flowrun(
+            command + ["--env", "BASH_FUNC_ls%%=() { touch owned; }", "flow.yaml"],
+            file: "version: 1\ntasks:\n  list: {shell: [bash, -c, ls]}\n")
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix(
-            "Error: invalid environment variable name 'BASH_FUNC_ls%%' in --env: use letters, digits and _, not starting with a digit\n"))
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: invalid environment variable name 'BASH_FUNC_ls%%' in --env: use letters, digits and _, not starting with a digit\n"))
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("owned").path))
     }
 
@@ -63,30 +68,34 @@ import Testing
         let result = try await FlowrunBinary.run(command + ["/dev/zero"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr == "/dev/zero: error: the file is larger than the 32 MiB limit of workflow files "
-            + "(it is not a regular file: reading stopped there)\n")
+        #expect(
+            result.stderr == "/dev/zero: error: the file is larger than the 32 MiB limit of workflow files "
+                + "(it is not a regular file: reading stopped there)\n")
     }
 
     /// The child's chdir fails before its exec, with the same errno: the reason names the
     /// workdir, not the program ("cannot run '/bin/sh'").
     @Test func aTaskWhoseWorkdirIsMissingFailsNamingTheWorkdir() async throws {
-        let (result, folder) = try await flowrun(["run", "--events", "jsonl", "flow.yaml"], file: """
-            version: 1
-            fail_fast: false
-            tasks:
-              script: {shell: "echo hi", workdir: missing/folder}
-              argv: {shell: [./build.sh], workdir: flow.yaml}
-              found: {shell: [true], workdir: /nonexistent-flowrun-dir}
-            """)
+        let (result, folder) = try await flowrun(
+            ["run", "--events", "jsonl", "flow.yaml"],
+            file: """
+                version: 1
+                fail_fast: false
+                tasks:
+                  script: {shell: "echo hi", workdir: missing/folder}
+                  argv: {shell: [./build.sh], workdir: flow.yaml}
+                  found: {shell: [true], workdir: /nonexistent-flowrun-dir}
+                """)
         #expect(result.status == 1)
         let events = try EventStream(result.stdout)
         let reasons = Dictionary(uniqueKeysWithValues: events.named("task.failed").map { ($0.task ?? "", $0["reason"] as? String) })
         let root = folder.url.standardizedFileURL.path
-        #expect(reasons == [
-            "script": "workdir '\(root)/missing/folder' does not exist",
-            "argv": "workdir '\(root)/flow.yaml' is not a directory",
-            "found": "workdir '/nonexistent-flowrun-dir' does not exist",
-        ])
+        #expect(
+            reasons == [
+                "script": "workdir '\(root)/missing/folder' does not exist",
+                "argv": "workdir '\(root)/flow.yaml' is not a directory",
+                "found": "workdir '/nonexistent-flowrun-dir' does not exist",
+            ])
     }
 
     /// Values from `--env` or the process environment whose names look secret are printed as
@@ -113,22 +122,23 @@ import Testing
         let root = folder.url.standardizedFileURL.path
         #expect(result.stderr == "")
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            plan flow (flow.yaml): 2 of 2 tasks in 1 waves, concurrency 2, fail fast
+        #expect(
+            result.stdout == """
+                plan flow (flow.yaml): 2 of 2 tasks in 1 waves, concurrency 2, fail fast
 
-            wave 1
-              1. fetch  download
-                   url: https://example.com/get?token=***&k=***&mode=slow&f=written-here
-                   to: \(root)/w/***/out/***/file
-                   header: Authorization: ***
-                   header: X-Home: ***
-                   workdir: \(root)/w/***
-                   env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=***
-              2. local  shell
-                   run: make
-                   workdir: \(root)/x/task-own-token
-                   env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=*** GH_TOKEN=task-own-token
+                wave 1
+                  1. fetch  download
+                       url: https://example.com/get?token=***&k=***&mode=slow&f=written-here
+                       to: \(root)/w/***/out/***/file
+                       header: Authorization: ***
+                       header: X-Home: ***
+                       workdir: \(root)/w/***
+                       env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=***
+                  2. local  shell
+                       run: make
+                       workdir: \(root)/x/task-own-token
+                       env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=*** GH_TOKEN=task-own-token
 
-            """)
+                """)
     }
 }

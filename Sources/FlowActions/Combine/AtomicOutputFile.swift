@@ -87,8 +87,8 @@ final class AtomicOutputFile {
     /// /proc/self/status (the common 022 if it cannot be read).
     static let umask: mode_t = {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-              let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
         else { return 0o022 }
         return value
     }()

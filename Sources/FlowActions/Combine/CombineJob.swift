@@ -18,13 +18,15 @@ struct CombineJob {
         do {
             switch action.format {
             case .image:
-                try ImageCombiner.write(inputs.map(\.path), options: action.image, maxPixels: maxPixels,
-                                        to: output, control: control)
+                try ImageCombiner.write(
+                    inputs.map(\.path), options: action.image, maxPixels: maxPixels,
+                    to: output, control: control)
             case .concat:
                 try ConcatWriter.write(inputs, total: try Self.totalSize(of: inputs), to: output, control: control)
             case .tar, .tarGz, .zip:
-                try ArchiveWriter.write(inputs, total: try Self.totalSize(of: inputs), format: action.format, to: output,
-                                        control: control)
+                try ArchiveWriter.write(
+                    inputs, total: try Self.totalSize(of: inputs), format: action.format, to: output,
+                    control: control)
             }
             try control.checkCancelled()
             try output.commit()

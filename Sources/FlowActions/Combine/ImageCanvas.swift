@@ -48,8 +48,9 @@ final class ImageCanvas {
     func write(to output: AtomicOutputFile, control: CombineControl) throws(CombineFailure) {
         var message = [CChar](repeating: 0, count: 512)
         let status = pixels.withUnsafeBufferPointer {
-            flowrun_png_encode(output.descriptor, UInt32(width), UInt32(height), Int32(channels),
-                               $0.baseAddress, CombineControl.isCancelled, control.opaque, &message, message.count)
+            flowrun_png_encode(
+                output.descriptor, UInt32(width), UInt32(height), Int32(channels),
+                $0.baseAddress, CombineControl.isCancelled, control.opaque, &message, message.count)
         }
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {

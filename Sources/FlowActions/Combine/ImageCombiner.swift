@@ -22,8 +22,9 @@ enum ImageCombiner {
                 cellHeight = max(cellHeight, header.height)
             }
         }
-        let grid = ImageGrid(count: paths.count, layout: options.layout, columns: options.columns,
-                             cellWidth: cellWidth, cellHeight: cellHeight)
+        let grid = ImageGrid(
+            count: paths.count, layout: options.layout, columns: options.columns,
+            cellWidth: cellWidth, cellHeight: cellHeight)
         let area = grid.width.multipliedReportingOverflow(by: grid.height)
         guard !area.overflow, area.partialValue <= maxPixels else {
             throw CombineFailure("the combined image would be \(grid.width)x\(grid.height), more than the ceiling of \(maxPixels) pixels")

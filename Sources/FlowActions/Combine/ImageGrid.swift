@@ -28,8 +28,10 @@ struct ImageGrid: Equatable {
     /// cell (keeping its aspect ratio, up or down) and centred in it.
     func placement(of index: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
         let scale = min(Double(cellWidth) / Double(width), Double(cellHeight) / Double(height))
-        let fitted = (width: min(cellWidth, max(1, Int((Double(width) * scale).rounded()))),
-                      height: min(cellHeight, max(1, Int((Double(height) * scale).rounded()))))
+        let fitted = (
+            width: min(cellWidth, max(1, Int((Double(width) * scale).rounded()))),
+            height: min(cellHeight, max(1, Int((Double(height) * scale).rounded())))
+        )
         let cell = (x: index % columns * cellWidth, y: index / columns * cellHeight)
         return (cell.x + (cellWidth - fitted.width) / 2, cell.y + (cellHeight - fitted.height) / 2, fitted.width, fitted.height)
     }

@@ -19,8 +19,9 @@ enum ImageRows {
             context: Unmanaged.passUnretained(resampler).toOpaque())
         var message = [CChar](repeating: 0, count: 512)
         let status = withExtendedLifetime(resampler) {
-            flowrun_image_read(path, UInt64(maxPixels), UInt32(fit.width), UInt32(fit.height), CombineControl.isCancelled,
-                               control.opaque, sink, &message, message.count)
+            flowrun_image_read(
+                path, UInt64(maxPixels), UInt32(fit.width), UInt32(fit.height), CombineControl.isCancelled,
+                control.opaque, sink, &message, message.count)
         }
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {

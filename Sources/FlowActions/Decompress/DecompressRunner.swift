@@ -28,11 +28,12 @@ package struct DecompressRunner: TaskRunner {
             limits: ExtractionLimits(maxFiles: action.maxFiles, maxBytes: action.maxBytes, maxRatio: action.maxRatio)
         )
         // Failures name the paths as `--dry-run` shows them: a secret in a path stays `***`.
-        let replacements: [(String, String)] = if case .decompress(let masked) = task.shown?.action {
-            [(action.from.value, masked.from.value), (action.to.value, masked.to.value)]
-        } else {
-            []
-        }
+        let replacements: [(String, String)] =
+            if case .decompress(let masked) = task.shown?.action {
+                [(action.from.value, masked.from.value), (action.to.value, masked.to.value)]
+            } else {
+                []
+            }
         let shown = { @Sendable (message: String) in
             replacements.reduce(message) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
         }

@@ -14,11 +14,12 @@ struct DetectedFormat {
         filters = (0..<count).map { archive_filter_code(reader, $0) }.filter { $0 != ARCHIVE_FILTER_NONE }
         let names = (0..<count).map { archive_filter_code(reader, $0) == ARCHIVE_FILTER_NONE ? nil : archive_filter_name(reader, $0) }
             .compactMap { $0.map { String(cString: $0) } }
-        let formatName = switch format {
-        case ARCHIVE_FORMAT_RAW: "a single compressed file"
-        case ARCHIVE_FORMAT_EMPTY: "empty"
-        default: archive_format_name(reader).map { String(cString: $0) } ?? "an archive"
-        }
+        let formatName =
+            switch format {
+            case ARCHIVE_FORMAT_RAW: "a single compressed file"
+            case ARCHIVE_FORMAT_EMPTY: "empty"
+            default: archive_format_name(reader).map { String(cString: $0) } ?? "an archive"
+            }
         description = names.isEmpty ? formatName : "\(formatName) (\(names.joined(separator: ", ")))"
     }
 

@@ -20,10 +20,12 @@ final class PipeSource {
 
     /// Opens `reader` on this source; the source must outlive the reader's use.
     func open(_ reader: OpaquePointer) -> Int32 {
-        archive_read_open(reader, Unmanaged.passUnretained(self).toOpaque(), nil, { _, data, block in
-            guard let data, let block else { return -1 }
-            return Unmanaged<PipeSource>.fromOpaque(data).takeUnretainedValue().read(into: block)
-        }, nil)
+        archive_read_open(
+            reader, Unmanaged.passUnretained(self).toOpaque(), nil,
+            { _, data, block in
+                guard let data, let block else { return -1 }
+                return Unmanaged<PipeSource>.fromOpaque(data).takeUnretainedValue().read(into: block)
+            }, nil)
     }
 
     /// A block of input, 0 at its end, -1 on an error or a cancel.

@@ -50,7 +50,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         let promise = task.eventLoop.makePromise(of: Void.self)
         let file = file, url = url, resuming = resuming, progress = progress
         let contentLength = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
-        let validator = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        let validator =
+            head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
             ?? head.headers.first(name: "Last-Modified")
         let failure = Self.failure(of: head, url: url)
         let resumedAt = head.status == .partialContent ? ContentRange(head.headers.first(name: "Content-Range")) : nil

@@ -83,7 +83,8 @@ struct IPBlock {
     init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1)
         guard parts.count == 2, let bits = Int(parts[1]), let network = Self.bytes(of: String(parts[0])),
-              (0...network.count * 8).contains(bits) else { return nil }
+            (0...network.count * 8).contains(bits)
+        else { return nil }
         self.network = network
         self.bits = bits
     }

@@ -22,7 +22,8 @@ struct RedirectChain: Sendable {
     /// The next URL to request and the chain after it, or why the attempt fails.
     func following(_ location: String, from current: URL) -> Result<(String, RedirectChain), DownloadFailure> {
         guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
-              let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https", next.host != nil else {
+            let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https", next.host != nil
+        else {
             return .failure(DownloadFailure("\(original): redirect to an unsupported URL '\(location)'", retryable: false))
         }
         let target = next.absoluteString

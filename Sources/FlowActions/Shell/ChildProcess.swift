@@ -3,7 +3,6 @@ import Dispatch
 import FlowEngine
 import FlowModel
 import Foundation
-
 import Glibc
 
 /// A running child process: streams its output line by line, waits for its exit, and cleans up
@@ -42,22 +41,23 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
             var lines: [String] = []
-            watches.append(.output(descriptor) { [self] bytes in
-                // The lines of one read go out together: one write for the sinks, not one a line.
-                if let bytes {
-                    splitter.append(bytes) { lines.append($0) }
-                } else {
-                    splitter.flush { lines.append($0) }
-                }
-                if !lines.isEmpty { events.output(stream, lines) }
-                lines.removeAll(keepingCapacity: true)
-                if bytes == nil {
-                    streamClosed()
-                } else if !events.hasRoomForOutput({ OutputLoop.shared.resumeReading() }) {
-                    // The sinks are behind: the child waits on its full pipe until they catch up.
-                    OutputLoop.shared.pauseReading(descriptor)
-                }
-            })
+            watches.append(
+                .output(descriptor) { [self] bytes in
+                    // The lines of one read go out together: one write for the sinks, not one a line.
+                    if let bytes {
+                        splitter.append(bytes) { lines.append($0) }
+                    } else {
+                        splitter.flush { lines.append($0) }
+                    }
+                    if !lines.isEmpty { events.output(stream, lines) }
+                    lines.removeAll(keepingCapacity: true)
+                    if bytes == nil {
+                        streamClosed()
+                    } else if !events.hasRoomForOutput({ OutputLoop.shared.resumeReading() }) {
+                        // The sinks are behind: the child waits on its full pipe until they catch up.
+                        OutputLoop.shared.pauseReading(descriptor)
+                    }
+                })
         }
         let pidfd = flowrun_pidfd_open(pid)
         if pidfd >= 0 {
@@ -118,7 +118,9 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             var reapedPid: pid_t
             repeat { reapedPid = waitpid(pid, &status, WNOHANG) } while reapedPid == -1 && errno == EINTR
             // ECHILD: something else reaped it (SIGCHLD ignored, say); its status is lost.
-            exitResult = reapedPid == pid ? Self.result(of: status)
+            exitResult =
+                reapedPid == pid
+                ? Self.result(of: status)
                 : .failed(reason: "cannot get the exit status: \(ProcessLauncher.errorText(reapedPid == -1 ? errno : ECHILD))", exitCode: nil)
             reaped = true
             return openStreams == 0 ? exitResult : nil
@@ -144,8 +146,10 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     }
 
     static func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGABRT: "SIGABRT",
-                                      SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM"]
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGABRT: "SIGABRT",
+            SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM",
+        ]
         return names[signal].map { "\($0) (\(signal))" } ?? "\(signal)"
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-
 import Glibc
 
 /// Finds the program of a task given as a list (`shell: [make, test]`) the way `execvp` would

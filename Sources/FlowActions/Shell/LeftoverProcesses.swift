@@ -83,10 +83,12 @@ package enum LeftoverProcesses {
     /// fields are read after its last `)`.
     private static func read(_ pid: pid_t) -> Process? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-              let close = data.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+            let close = data.lastIndex(of: UInt8(ascii: ")"))
+        else { return nil }
         let fields = data[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 3)
         guard fields.count >= 2, let state = fields[0].first,
-              let parent = pid_t(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+            let parent = pid_t(String(decoding: fields[1], as: UTF8.self))
+        else { return nil }
         return Process(pid: pid, parent: parent, isZombie: state == UInt8(ascii: "Z") || state == UInt8(ascii: "X"))
     }
 }

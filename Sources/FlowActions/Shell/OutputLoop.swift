@@ -1,7 +1,6 @@
 import CSpawn
 import FlowEngine
 import Foundation
-
 import Glibc
 
 /// The engine's loop for shell tasks (`EngineLoop`): one serial queue that watches every
@@ -218,10 +217,12 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     }
 
     private func resumeIfRequested() {
-        guard lock.withLock({ () -> Bool in
-            defer { resumeRequested = false }
-            return resumeRequested
-        }) else { return }
+        guard
+            lock.withLock({ () -> Bool in
+                defer { resumeRequested = false }
+                return resumeRequested
+            })
+        else { return }
         for descriptor in paused {
             precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor again: errno \(errno)")
         }

@@ -1,5 +1,4 @@
 import CSpawn
-
 import Glibc
 
 /// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its

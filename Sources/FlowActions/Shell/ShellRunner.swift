@@ -63,7 +63,7 @@ package struct ShellRunner: TaskRunner {
             case .found(let executable):
                 do {
                     return try ProcessLauncher.launch(argv, executable: executable, environment: environment, directory: workdir)
-                } catch where !searchedAgain && !argv[0].contains("/") && [ENOENT, ENOTDIR, EACCES].contains(error.code) {
+                } catch  where !searchedAgain && !argv[0].contains("/") && [ENOENT, ENOTDIR, EACCES].contains(error.code) {
                     executables.forget(argv[0], path: path, workdir: workdir)
                     searchedAgain = true
                 }

@@ -15,8 +15,9 @@ extension Diagnostic.Message {
         Self("\(field) must be at least \(minimum), found \(found)")
     }
     static func notOneOf(_ field: String, value: String, choices: [String]) -> Self {
-        Self("invalid value '\(value)' for \(field): expected one of \(choices.joined(separator: ", "))",
-             hint: (shortNames[value].flatMap { choices.contains($0) ? $0 : nil } ?? Spelling.suggestion(for: value, among: choices))
+        Self(
+            "invalid value '\(value)' for \(field): expected one of \(choices.joined(separator: ", "))",
+            hint: (shortNames[value].flatMap { choices.contains($0) ? $0 : nil } ?? Spelling.suggestion(for: value, among: choices))
                 .map { "did you mean '\($0)'?" })
     }
     /// File-name abbreviations of archive formats, which edit distance would miss ('tgz' is
@@ -73,8 +74,9 @@ extension Diagnostic.Message {
         Self("'\(key)' applies only to 'format: image'")
     }
     static func columnsWithoutGrid(_ field: String, layout: String) -> Self {
-        Self("'columns' of \(field) applies only to 'layout: grid'; this one lays images out in a \(layout)",
-             hint: "remove 'columns', or write 'layout: grid'")
+        Self(
+            "'columns' of \(field) applies only to 'layout: grid'; this one lays images out in a \(layout)",
+            hint: "remove 'columns', or write 'layout: grid'")
     }
     static func cannotRead(_ reason: String) -> Self {
         Self("cannot read the file: \(reason)")

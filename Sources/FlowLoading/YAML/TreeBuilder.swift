@@ -1,6 +1,5 @@
 import CYAML
 import FlowModel
-
 import Glibc
 
 /// Builds the node tree from libyaml events with an explicit stack, so depth costs no recursion.
@@ -155,8 +154,10 @@ struct TreeBuilder {
         stack[top].pendingKey = key
         guard let text = key.scalar?.text, key.scalar?.isPlain == false || text != "<<" else { return }
         if let first = existingKey(text, writtenAt: (key.line, key.column), in: top) {
-            diagnostics.append(Diagnostic(.duplicateKey(text, firstLine: first.line, firstColumn: first.column),
-                                          at: location(key.line, key.column)))
+            diagnostics.append(
+                Diagnostic(
+                    .duplicateKey(text, firstLine: first.line, firstColumn: first.column),
+                    at: location(key.line, key.column)))
             stack[top].dropNextValue = true
         }
     }

@@ -22,8 +22,10 @@ package enum YAMLLoader {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) == 1 else {
-            throw YAMLError(Diagnostic(.yamlSyntax(problem: "cannot initialize the YAML parser", context: nil),
-                                       at: SourceLocation(file: file, line: 1, column: 1)))
+            throw YAMLError(
+                Diagnostic(
+                    .yamlSyntax(problem: "cannot initialize the YAML parser", context: nil),
+                    at: SourceLocation(file: file, line: 1, column: 1)))
         }
         defer { yaml_parser_delete(parser) }
 
