@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -17,6 +18,10 @@
 
 int flowrun_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int flowrun_mkstemp_cloexec(char *template_path) {
+    return mkostemp(template_path, O_CLOEXEC);
 }
 
 /* Signals the child sets back to their default action: every standard one, whose action

@@ -1,9 +1,6 @@
 import Foundation
-import Testing
-
-#if canImport(Glibc)
 import Glibc
-#endif
+import Testing
 
 /// `decompress` tasks through the flowrun binary.
 @Suite struct DecompressRunTests {

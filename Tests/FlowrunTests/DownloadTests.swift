@@ -159,6 +159,37 @@ import Testing
         #expect(tree(folder) == ["app.bin", "flow.yaml"])
         #expect(contents(folder, "app.bin") == Array("version 1 of the app".utf8))
     }
+
+    @Test func aTaskStartedDuringADownloadDoesNotInheritItsTemporaryFile() async throws {
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/stall") { _ in
+            var response = TestHTTPServer.Response(body: Self.body)
+            response.stallAfter = 100_000
+            return response
+        }
+        let folder = try TemporaryFolder()
+        // `look` is spawned once the download's temporary file exists, and lists the files its
+        // own process holds open.
+        try write(
+            """
+            version: 1
+            concurrency: 3
+            tasks:
+              fetch: {download: {url: "\(server.baseURL)/stall", to: app.bin}}
+              wait: {shell: "while ! ls -a | grep -q flowrun-; do sleep 0.05; done"}
+              look: {needs: wait, shell: "ls -l /proc/$$/fd; echo listed"}
+            """, in: folder)
+        let run = try LiveRun(
+            ["run", "--events", "jsonl", "flow.yaml"], in: folder.url,
+            environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
+        #expect(await run.waitFor("listed"))
+        run.send(SIGINT)  // the download would stall for its 30 s
+        _ = await run.wait()
+        let listing = try EventStream(run.stdout).lines(of: "look")
+        #expect(listing.contains("listed"))
+        #expect(!listing.contains { $0.contains("flowrun-") }, "\(listing)")
+    }
 }
 
 /// A count shared with the server's thread.

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Downloaded files by content: `ROOT/sha256/HEX`, filled only after a download was verified
 /// against a task's `sha256`, and read only by a task giving the same digest.

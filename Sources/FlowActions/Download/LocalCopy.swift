@@ -1,12 +1,7 @@
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import NIOConcurrencyHelpers
 
 /// Copies a local file into a `PartialFile` in chunks on the file's queue, hashing as it goes:
 /// a `file://` URL, a cache blob, or another task's finished download of the same URL.

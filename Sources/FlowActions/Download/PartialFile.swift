@@ -1,11 +1,7 @@
+import CSpawn
 import Crypto
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The temporary file a download writes beside its destination, hashed as it grows, renamed
 /// onto the destination only once complete and verified.
@@ -35,7 +31,7 @@ package final class PartialFile: @unchecked Sendable {
             throw DownloadFailure("cannot create folder \(folder): \(Self.message(of: error))", retryable: false)
         }
         var template = Array("\(folder)/.\(url.lastPathComponent).flowrun-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = template.withUnsafeMutableBufferPointer { flowrun_mkstemp_cloexec($0.baseAddress!) }
         guard fd >= 0 else {
             throw DownloadFailure("cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))", retryable: false)
         }
@@ -139,7 +135,7 @@ package final class PartialFile: @unchecked Sendable {
             unlink(path)
             throw DownloadFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
         }
-        let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY)
+        let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
             fsync(folder)
             close(folder)

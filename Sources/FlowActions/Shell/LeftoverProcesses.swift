@@ -1,11 +1,6 @@
 import CSpawn
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Processes that left a task's process group (`set -m`, `setsid`, a daemon) and so escaped the
 /// kill of the group when the task ended: killed when the run ends, as the GitHub Actions runner

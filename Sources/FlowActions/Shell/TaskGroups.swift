@@ -1,11 +1,6 @@
 import CSpawn
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The process groups of the tasks that run now, known to flowrun (to send them all a signal,
 /// whatever the engine is doing) and to a watchdog process that kills them if flowrun dies
