@@ -94,7 +94,9 @@ struct TaskResolver {
         return Interpolation { name in
             if name == Self.workflowDirectoryVariable { return directory }
             if let value = taskEnvironment.last(where: { $0.name == name })?.value { return value }
-            return maskedNames.contains(name) ? SecretName.mask : workflowValues[name] ?? processEnvironment[name]
+            let value = workflowValues[name] ?? processEnvironment[name]
+            // An empty secret stays empty, so that `${TOKEN:-default}` shows the default it takes.
+            return maskedNames.contains(name) && value?.isEmpty == false ? SecretName.mask : value
         }
     }
 

@@ -111,6 +111,21 @@ import Testing
         #expect(!tree(folder).contains { $0.contains(".flowrun-") })
     }
 
+    /// upgrade.yaml downloads its shipped asset unless `--env RELEASE_URL=...` names a server.
+    @Test func theUpgradeDemoTakesItsURLFromReleaseURL() async throws {
+        let folder = try TemporaryFolder()
+        let workflows = FlowrunBinary.repositoryRoot.appendingPathComponent("workflows")
+        try FileManager.default.copyItem(at: workflows.appendingPathComponent("upgrade.yaml"), to: folder.url.appendingPathComponent("upgrade.yaml"))
+        let offline = try await FlowrunBinary.run(["run", "--dry-run", "upgrade.yaml"], in: folder.url)
+        #expect(offline.status == 0, "\(offline.stdout)\(offline.stderr)")
+        #expect(offline.stdout.contains("file://\(folder.url.path)/assets/demo-app-1.0.tar.gz"), "\(offline.stdout)")
+        let online = try await FlowrunBinary.run(
+            ["run", "--dry-run", "--env", "RELEASE_URL=http://127.0.0.1:1/x.tar.gz", "upgrade.yaml"], in: folder.url)
+        #expect(online.status == 0, "\(online.stdout)\(online.stderr)")
+        #expect(online.stdout.contains("http://127.0.0.1:1/x.tar.gz"), "\(online.stdout)")
+        #expect(!online.stdout.contains("file://"), "\(online.stdout)")
+    }
+
     /// A secret that went into the URL is `***` in the failure, as in --dry-run.
     @Test func aFailureNamesTheURLWithItsSecretsMasked() async throws {
         let server = try TestHTTPServer()
