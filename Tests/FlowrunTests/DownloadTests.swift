@@ -147,14 +147,20 @@ import Testing
         #expect(!run.stdout.contains("s3cr3t") && !run.stderr.contains("s3cr3t"))
     }
 
-    @Test func ctrlCDuringADownloadLeavesNoTemporaryFileAndToAsItWas() async throws {
+    /// A server whose `/stall` sends the first 100,000 bytes of `body`, then nothing more.
+    static func stallingServer() throws -> TestHTTPServer {
         let server = try TestHTTPServer()
-        defer { server.shutdown() }
         server.route("/stall") { _ in
             var response = TestHTTPServer.Response(body: Self.body)
             response.stallAfter = 100_000
             return response
         }
+        return server
+    }
+
+    @Test func ctrlCDuringADownloadLeavesNoTemporaryFileAndToAsItWas() async throws {
+        let server = try Self.stallingServer()
+        defer { server.shutdown() }
         let folder = try TemporaryFolder()
         try Data("version 1 of the app".utf8).write(to: folder.url.appendingPathComponent("app.bin"))
         try write(
@@ -176,13 +182,8 @@ import Testing
     }
 
     @Test func aTaskStartedDuringADownloadDoesNotInheritItsTemporaryFile() async throws {
-        let server = try TestHTTPServer()
+        let server = try Self.stallingServer()
         defer { server.shutdown() }
-        server.route("/stall") { _ in
-            var response = TestHTTPServer.Response(body: Self.body)
-            response.stallAfter = 100_000
-            return response
-        }
         let folder = try TemporaryFolder()
         // `look` is spawned once the download's temporary file exists, and lists the files its
         // own process holds open.
