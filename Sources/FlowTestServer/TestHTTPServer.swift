@@ -94,6 +94,16 @@ package final class TestHTTPServer: Sendable {
         routes.withLockedValue { $0[path] = answer }
     }
 
+    /// Answers `path` with the head and the first `sent` bytes of `body`, then sends nothing more
+    /// while the connection stays open: a transfer that stalls.
+    package func routeStalling(_ path: String, body: [UInt8], after sent: Int) {
+        route(path) { _ in
+            var response = Response(body: body)
+            response.stallAfter = sent
+            return response
+        }
+    }
+
     /// Every request so far, in order.
     package var requests: [Request] { seen.withLockedValue { $0 } }
 

@@ -293,11 +293,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try TestHTTPServer()
         defer { server.shutdown() }
-        server.route("/stall") { _ in
-            var response = TestHTTPServer.Response(body: Self.bytes(100_000))
-            response.stallAfter = 10_000
-            return response
-        }
+        server.routeStalling("/stall", body: Self.bytes(100_000), after: 10_000)
         let runner = Self.runner(in: folder, readTimeout: 1)
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/stall', to: s.bin}}")], in: folder)
@@ -311,11 +307,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try TestHTTPServer()
         defer { server.shutdown() }
-        server.route("/stall") { _ in
-            var response = TestHTTPServer.Response(body: Self.bytes(100_000))
-            response.stallAfter = 10_000
-            return response
-        }
+        server.routeStalling("/stall", body: Self.bytes(100_000), after: 10_000)
         try Data("old version".utf8).write(to: URL(fileURLWithPath: folder + "/app.bin"))
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }

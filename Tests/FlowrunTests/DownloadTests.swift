@@ -150,11 +150,7 @@ import Testing
     /// A server whose `/stall` sends the first 100,000 bytes of `body`, then nothing more.
     static func stallingServer() throws -> TestHTTPServer {
         let server = try TestHTTPServer()
-        server.route("/stall") { _ in
-            var response = TestHTTPServer.Response(body: Self.body)
-            response.stallAfter = 100_000
-            return response
-        }
+        server.routeStalling("/stall", body: Self.body, after: 100_000)
         return server
     }
 
