@@ -49,7 +49,8 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How to show the run: human (live view; default on a terminal), plain (one line per event; default otherwise) or jsonl.", valueName: "MODE"))
+            "How to show the run: human (live view; default on a terminal, unless CI is set), plain (one line per event; default otherwise) or jsonl.",
+            valueName: "MODE"))
     var events: EventsMode?
 
     @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"))
@@ -137,7 +138,8 @@ struct RunCommand: ParsableCommand {
         let color = Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor)
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO, onFailure: standardOutputClosed.writeFailed)
         var sinks: [any EventSink] = []
-        switch events ?? (interactive ? .human : .plain) {
+        // A CI job's pseudo-terminal gets the plain log too, unless `--events human` asks.
+        switch events ?? (interactive && !ContinuousIntegration.isDetected(environment) ? .human : .plain) {
         case .jsonl:
             sinks.append(JSONLinesSink(writer: standardOutput))
         case .plain:
