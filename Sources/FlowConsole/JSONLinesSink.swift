@@ -101,6 +101,9 @@ package final class JSONLinesSink: EventSink {
             object.field("reason", reason)
         case .queueSuspended, .queueResumed:
             break
+        case .workflowCleanup(let reason, let tasks):
+            object.field("reason", reason)
+            object.field("tasks", tasks)
         case .workflowFinished(let workflow, let status, let duration, let counts):
             object.field("workflow", workflow)
             object.field("status", status.rawValue)

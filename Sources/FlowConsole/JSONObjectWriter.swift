@@ -48,6 +48,16 @@ struct JSONObjectWriter {
         Self.appendInteger(value, to: &bytes)
     }
 
+    mutating func field(_ key: StaticString, _ values: [String]) {
+        appendKey(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.appendString(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// The value, or `null` when it is unknown: the key is always present.
     mutating func field(_ key: StaticString, _ value: Int64?) {
         guard let value else {

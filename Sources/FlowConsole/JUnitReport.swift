@@ -154,7 +154,7 @@ package final class JUnitReport: EventSink {
             case .workflowFinished(let workflow, _, let duration, _):
                 state.workflow = workflow
                 state.durationMilliseconds = duration
-            case .taskProgress, .taskRetrying, .queueSuspended, .queueResumed:
+            case .taskProgress, .taskRetrying, .queueSuspended, .queueResumed, .workflowCleanup:
                 break
             }
         }

@@ -56,6 +56,7 @@ struct LiveView {
         case retrying(TaskID, attempt: Int, delayMilliseconds: Int64, reason: String)
         case result(TaskResult)
         case queue(suspended: Bool)
+        case cleanup(reason: String, tasks: [TaskID])
         case droppedOutput(Int)
     }
 
@@ -126,6 +127,8 @@ struct LiveView {
         case .queueSuspended, .queueResumed:
             suspended = event.kind == .queueSuspended
             notes.append(.queue(suspended: suspended))
+        case .workflowCleanup(let reason, let tasks):
+            notes.append(.cleanup(reason: reason, tasks: tasks))
         case .workflowFinished(_, let status, let duration, _):
             finish = (status, duration)
         }
@@ -236,6 +239,8 @@ struct LiveView {
                 text += resultLine(result, style: style)
             case .queue(let suspended):
                 text += style.yellow(suspended ? "queue suspended: no task starts until SIGUSR2" : "queue resumed")
+            case .cleanup(let reason, let tasks):
+                text += style.yellow(CleanupText.line(reason: reason, tasks: tasks))
             case .droppedOutput(let count):
                 text += style.yellow("… \(count) lines of output not shown: more than the terminal could keep up with (--events plain shows every line)")
             }

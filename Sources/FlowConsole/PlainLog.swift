@@ -191,6 +191,8 @@ package final class PlainLog: EventSink {
             return "queue suspended"
         case .queueResumed:
             return "queue resumed"
+        case .workflowCleanup(let reason, let tasks):
+            return CleanupText.line(reason: reason, tasks: tasks)
         case .workflowFinished(let workflow, let status, let duration, let counts):
             return SummaryText.finished(workflow: workflow, status: status, durationMilliseconds: duration, counts: counts)
         case .taskReady, .taskStarted, .taskOutput, .taskSucceeded:

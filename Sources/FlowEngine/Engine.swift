@@ -103,16 +103,41 @@ package final class Engine: @unchecked Sendable {
         return lock.withLock { status ?? .cancelled }
     }
 
-    /// Cancels the run: nothing new starts; running tasks get SIGTERM, then SIGKILL after the grace period.
-    package func cancel(reason: String) {
-        let running: [TaskOperation] = lock.withLock {
-            guard cancelReason == nil else { return [] }
+    /// Cancels the run: running tasks get SIGTERM, then SIGKILL after the grace period; waiting
+    /// tasks are skipped, but `when: always` ones run as cleanup (`CleanupRule`). Returns
+    /// whether there is cleanup to run; none with `withCleanup: false` (a kill follows at once).
+    @discardableResult
+    package func cancel(reason: String, withCleanup: Bool = true) -> Bool {
+        let (running, cleanup): ([TaskOperation], Bool) = lock.withLock {
+            guard cancelReason == nil else { return ([], false) }
             cancelReason = reason
-            perform(scheduler.cancel(reason: reason))
-            return operations.compactMap { $0 }
+            let cleanup = withCleanup ? scheduler.unfinishedAlwaysTasks : []
+            if !cleanup.isEmpty {
+                bus.post(.workflowCleanup(reason: reason, tasks: cleanup.map { plan.tasks[$0].id }))
+                for queue in queues { queue.isSuspended = false }
+                _ = loop.schedule(at: loop.now + options.graceMilliseconds) { [self] in cleanupDeadlinePassed() }
+            }
+            perform(scheduler.cancel(reason: reason, withCleanup: withCleanup))
+            let running = operations.indices.compactMap { task in
+                withCleanup && CleanupRule.goesOn(plan.tasks[task]) ? nil : operations[task]
+            }
+            return (running, !cleanup.isEmpty)
         }
         for operation in running { operation.cancelRun(reason: reason) }
         bus.flushElsewhere()
+        loop.nudge()
+        return cleanup
+    }
+
+    /// The grace period after a cancel is over: cleanup not started is skipped, and cleanup
+    /// still running is stopped as a timed-out task is.
+    private func cleanupDeadlinePassed() {
+        let running: [TaskOperation] = lock.withLock {
+            perform(scheduler.closeCleanup(reason: CleanupRule.lateReason(grace: options.grace)))
+            return operations.compactMap { $0 }
+        }
+        for operation in running { operation.cancelRun(reason: CleanupRule.overrunReason(grace: options.grace)) }
+        flushSoon()
     }
 
     /// Runs `block` on the engine's loop after whatever was posted to it before, such as each
@@ -121,9 +146,18 @@ package final class Engine: @unchecked Sendable {
         loop.post(block)
     }
 
-    /// Kills running tasks at once (a second Ctrl-C).
-    package func kill() {
-        for operation in lock.withLock({ operations.compactMap { $0 } }) { operation.killRun() }
+    /// Kills running tasks at once, cleanup included, and starts no more (a second Ctrl-C).
+    package func kill(reason: String = "killed") {
+        let running: [TaskOperation] = lock.withLock {
+            perform(scheduler.closeCleanup(reason: reason))
+            return operations.compactMap { $0 }
+        }
+        for operation in running {
+            // Cleanup was not cancelled: so that it ends as cancelled, not as failed by SIGKILL.
+            operation.cancelRun(reason: reason)
+            operation.killRun()
+        }
+        bus.flushElsewhere()
     }
 
     /// Whether every task has its final event: what is left of `run()` is writing.

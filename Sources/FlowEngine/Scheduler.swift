@@ -45,6 +45,9 @@ package struct Scheduler: Sendable {
     private var finishedCount = 0
     private var sawFailure = false
     private var cancelReason: String?
+    /// Why cleanup tasks (`when: always`, after a cancel) no longer start: the grace period is
+    /// over, or the run was killed.
+    private var cleanupClosedReason: String?
     package private(set) var isSuspended = false
 
     /// What the scheduler needs to know of one task.
@@ -120,21 +123,36 @@ package struct Scheduler: Sendable {
         return actions
     }
 
-    /// Nothing new starts and waiting tasks are skipped; stopping running tasks is the engine's job.
-    package mutating func cancel(reason: String) -> [Action] {
+    /// Waiting tasks are skipped, except `when: always` ones: those start as cleanup once their
+    /// needs have ended, as GitHub runs `always()` steps of a cancelled workflow. A suspension
+    /// ends, so that cleanup can start. Stopping running tasks is the engine's job. With
+    /// `withCleanup: false` (a kill follows), every waiting task is skipped.
+    package mutating func cancel(reason: String, withCleanup: Bool = true) -> [Action] {
         guard cancelReason == nil else { return [] }
         cancelReason = reason
+        if !withCleanup { cleanupClosedReason = reason }
+        isSuspended = false
         var actions: [Action] = []
-        var waiting: [Int] = []
-        for queue in ready.indices {
-            while let task = ready[queue].pop() { waiting.append(task) }
-        }
-        for task in waiting.sorted() {
-            actions.append(.skip(task, reason: reason))
-            complete(task, succeeded: false, failure: false, into: &actions)
-        }
+        skipReady(where: { $0 != .always || !withCleanup }, reason: reason, into: &actions)
+        fillSlots(into: &actions)
         finishIfDone(into: &actions)
         return actions
+    }
+
+    /// No cleanup task starts any more (the grace period is over, or the run is killed): those
+    /// waiting are skipped with `reason`.
+    package mutating func closeCleanup(reason: String) -> [Action] {
+        guard cancelReason != nil, cleanupClosedReason == nil else { return [] }
+        cleanupClosedReason = reason
+        var actions: [Action] = []
+        skipReady(where: { _ in true }, reason: reason, into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    /// The `when: always` tasks that have not ended: after a cancel, the cleanup to come.
+    package var unfinishedAlwaysTasks: [Int] {
+        tasks.indices.filter { tasks[$0].when == .always && !done[$0] }
     }
 
     /// Running tasks go on; none starts until `resume()`. False if already suspended.
@@ -158,6 +176,21 @@ package struct Scheduler: Sendable {
     package func queue(of task: Int) -> Int { tasks[task].queue }
 
     // MARK: Transitions
+
+    /// Skips the ready tasks whose `when` matches, in task order.
+    private mutating func skipReady(where matches: (When) -> Bool, reason: String, into actions: inout [Action]) {
+        let tasks = tasks
+        var skipped: [Int] = []
+        for queue in ready.indices {
+            let removed = ready[queue].removeAll { matches(tasks[$0].when) }
+            if !removed.isEmpty { offerHead(of: queue) }
+            skipped += removed
+        }
+        for task in skipped.sorted() {
+            actions.append(.skip(task, reason: reason))
+            complete(task, succeeded: false, failure: false, into: &actions)
+        }
+    }
 
     /// Marks a task done and settles every dependent whose needs are now all done. A worklist,
     /// not recursion: a skip can run down a 100,000-task chain.
@@ -193,7 +226,8 @@ package struct Scheduler: Sendable {
 
     /// Why a task whose needs are all done will not run, or nil if its `when` is met.
     private func skipReason(_ task: Int) -> String? {
-        if let cancelReason { return cancelReason }
+        if let cleanupClosedReason { return cleanupClosedReason }
+        if let cancelReason, tasks[task].when != .always { return cancelReason }
         switch tasks[task].when {
         case .success:
             if let need = blockingNeed[task] { return "needs '\(tasks[need].id)', which did not succeed" }
@@ -221,19 +255,12 @@ package struct Scheduler: Sendable {
 
     /// Under fail_fast, ready tasks that need success will not start: they end skipped.
     private mutating func skipWaitingSuccessTasks(into actions: inout [Action]) {
-        for queue in ready.indices {
-            let skipped = ready[queue].removeAll(where: { tasks[$0].when == .success })
-            if !skipped.isEmpty { offerHead(of: queue) }
-            for task in skipped.sorted() {
-                actions.append(.skip(task, reason: "an earlier task failed (fail_fast)"))
-                complete(task, succeeded: false, failure: false, into: &actions)
-            }
-        }
+        skipReady(where: { $0 == .success }, reason: "an earlier task failed (fail_fast)", into: &actions)
     }
 
     /// Starts the most urgent ready tasks while the global limit and their queues' limits allow.
     private mutating func fillSlots(into actions: inout [Action]) {
-        guard !isSuspended, cancelReason == nil else { return }
+        guard !isSuspended, cleanupClosedReason == nil else { return }
         while running < globalLimit, let task = heads.pop() {
             let queue = tasks[task].queue
             guard ready[queue].firstTask == task, runningInQueue[queue] < queueLimits[queue] else { continue }  // stale

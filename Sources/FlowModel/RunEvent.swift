@@ -27,6 +27,8 @@ package struct RunEvent: Sendable {
         case taskSkipped(task: TaskID, reason: String)
         case queueSuspended
         case queueResumed
+        /// The run was cancelled, and these `when: always` tasks run (or go on) as cleanup.
+        case workflowCleanup(reason: String, tasks: [TaskID])
         case workflowFinished(workflow: String, status: RunStatus, durationMilliseconds: Int64, counts: FinalCounts)
     }
 
@@ -45,6 +47,7 @@ package struct RunEvent: Sendable {
         case .taskSkipped: "task.skipped"
         case .queueSuspended: "queue.suspended"
         case .queueResumed: "queue.resumed"
+        case .workflowCleanup: "workflow.cleanup"
         case .workflowFinished: "workflow.finished"
         }
     }
@@ -56,7 +59,7 @@ package struct RunEvent: Sendable {
             .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _), .taskSucceeded(let task, _, _),
             .taskFailed(let task, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
             task
-        case .workflowStarted, .queueSuspended, .queueResumed, .workflowFinished:
+        case .workflowStarted, .queueSuspended, .queueResumed, .workflowCleanup, .workflowFinished:
             nil
         }
     }

@@ -19,6 +19,11 @@ struct RunCommand: ParsableCommand {
             pauses the queues (running tasks go on, none starts) and SIGUSR2 resumes them. Processes \
             that left a task's process group are killed when the run ends.
 
+            Cleanup on cancel (as GitHub's always() steps): a cancelled run still runs its \
+            'when: always' tasks once their needs have ended, and lets those running go on, for \
+            the --grace period; then they get SIGTERM, and SIGKILL after --grace more. A second \
+            Ctrl-C or a SIGQUIT kills them too. The exit status stays the signal's.
+
             Exit status: 0 every task succeeded; 1 a task failed, or an output could not be \
             written; 2 invalid file or usage; 129 hung up (SIGHUP); 130 interrupted (SIGINT); \
             131 quit (SIGQUIT); 141 standard output was closed; 143 terminated (SIGTERM).

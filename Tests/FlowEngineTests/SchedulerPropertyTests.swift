@@ -75,7 +75,8 @@ struct SchedulerChecker {
                 let needs = specs[task].needs
                 if state[task] != .pending { problem("\(input): t\(task) ready while \(state[task])") }
                 if needs.contains(where: { !isFinal($0) }) { problem("\(input): t\(task) ready before its needs ended") }
-                if cancelReason != nil { problem("\(input): t\(task) ready after cancel") }
+                // After a cancel, only `when: always` tasks become ready: they run as cleanup.
+                if cancelReason != nil && specs[task].when != .always { problem("\(input): t\(task) ready after cancel") }
                 switch specs[task].when {
                 case .success where !needs.allSatisfy({ okForDependents[$0] }) || failFastActive,
                     .failure where !needs.contains(where: { carriesFailure[$0] }):
@@ -86,7 +87,9 @@ struct SchedulerChecker {
                 waiting.insert(task)
             case .start(let task):
                 if state[task] != .ready { problem("\(input): t\(task) started while \(state[task])") }
-                if suspended || cancelReason != nil { problem("\(input): t\(task) started while suspended or cancelled") }
+                if suspended || (cancelReason != nil && specs[task].when != .always) {
+                    problem("\(input): t\(task) started while suspended or cancelled")
+                }
                 if runningCount >= global { problem("\(input): t\(task) started beyond the global limit") }
                 if !hasFreeSlot(task) { problem("\(input): t\(task) started beyond its queue's limit") }
                 if failFastActive && specs[task].when == .success { problem("\(input): t\(task) started after a failure") }
@@ -103,6 +106,7 @@ struct SchedulerChecker {
                 if needs.contains(where: { !isFinal($0) }) { problem("\(input): t\(task) skipped before its needs ended") }
                 if let cancelReason {
                     if reason != cancelReason { problem("\(input): t\(task) skipped for '\(reason)' after cancel") }
+                    if specs[task].when == .always { problem("\(input): cleanup t\(task) skipped after cancel") }
                 } else {
                     let wrong =
                         switch specs[task].when {
@@ -139,13 +143,14 @@ struct SchedulerChecker {
         }
     }
 
-    /// Finishes the oldest running task with `outcome` (or `.cancelled` after a cancel).
+    /// Finishes the oldest running task with `outcome` (or `.cancelled` after a cancel, unless
+    /// it is cleanup: `when: always`).
     mutating func finishOldest(_ scheduler: inout Scheduler, outcome: (Int) -> Scheduler.Outcome) -> Bool {
         guard head < running.count else { return false }
         let task = running[head]
         head += 1
         runningInQueue[specs[task].queue] -= 1
-        let result = cancelReason != nil ? .cancelled : outcome(task)
+        let result = cancelReason != nil && specs[task].when != .always ? .cancelled : outcome(task)
         switch result {
         case .succeeded: state[task] = .succeeded
         case .failed: state[task] = .failed
@@ -172,6 +177,7 @@ struct SchedulerChecker {
             let actions = scheduler.cancel(reason: "cancelled by test")
             if cancelReason != nil && !actions.isEmpty { problem("second cancel: \(actions)") }
             cancelReason = "cancelled by test"
+            suspended = false  // so that cleanup can start
             apply(actions, after: "cancel")
         }
     }

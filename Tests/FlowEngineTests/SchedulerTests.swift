@@ -233,11 +233,12 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
         #expect(s.cancel(reason: "again") == [])
         #expect(s.resume() == [])
         #expect(s.taskFinished(1, .succeeded) == [])  // a free slot, but nothing starts
+        // The `when: always` task runs as cleanup once its need has ended; the others are skipped.
         #expect(
             s.taskFinished(0, .cancelled) == [
-                .skip(3, reason: "interrupted (SIGINT)"), .skip(4, reason: "interrupted (SIGINT)"),
-                .skip(5, reason: "interrupted (SIGINT)"), .finish(.cancelled),
+                .skip(3, reason: "interrupted (SIGINT)"), .ready(4), .skip(5, reason: "interrupted (SIGINT)"), .start(4),
             ])
+        #expect(s.taskFinished(4, .succeeded) == [.finish(.cancelled)])  // cancelled, even if cleanup succeeded
     }
 
     @Test func cancelWithNothingRunningFinishesAtOnce() {
@@ -249,6 +250,69 @@ private func readies(_ tasks: Range<Int>) -> [Action] { tasks.map { .ready($0) }
             s.cancel(reason: "stop") == [
                 .skip(0, reason: "stop"), .skip(1, reason: "stop"), .skip(2, reason: "stop"), .finish(.cancelled),
             ])
+    }
+
+    // MARK: Cleanup on cancel (`when: always`, as GitHub's `always()`)
+
+    @Test func anAlwaysTaskWaitingForASlotStartsAsCleanupWhenTheRunIsCancelled() {
+        // t0 runs; t1 (success) and t2 (always) wait for the one slot.
+        var s = Scheduler([.t(), .t(), .t(when: .always)], global: 1)
+        #expect(s.begin() == readies(0..<3) + [.start(0)])
+        #expect(s.cancel(reason: "stop") == [.skip(1, reason: "stop")])
+        #expect(s.taskFinished(0, .cancelled) == [.start(2)])
+        #expect(s.taskFinished(2, .failed) == [.finish(.cancelled)])
+    }
+
+    @Test func cleanupWaitsUntilEveryNeedHasEndedEvenSkippedOnes() {
+        // t2 (always) needs t1, which needs t0: t1 is skipped by the cancel, t2 still runs after t0.
+        var s = Scheduler([.t(), .t(0), .t(1, when: .always), .t(2), .t(2, when: .failure)], global: 4)
+        #expect(s.begin() == [.ready(0), .start(0)])
+        #expect(s.cancel(reason: "stop") == [])
+        #expect(s.taskFinished(0, .cancelled) == [.skip(1, reason: "stop"), .ready(2), .start(2)])
+        // What needs the cleanup is skipped, whatever its `when`.
+        #expect(s.taskFinished(2, .succeeded) == [.skip(3, reason: "stop"), .skip(4, reason: "stop"), .finish(.cancelled)])
+    }
+
+    @Test func cleanupStartsWithNothingRunningAndThePauseEnds() {
+        var s = Scheduler([.t(), .t(0, when: .always)], global: 1)
+        _ = s.suspend()
+        #expect(s.begin() == [.ready(0)])
+        #expect(s.cancel(reason: "stop") == [.skip(0, reason: "stop"), .ready(1), .start(1)])
+        #expect(!s.isSuspended)
+        #expect(s.taskFinished(1, .succeeded) == [.finish(.cancelled)])
+    }
+
+    @Test func closingCleanupSkipsWhatHasNotStartedAndStartsNoMore() {
+        // One slot: t1 and t2 (always) wait; at the grace deadline t2 has not started.
+        var s = Scheduler([.t(), .t(0, when: .always), .t(0, when: .always), .t(1, when: .always)], global: 1)
+        #expect(s.begin() == [.ready(0), .start(0)])
+        #expect(s.cancel(reason: "stop") == [])
+        #expect(s.taskFinished(0, .cancelled) == [.ready(1), .ready(2), .start(1)])
+        #expect(s.closeCleanup(reason: "late") == [.skip(2, reason: "late")])
+        #expect(s.closeCleanup(reason: "again") == [])
+        #expect(s.taskFinished(1, .cancelled) == [.skip(3, reason: "late"), .finish(.cancelled)])
+    }
+
+    @Test func closingCleanupDoesNothingWithoutACancel() {
+        var s = Scheduler([.t(), .t(0, when: .always)], global: 1)
+        #expect(s.begin() == [.ready(0), .start(0)])
+        #expect(s.closeCleanup(reason: "late") == [])
+        #expect(s.taskFinished(0, .succeeded) == [.ready(1), .start(1)])
+    }
+
+    @Test func aCancelWithoutCleanupSkipsAlwaysTasksToo() {
+        var s = Scheduler([.t(), .t(0, when: .always), .t(when: .always)], global: 1)
+        #expect(s.begin() == [.ready(0), .ready(2), .start(0)])
+        #expect(s.cancel(reason: "quit (SIGQUIT)", withCleanup: false) == [.skip(2, reason: "quit (SIGQUIT)")])
+        #expect(s.taskFinished(0, .cancelled) == [.skip(1, reason: "quit (SIGQUIT)"), .finish(.cancelled)])
+    }
+
+    @Test func theUnfinishedAlwaysTasksAreTheCleanupToCome() {
+        var s = Scheduler([.t(when: .always), .t(when: .always), .t(1, when: .always), .t()], global: 2)
+        _ = s.begin()
+        #expect(s.unfinishedAlwaysTasks == [0, 1, 2])
+        _ = s.taskFinished(0, .succeeded)
+        #expect(s.unfinishedAlwaysTasks == [1, 2])
     }
 
     @Test func suspendHoldsStartsAndResumeStartsWhatIsReady() {

@@ -53,4 +53,15 @@ package final class TaskGroups: @unchecked Sendable {
             for leader in leaders { kill(-leader, signal) }
         }
     }
+
+    /// The groups of the tasks that run now, for `signal(_:groups:)`.
+    package var current: Set<pid_t> { lock.withLock { leaders } }
+
+    /// Sends `signal` to those of `groups` that still run: a hang-up reaches the tasks that ran
+    /// when it came, not the cleanup started after it.
+    package func signal(_ signal: Int32, groups: Set<pid_t>) {
+        lock.withLock {
+            for leader in groups.intersection(leaders) { kill(-leader, signal) }
+        }
+    }
 }
