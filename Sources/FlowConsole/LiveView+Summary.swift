@@ -37,11 +37,11 @@ extension LiveView {
                 text += line(row, widths: widths, outcome: result.outcome) + "\n"
             }
         }
-        let explained = results.filter { $0.outcome == .failed || $0.outcome == .cancelled }
+        let explained = results.filter { $0.outcome == .failed || $0.outcome == .allowed || $0.outcome == .cancelled }
         if !explained.isEmpty {
             text += "\n"
             for result in explained {
-                let label = "\(result.task) \(result.outcome.rawValue)"
+                let label = "\(result.task) \(result.outcome == .allowed ? "allowed failure" : result.outcome.rawValue)"
                 text += "\(result.outcome == .failed ? style.red(label) : style.yellow(label)): \(ConsoleText.sanitized(result.reason ?? ""))\n"
             }
         }
@@ -57,7 +57,7 @@ extension LiveView {
             switch outcome {
             case .succeeded: style.green(result)
             case .failed: style.red(result)
-            case .cancelled: style.yellow(result)
+            case .allowed, .cancelled: style.yellow(result)
             case .skipped: style.dim(result)
             case nil: result
             }
@@ -66,7 +66,7 @@ extension LiveView {
 
     /// The workflow's last line, from `workflow.finished`; from the results so far if the run broke off.
     private func finalLine(now: Int64) -> String {
-        let status = finish?.status ?? (counts.failed > 0 ? .failed : .cancelled)
+        let status = finish?.status ?? (counts.failed > counts.allowed ? .failed : .cancelled)
         let text = SummaryText.finished(
             workflow: workflow, status: status,
             durationMilliseconds: finish?.durationMilliseconds ?? now - (startedAt ?? now),
