@@ -33,7 +33,9 @@ struct FailureTails {
         var next = 0
 
         mutating func append(_ stream: OutputStream, _ text: String) {
-            let text = text.count > FailureTails.maximumLineLength ? String(text.prefix(FailureTails.maximumLineLength)) + "…" : text
+            // The byte count first: it is O(1), and this runs for every output line of the run.
+            let limit = FailureTails.maximumLineLength
+            let text = text.utf8.count > limit && text.count > limit ? String(text.prefix(limit)) + "…" : text
             if lines.count < FailureTails.lines {
                 lines.append((stream, text))
             } else {

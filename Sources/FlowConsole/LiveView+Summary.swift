@@ -15,8 +15,9 @@ extension LiveView {
     /// workflow upgrade failed in 4.6s: 1 succeeded, 1 failed, 1 skipped
     /// ```
     ///
-    /// Rows come in the order the tasks ended. Cancelled tasks' reasons are listed with the
-    /// failures; a skipped task's reason names the task it needed, which is already in the table.
+    /// Rows come in the order the tasks ended. Cancelled tasks' and allowed failures' reasons
+    /// (result `allowed`: `continue_on_error`) are listed with the failures; a skipped task's
+    /// reason names the task it needed, which is already in the table.
     func summary(now: Int64) -> String {
         let header = ["task", "result", "duration", "attempts"]
         let rows = results.map { result in
