@@ -90,12 +90,13 @@ package final class JSONLinesSink: EventSink {
             object.field("task", task)
             object.field("attempts", attempts)
             object.field("duration_ms", duration)
-        case .taskFailed(let task, let attempts, let duration, let reason, let exitCode):
+        case .taskFailed(let task, let attempts, let duration, let reason, let exitCode, let allowed):
             object.field("task", task)
             object.field("attempts", attempts)
             object.field("duration_ms", duration)
             object.field("reason", reason)
             object.field("exit_code", exitCode.map(Int64.init))
+            object.field("allowed", allowed)
         case .taskCancelled(let task, let reason), .taskSkipped(let task, let reason):
             object.field("task", task)
             object.field("reason", reason)
@@ -111,6 +112,7 @@ package final class JSONLinesSink: EventSink {
             object.beginObject("counts")
             object.field("succeeded", counts.succeeded)
             object.field("failed", counts.failed)
+            object.field("allowed", counts.allowed)
             object.field("cancelled", counts.cancelled)
             object.field("skipped", counts.skipped)
             object.end()

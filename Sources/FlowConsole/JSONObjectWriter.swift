@@ -58,6 +58,11 @@ struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    mutating func field(_ key: StaticString, _ value: Bool) {
+        appendKey(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
     /// The value, or `null` when it is unknown: the key is always present.
     mutating func field(_ key: StaticString, _ value: Int64?) {
         guard let value else {

@@ -8,23 +8,38 @@ import Foundation
 ///
 /// ```xml
 /// <?xml version="1.0" encoding="UTF-8"?>
-/// <testsuites name="upgrade" tests="3" failures="1" errors="0" skipped="1" time="4.600">
-///   <testsuite name="upgrade" tests="3" failures="1" errors="0" skipped="1" time="4.600">
+/// <testsuites name="upgrade" tests="5" failures="1" errors="1" time="4.600">
+///   <testsuite name="upgrade" tests="5" failures="1" errors="1" skipped="1" time="4.600"
+///       timestamp="2026-11-23T10:30:00" hostname="ci-7">
 ///     <testcase classname="upgrade" name="fetch" time="1.300"/>
 ///     <testcase classname="upgrade" name="build" time="3.100">
 ///       <failure message="exited with status 2">last lines of output</failure>
 ///     </testcase>
+///     <testcase classname="upgrade" name="lint" time="0.200">
+///       <system-out>allowed failure (continue_on_error): exited with status 1
+/// last lines of output</system-out>
+///       <system-err>allowed failure (continue_on_error): exited with status 1</system-err>
+///     </testcase>
 ///     <testcase classname="upgrade" name="test" time="0.000">
 ///       <skipped message="needs 'build', which did not succeed"/>
+///     </testcase>
+///     <testcase classname="upgrade" name="deploy" time="1.000">
+///       <error message="cancelled by SIGINT" type="cancelled">last lines of output</error>
 ///     </testcase>
 ///   </testsuite>
 /// </testsuites>
 /// ```
 ///
-/// A failure's body holds the last `outputLines` lines of the task's output, stdout and stderr
-/// interleaved as they came (with a marker where a new attempt began); cancelled tasks are
-/// reported as skipped, with the reason. Text is escaped for XML, and characters XML 1.0 cannot
-/// hold (most C0 controls, U+FFFE, U+FFFF) are dropped, with terminal escape sequences.
+/// The form is Jenkins' xUnit `junit-10.xsd` (the test suite checks every report against it):
+/// no `skipped` on `<testsuites>`; `timestamp` (the run's start, local time without a zone, as
+/// Ant and Maven Surefire write it) and `hostname` on `<testsuite>`. A failure's body holds the
+/// last `outputLines` lines of the task's output, stdout and stderr interleaved as they came
+/// (with a marker where a new attempt began). An allowed failure (`continue_on_error`) is no
+/// failure, so that it does not turn the build red: it passes, with its reason and last lines
+/// in `<system-out>` and its reason in `<system-err>`. A cancelled task, or one that never
+/// ended, is an `<error>`, so that an interrupted run does not look green. Text is escaped for
+/// XML, and characters XML 1.0 cannot hold (most C0 controls, U+FFFE, U+FFFF) are dropped,
+/// with terminal escape sequences.
 ///
 /// The initialiser opens what it will write, so that a report that cannot be written is refused
 /// before the run starts (a folder, too: as `curl -o`). A new file or a regular one (also behind
@@ -49,6 +64,7 @@ package final class JUnitReport: EventSink {
 
     private struct State {
         var workflow = ""
+        var startedAt: Int64?
         var durationMilliseconds: Int64?
         var order: [TaskID] = []
         var cases: [TaskID: TestCase] = [:]
@@ -71,6 +87,8 @@ package final class JUnitReport: EventSink {
         enum Result {
             case succeeded(durationMilliseconds: Int64)
             case failed(durationMilliseconds: Int64, reason: String)
+            case allowed(durationMilliseconds: Int64, reason: String)
+            case cancelled(durationMilliseconds: Int64, reason: String)
             case skipped(durationMilliseconds: Int64, reason: String)
         }
 
@@ -127,9 +145,11 @@ package final class JUnitReport: EventSink {
 
     package func receive(_ event: RunEvent) {
         state.withLock { state in
+            if state.startedAt == nil { state.startedAt = event.timeMilliseconds }
             switch event.kind {
             case .workflowStarted(let workflow, _, _, _):
                 state.workflow = workflow
+                state.startedAt = event.timeMilliseconds
             case .taskReady(let task):
                 state.touch(task)
             case .taskStarted(let task, let attempt, _):
@@ -143,10 +163,16 @@ package final class JUnitReport: EventSink {
                 state.touch(task)
                 state.cases[task]?.result = .succeeded(durationMilliseconds: duration)
                 state.cases[task]?.output = []  // only failures show output
-            case .taskFailed(let task, _, let duration, let reason, _):
+            case .taskFailed(let task, _, let duration, let reason, _, let allowed):
                 state.touch(task)
-                state.cases[task]?.result = .failed(durationMilliseconds: duration, reason: reason)
-            case .taskCancelled(let task, let reason), .taskSkipped(let task, let reason):
+                state.cases[task]?.result =
+                    allowed
+                    ? .allowed(durationMilliseconds: duration, reason: reason) : .failed(durationMilliseconds: duration, reason: reason)
+            case .taskCancelled(let task, let reason):
+                state.touch(task)
+                let duration = state.cases[task]?.startedAt.map { event.timeMilliseconds - $0 } ?? 0
+                state.cases[task]?.result = .cancelled(durationMilliseconds: duration, reason: reason)
+            case .taskSkipped(let task, let reason):
                 state.touch(task)
                 let duration = state.cases[task]?.startedAt.map { event.timeMilliseconds - $0 } ?? 0
                 state.cases[task]?.result = .skipped(durationMilliseconds: duration, reason: reason)
@@ -176,21 +202,32 @@ package final class JUnitReport: EventSink {
     }
 
     private static func document(_ state: State) -> String {
-        var tests = 0, failures = 0, skipped = 0
+        var tests = 0, failures = 0, errors = 0, skipped = 0
         var body = ""
         let suite = XMLText.escaped(state.workflow)
         for task in state.order {
             guard let testCase = state.cases[task] else { continue }
             tests += 1
             let opening = "    <testcase classname=\"\(suite)\" name=\"\(XMLText.escaped(task))\""
+            let output = testCase.lastLines.map { XMLText.escaped($0, isAttribute: false) + "\n" }.joined()
             switch testCase.result {
             case .succeeded(let duration):
                 body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\"/>\n"
             case .failed(let duration, let reason):
                 failures += 1
-                let output = testCase.lastLines.map { XMLText.escaped($0, isAttribute: false) + "\n" }.joined()
                 body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\">\n"
                 body += "      <failure message=\"\(XMLText.escaped(reason))\">\(output)</failure>\n"
+                body += "    </testcase>\n"
+            case .allowed(let duration, let reason):
+                let message = XMLText.escaped("allowed failure (continue_on_error): \(reason)", isAttribute: false)
+                body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\">\n"
+                body += "      <system-out>\(message)\n\(output)</system-out>\n"
+                body += "      <system-err>\(message)\n</system-err>\n"
+                body += "    </testcase>\n"
+            case .cancelled(let duration, let reason):
+                errors += 1
+                body += "\(opening) time=\"\(DurationText.seconds(milliseconds: duration))\">\n"
+                body += "      <error message=\"\(XMLText.escaped(reason))\" type=\"cancelled\">\(output)</error>\n"
                 body += "    </testcase>\n"
             case .skipped(let duration, let reason):
                 skipped += 1
@@ -198,17 +235,19 @@ package final class JUnitReport: EventSink {
                 body += "      <skipped message=\"\(XMLText.escaped(reason))\"/>\n"
                 body += "    </testcase>\n"
             case nil:
-                // Never reached a final state: the run broke off. Counted as skipped, honestly labelled.
-                skipped += 1
-                body += "\(opening) time=\"0.000\">\n      <skipped message=\"did not finish\"/>\n    </testcase>\n"
+                // Never reached a final state: the run broke off, which is no success.
+                errors += 1
+                body += "\(opening) time=\"0.000\">\n      <error message=\"did not finish\" type=\"cancelled\">\(output)</error>\n    </testcase>\n"
             }
         }
         let time = DurationText.seconds(milliseconds: state.durationMilliseconds ?? 0)
-        let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\""
+        let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\""
+        let host = XMLText.escaped(SuiteAttributes.hostname())
+        let timestamp = state.startedAt.map { " timestamp=\"\(SuiteAttributes.timestamp(milliseconds: $0))\"" } ?? ""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="\(suite)" \(counts)>
-              <testsuite name="\(suite)" \(counts)>
+            <testsuites name="\(suite)" \(counts) time="\(time)">
+              <testsuite name="\(suite)" \(counts) skipped="\(skipped)" time="\(time)"\(timestamp) hostname="\(host)">
             \(body)  </testsuite>
             </testsuites>
 

@@ -15,8 +15,9 @@ extension LiveView {
     /// workflow upgrade failed in 4.6s: 1 succeeded, 1 failed, 1 skipped
     /// ```
     ///
-    /// Rows come in the order the tasks ended. Cancelled tasks' reasons are listed with the
-    /// failures; a skipped task's reason names the task it needed, which is already in the table.
+    /// Rows come in the order the tasks ended. Cancelled tasks' and allowed failures' reasons
+    /// (result `allowed`: `continue_on_error`) are listed with the failures; a skipped task's
+    /// reason names the task it needed, which is already in the table.
     func summary(now: Int64) -> String {
         let header = ["task", "result", "duration", "attempts"]
         let rows = results.map { result in
@@ -37,11 +38,11 @@ extension LiveView {
                 text += line(row, widths: widths, outcome: result.outcome) + "\n"
             }
         }
-        let explained = results.filter { $0.outcome == .failed || $0.outcome == .cancelled }
+        let explained = results.filter { $0.outcome == .failed || $0.outcome == .allowed || $0.outcome == .cancelled }
         if !explained.isEmpty {
             text += "\n"
             for result in explained {
-                let label = "\(result.task) \(result.outcome.rawValue)"
+                let label = "\(result.task) \(result.outcome == .allowed ? "allowed failure" : result.outcome.rawValue)"
                 text += "\(result.outcome == .failed ? style.red(label) : style.yellow(label)): \(ConsoleText.sanitized(result.reason ?? ""))\n"
             }
         }
@@ -57,7 +58,7 @@ extension LiveView {
             switch outcome {
             case .succeeded: style.green(result)
             case .failed: style.red(result)
-            case .cancelled: style.yellow(result)
+            case .allowed, .cancelled: style.yellow(result)
             case .skipped: style.dim(result)
             case nil: result
             }
@@ -66,7 +67,7 @@ extension LiveView {
 
     /// The workflow's last line, from `workflow.finished`; from the results so far if the run broke off.
     private func finalLine(now: Int64) -> String {
-        let status = finish?.status ?? (counts.failed > 0 ? .failed : .cancelled)
+        let status = finish?.status ?? (counts.failed > counts.allowed ? .failed : .cancelled)
         let text = SummaryText.finished(
             workflow: workflow, status: status,
             durationMilliseconds: finish?.durationMilliseconds ?? now - (startedAt ?? now),

@@ -62,7 +62,8 @@ struct LiveView {
 
     /// How one task ended, for its line as it happens and its row in the summary.
     struct TaskResult {
-        enum Outcome: String { case succeeded, failed, cancelled, skipped }
+        /// `allowed`: a failure of a `continue_on_error` task, which does not fail the run.
+        enum Outcome: String { case succeeded, failed, allowed, cancelled, skipped }
         var task: TaskID
         var outcome: Outcome
         /// Nil for a task that never started.
@@ -109,9 +110,12 @@ struct LiveView {
         case .taskSucceeded(let task, let attempts, let duration):
             counts.succeeded += 1
             ended(TaskResult(task: task, outcome: .succeeded, durationMilliseconds: duration, attempts: attempts))
-        case .taskFailed(let task, let attempts, let duration, let reason, _):
+        case .taskFailed(let task, let attempts, let duration, let reason, _, let allowed):
             counts.failed += 1
-            ended(TaskResult(task: task, outcome: .failed, durationMilliseconds: duration, attempts: attempts, reason: reason))
+            if allowed { counts.allowed += 1 }
+            ended(
+                TaskResult(
+                    task: task, outcome: allowed ? .allowed : .failed, durationMilliseconds: duration, attempts: attempts, reason: reason))
         case .taskCancelled(let task, let reason):
             counts.cancelled += 1
             // No duration in the event: the time since it started, if it did.
@@ -186,7 +190,8 @@ struct LiveView {
         var counter = LiveLine(width: width, style: style)
         counter.append("\(done)/\(total) done", .bold)
         counter.append(", \(running.count) running")
-        if counts.failed > 0 { counter.append(", \(counts.failed) failed", .red) }
+        if counts.failed > counts.allowed { counter.append(", \(counts.failed - counts.allowed) failed", .red) }
+        if counts.allowed > 0 { counter.append(", \(counts.allowed) allowed", .yellow) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
         if suspended { counter.append(" · queue suspended (SIGUSR2 resumes)", .yellow) }
         lines.append(counter.text)
@@ -258,6 +263,8 @@ struct LiveView {
             return "\(style.green("✓")) \(result.task) \(style.dim(DurationText.string(milliseconds: result.durationMilliseconds ?? 0) + attempts))"
         case .failed:
             return "\(style.red("✗ \(result.task) failed")): \(reason)"
+        case .allowed:
+            return "\(style.yellow("⚠ \(result.task) allowed failure")): \(reason) (continue_on_error)"
         case .cancelled:
             return "\(style.yellow("⊘ \(result.task) cancelled")): \(reason)"
         case .skipped:

@@ -12,6 +12,9 @@ import Foundation
 /// [fetch] succeeded in 1.3s after 2 attempts
 /// [build] failed in 3.1s: exited with status 2
 /// [test] skipped: needs 'build', which did not succeed
+/// failed tasks, with the last lines of their output:
+/// [build] failed in 3.1s: exited with status 2
+/// [build] ! main.c:3: error: expected ';'
 /// workflow upgrade failed in 4.6s: 1 succeeded, 1 failed, 1 skipped
 /// ```
 ///
@@ -20,12 +23,16 @@ import Foundation
 /// lines are marked `|` (stdout) or `!` (stderr). `task.ready` and `task.progress` are not shown:
 /// a CI log keeps the lines that say something (JSON Lines carries the progress). Text from tasks
 /// passes through `ConsoleText`, so that no escape sequence of theirs reaches the log either.
+/// A failure of a `continue_on_error` task is an `allowed failure`, not `failed`. Before the
+/// last line, `FailureTails` names each failed task again with its last lines of output.
 ///
 /// Under GitHub Actions (`githubActions: true`), each task that starts gets a `::group::` fold
 /// of its own. Groups cannot nest or interleave, so a task's lines are held until it ends and
 /// then written as one block: the group (started line, output and retries), then,
 /// outside the fold so that it shows when folded, its final line, and for a failure an
-/// `::error` annotation. Past `groupBufferBytes` a task's lines wait in an unlinked temporary
+/// `::error` annotation (`::warning` for an allowed failure). Inside the fold the task's output
+/// goes out without `[TASK] |`, so that a tool's own workflow commands work as in a step of
+/// their own; flowrun's lines keep the prefix. Past `groupBufferBytes` a task's lines wait in an unlinked temporary
 /// file (`SpillFile`, in `$TMPDIR`) rather than in memory, and are copied out in chunks when
 /// it ends, so memory stays bounded and the group stays whole. If that file cannot be written,
 /// an `::error` says so and the group is written in parts (the later ones titled
@@ -46,6 +53,8 @@ package final class PlainLog: EventSink {
     private struct State {
         /// The lines held for each task's fold, under GitHub Actions.
         var groups: [TaskID: Group] = [:]
+        /// The failures and their last lines, written before the last line of the run.
+        var tails = FailureTails()
     }
 
     private struct Group {
@@ -93,6 +102,8 @@ package final class PlainLog: EventSink {
 
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
         if case .taskProgress = event.kind { return }
+        state.tails.record(event)
+        if case .workflowFinished = event.kind { state.tails.appendSection(to: &text) }
         guard githubActions, let task = event.task else {
             Self.appendLine(for: event, to: &text)
             return
@@ -139,14 +150,7 @@ package final class PlainLog: EventSink {
             }
             text += ")\n".utf8
         case .taskOutput(let task, let stream, let line):
-            appendPrefix(task, to: &text)
-            text.append(stream == .stdout ? UInt8(ascii: "|") : UInt8(ascii: "!"))
-            let sanitized = ConsoleText.sanitized(line)
-            if !sanitized.isEmpty {
-                text.append(UInt8(ascii: " "))
-                text += sanitized.utf8
-            }
-            text.append(UInt8(ascii: "\n"))
+            appendOutput(task: task, stream: stream, line: line, to: &text)
         case .taskSucceeded(let task, let attempts, let duration):
             appendPrefix(task, to: &text)
             text += "succeeded in ".utf8
@@ -161,6 +165,18 @@ package final class PlainLog: EventSink {
             text += otherLine(for: event).utf8
             text.append(UInt8(ascii: "\n"))
         }
+    }
+
+    /// `[TASK] | LINE` (stdout) or `[TASK] ! LINE` (stderr), and its newline.
+    static func appendOutput(task: TaskID, stream: FlowModel.OutputStream, line: String, to text: inout [UInt8]) {
+        appendPrefix(task, to: &text)
+        text.append(stream == .stdout ? UInt8(ascii: "|") : UInt8(ascii: "!"))
+        let sanitized = ConsoleText.sanitized(line)
+        if !sanitized.isEmpty {
+            text.append(UInt8(ascii: " "))
+            text += sanitized.utf8
+        }
+        text.append(UInt8(ascii: "\n"))
     }
 
     /// `[TASK] `, which starts every line of a task.
@@ -180,9 +196,11 @@ package final class PlainLog: EventSink {
         case .taskRetrying(let task, let attempt, let delay, let reason):
             let delayText = DurationText.string(milliseconds: delay)
             return "[\(task)] retrying in \(delayText): \(ConsoleText.sanitized(reason)) (attempt \(attempt) failed)"
-        case .taskFailed(let task, let attempts, let duration, let reason, _):
+        case .taskFailed(let task, let attempts, let duration, let reason, _, let allowed):
             let after = attempts > 1 ? " after \(attempts) attempts" : ""
-            return "[\(task)] failed\(after) in \(DurationText.string(milliseconds: duration)): \(ConsoleText.sanitized(reason))"
+            let what = allowed ? "allowed failure" : "failed"
+            let why = allowed ? " (continue_on_error)" : ""
+            return "[\(task)] \(what)\(after) in \(DurationText.string(milliseconds: duration)): \(ConsoleText.sanitized(reason))\(why)"
         case .taskCancelled(let task, let reason):
             return "[\(task)] cancelled: \(ConsoleText.sanitized(reason))"
         case .taskSkipped(let task, let reason):
@@ -213,18 +231,33 @@ package final class PlainLog: EventSink {
         case .taskStarted, .taskOutput, .taskProgress, .taskRetrying:
             // Taken out and put back, so that the buffer is never shared and never copied.
             var group = groups.removeValue(forKey: task) ?? Group(title: task)
-            Self.appendLine(for: event, to: &group.lines)
+            if case .taskOutput(_, _, let line) = event.kind {
+                Self.appendUnprefixed(line, to: &group.lines)
+            } else {
+                Self.appendLine(for: event, to: &group.lines)
+            }
             if group.lines.count >= Self.groupBufferBytes { spill(&group, task: task, text: &text) }
             groups[task] = group
         case .taskSucceeded, .taskFailed, .taskCancelled, .taskSkipped:
             if var group = groups.removeValue(forKey: task) { appendFold(&group, to: &text) }
             Self.appendLine(for: event, to: &text)
-            if case .taskFailed(_, _, _, let reason, _) = event.kind {
-                text += "::error title=\(Self.escapeProperty("\(task) failed"))::\(Self.escapeData(reason))\n".utf8
+            if case .taskFailed(_, _, _, let reason, _, let allowed) = event.kind {
+                // An allowed failure warns, as a `continue-on-error` step's failure does.
+                let command = allowed ? "warning" : "error"
+                let title = allowed ? "\(task) failed (allowed by continue_on_error)" : "\(task) failed"
+                text += "::\(command) title=\(Self.escapeProperty(title))::\(Self.escapeData(reason))\n".utf8
             }
         default:
             Self.appendLine(for: event, to: &text)
         }
+    }
+
+    /// A task's output line inside its fold: as the task wrote it (less escape sequences), with
+    /// no `[TASK] |`, so that a tool's own workflow commands (`::error file=...::`,
+    /// `::add-mask::`) reach the runner as they would from a step of their own.
+    private static func appendUnprefixed(_ line: String, to text: inout [UInt8]) {
+        text += ConsoleText.sanitized(line).utf8
+        text.append(UInt8(ascii: "\n"))
     }
 
     /// Moves the buffer of a group to its spill file; if the file cannot be written, says so

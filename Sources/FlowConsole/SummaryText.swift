@@ -7,10 +7,13 @@ enum SummaryText {
         "workflow \(ConsoleText.sanitized(workflow)) \(status.rawValue) in \(DurationText.string(milliseconds: durationMilliseconds)): \(self.counts(counts))"
     }
 
-    /// The non-zero counts, in the order succeeded, failed, cancelled, skipped; `no tasks` if none.
+    /// The non-zero counts, in the order succeeded, failed, allowed failures, cancelled,
+    /// skipped; `no tasks` if none. An allowed failure (`continue_on_error`) is not said to have
+    /// failed: the run did not fail because of it.
     static func counts(_ counts: FinalCounts) -> String {
         let parts = [
-            (counts.succeeded, "succeeded"), (counts.failed, "failed"),
+            (counts.succeeded, "succeeded"), (counts.failed - counts.allowed, "failed"),
+            (counts.allowed, counts.allowed == 1 ? "allowed failure" : "allowed failures"),
             (counts.cancelled, "cancelled"), (counts.skipped, "skipped"),
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")

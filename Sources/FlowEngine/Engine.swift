@@ -265,9 +265,13 @@ package final class Engine: @unchecked Sendable {
             outcome = .succeeded
             bus.post(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
         case .failed(let attempts, let duration, let reason, let exitCode):
+            let allowed = plan.tasks[task].spec.continueOnError
             counts.failed += 1
+            if allowed { counts.allowed += 1 }
             outcome = .failed
-            bus.post(.taskFailed(task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode))
+            bus.post(
+                .taskFailed(
+                    task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode, allowed: allowed))
         case .cancelled(let reason):
             counts.cancelled += 1
             outcome = .cancelled

@@ -22,7 +22,8 @@ package struct RunEvent: Sendable {
         case taskProgress(task: TaskID, done: Int64, total: Int64?, unit: ProgressUnit)
         case taskRetrying(task: TaskID, attempt: Int, delayMilliseconds: Int64, reason: String)
         case taskSucceeded(task: TaskID, attempts: Int, durationMilliseconds: Int64)
-        case taskFailed(task: TaskID, attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?)
+        /// `allowed`: the task has `continue_on_error`, so the failure does not fail the run.
+        case taskFailed(task: TaskID, attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?, allowed: Bool = false)
         case taskCancelled(task: TaskID, reason: String)
         case taskSkipped(task: TaskID, reason: String)
         case queueSuspended
@@ -57,7 +58,7 @@ package struct RunEvent: Sendable {
         switch kind {
         case .taskReady(let task), .taskStarted(let task, _, _), .taskOutput(let task, _, _),
             .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _), .taskSucceeded(let task, _, _),
-            .taskFailed(let task, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+            .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
             task
         case .workflowStarted, .queueSuspended, .queueResumed, .workflowCleanup, .workflowFinished:
             nil
@@ -81,7 +82,10 @@ package enum RunStatus: String, Sendable {
 /// The number of tasks in each final state.
 package struct FinalCounts: Sendable, Equatable {
     package var succeeded = 0
+    /// Every failure, the allowed ones included.
     package var failed = 0
+    /// The failures of `continue_on_error` tasks, which do not fail the run: part of `failed`.
+    package var allowed = 0
     package var cancelled = 0
     package var skipped = 0
     package init() {}

@@ -28,6 +28,10 @@ import Testing
                 queue suspended
                 queue resumed
                 [deploy] cancelled: the run failed (fail_fast)
+                failed tasks, with the last lines of their output:
+                [build] failed in 8.0s: exited with status 2
+                [build] ! warning: slow
+                [build] |
                 workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
 
                 """)
@@ -39,15 +43,15 @@ import Testing
                 workflow upgrade: 4 tasks, concurrency 2
                 ::group::fetch
                 [fetch] started (shell)
-                [fetch] | downloading index
+                downloading index
                 [fetch] retrying in 1.2s: exited with status 1 (attempt 1 failed)
                 [fetch] started (shell, attempt 2)
                 ::endgroup::
                 [fetch] succeeded in 7.4s after 2 attempts
                 ::group::build
                 [build] started (shell)
-                [build] ! warning: slow
-                [build] |
+                warning: slow
+
                 ::endgroup::
                 [build] failed in 8.0s: exited with status 2
                 ::error title=build failed::exited with status 2
@@ -55,6 +59,10 @@ import Testing
                 queue suspended
                 queue resumed
                 [deploy] cancelled: the run failed (fail_fast)
+                failed tasks, with the last lines of their output:
+                [build] failed in 8.0s: exited with status 2
+                [build] ! warning: slow
+                [build] |
                 workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
 
                 """)
@@ -116,15 +124,15 @@ import Testing
         let lines = try output(of: script, githubActions: true).split(separator: "\n").map(String.init)
         // Compared in parts, so that a failure names the difference rather than 80,000 lines.
         #expect(
-            lines.filter { !$0.hasPrefix("[a] | ") && !$0.hasPrefix("[b] | ") } == [
+            lines.filter { !$0.hasPrefix("a line ") && !$0.hasPrefix("b line ") } == [
                 "::group::a", "[a] started (shell)", "::endgroup::", "[a] succeeded in 0.0s",
                 "::group::b", "[b] started (shell)", "::endgroup::", "[b] succeeded in 0.0s",
             ])
         let body = (0..<perTask).map { "\($0) " + String(repeating: "x", count: 80) }
         let a = lines.firstIndex(of: "[a] started (shell)")! + 1
         let b = lines.firstIndex(of: "[b] started (shell)")! + 1
-        #expect(Array(lines[a..<(a + perTask)]) == body.map { "[a] | a line \($0)" })
-        #expect(Array(lines[b..<(b + perTask)]) == body.map { "[b] | b line \($0)" })
+        #expect(Array(lines[a..<(a + perTask)]) == body.map { "a line \($0)" })
+        #expect(Array(lines[b..<(b + perTask)]) == body.map { "b line \($0)" })
     }
 
     @Test func saysSoAndLosesNothingWhenTheSpillFileCannotBeMade() throws {
@@ -140,7 +148,7 @@ import Testing
             }.count == 1)
         #expect(lines.contains("::group::a (continued)"))
         for task in ["a", "b"] {
-            let output = lines.filter { $0.hasPrefix("[\(task)] | ") }.map { $0.split(separator: " ")[4] }
+            let output = lines.filter { $0.hasPrefix("\(task) line ") }.map { $0.split(separator: " ")[2] }
             #expect(output.map { Int($0) } == Array(0..<perTask), "task \(task)")
         }
         var open = false

@@ -12,7 +12,8 @@ stream must keep the invariants of the contract (cli-and-events.md, "Events"):
   - a task's task.output, task.progress and task.retrying come after its task.started and
     before its final event, and nothing of a task comes after its final event;
   - task.started of attempt k > 1 comes after the task.retrying of attempt k - 1;
-  - workflow.finished's counts equal the number of final events of each kind;
+  - workflow.finished's counts equal the number of final events of each kind, and
+    counts.allowed the number of task.failed events with allowed: true;
   - with --tasks N: workflow.started's `tasks` is N (and so there are N final events).
 Prints every problem as `LINE: problem` and exits 1 if any; else prints
 `ok: N events, T tasks` and exits 0. Needs python3 and the `jsonschema` package.
@@ -51,6 +52,7 @@ def check(schema, lines, expected_tasks):
     validator = jsonschema.Draft202012Validator(schema)
     tasks = {}  # id -> {"started": line, "attempt": k, "retried": {k}, "final": line}
     tally = {kind: 0 for kind in FINALS.values()}
+    allowed = 0  # task.failed events with allowed: true, which counts.failed includes
     last_seq, started, finished, declared, event, n = 0, None, None, None, None, 0
     for n, text in enumerate(lines, 1):
         try:
@@ -84,6 +86,8 @@ def check(schema, lines, expected_tasks):
             for kind, number in tally.items():
                 if counts.get(kind) != number:
                     say(n, f"counts.{kind} is {counts.get(kind)}, but {number} task.{kind} events")
+            if counts.get("allowed") != allowed:
+                say(n, f"counts.allowed is {counts.get('allowed')}, but {allowed} task.failed events with allowed: true")
         if not isinstance(task, str):
             continue
         state = tasks.setdefault(task, {"started": None, "attempt": 0, "retried": set(), "final": None})
@@ -107,6 +111,7 @@ def check(schema, lines, expected_tasks):
         elif event in FINALS and not state["final"]:
             state["final"] = n
             tally[FINALS[event]] += 1
+            allowed += event == "task.failed" and obj.get("allowed") is True
     if n == 0:
         say(1, "no events")
         return problems, 0, 0

@@ -43,7 +43,7 @@ import Testing
         #expect(lines.filter { $0 == "::endgroup::" }.count == 3)
         let group = try #require(lines.firstIndex(of: "::group::test"))
         #expect(lines[group + 1] == "[test] started (shell)")
-        #expect(lines[group + 2] == "[test] | expected <1> & got 2")
+        #expect(lines[group + 2] == "expected <1> & got 2")  // unprefixed: a tool's own ::error:: works
         #expect(lines[group + 3] == "::endgroup::")
         #expect(lines.contains("::error title=test failed::exited with status 4"))
     }
