@@ -48,18 +48,21 @@ package final class LiveConsole: EventSink {
     ///   - size: the terminal's columns and rows, asked at each frame.
     ///   - clock: milliseconds since 1970, as events carry them, for the elapsed times.
     ///   - refreshInterval: the time between two frames; `.never` draws nothing until `finish()`.
+    ///   - layout: the run's queues and task ids, for the waiting count and the prefix width.
+    ///   - summary: how many rows the end summary has.
     package init(
         writer: DescriptorWriter, style: Style,
         size: @escaping @Sendable () -> (columns: Int, rows: Int),
         clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
-        refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval
+        refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval,
+        layout: RunLayout = RunLayout(), summary: SummaryMode = .auto
     ) {
         self.writer = writer
         self.style = style
         self.size = size
         self.clock = clock
         self.refreshInterval = refreshInterval
-        self.view = LockedState(LiveView(style: style))
+        self.view = LockedState(LiveView(style: style, layout: layout, summaryMode: summary))
     }
 
     /// Draws on the terminal on `descriptor` (such as `STDOUT_FILENO`), 80 by 24 if it does not tell its size.
@@ -87,8 +90,8 @@ package final class LiveConsole: EventSink {
     package func finish() {
         queue.sync {
             let now = clock()
-            let (notes, summary) = view.withLock { view in (view.takeNotes(), view.summary(now: now)) }
-            let text = LiveView.render(notes, style: style) + summary
+            let (notes, summary, prefixes) = view.withLock { view in (view.takeNotes(), view.summary(now: now), view.prefixes) }
+            let text = LiveView.render(notes, style: style, prefixes: prefixes) + summary
             screen.withLock { screen in
                 screen.timer?.cancel()
                 screen.timer = nil
@@ -127,10 +130,10 @@ package final class LiveConsole: EventSink {
     func drawFrame() {
         let now = clock()
         let (columns, rows) = size()
-        let (notes, live) = view.withLock { view in
-            (view.takeNotes(), view.liveLines(now: now, columns: columns, rows: rows))
+        let (notes, live, prefixes) = view.withLock { view in
+            (view.takeNotes(), view.liveLines(now: now, columns: columns, rows: rows), view.prefixes)
         }
-        let above = LiveView.render(notes, style: style)
+        let above = LiveView.render(notes, style: style, prefixes: prefixes)
         screen.withLock { screen in
             guard !screen.finished, !above.isEmpty || live != screen.liveLines else { return }
             var output = ""
