@@ -196,12 +196,13 @@ struct LiveView {
         counter.append("\(done)/\(total) done", .bold)
         counter.append(", \(running.count) running")
         if counts.failed > 0 { counter.append(", \(counts.failed) failed", .red) }
-        if let waiting = occupancy.text(concurrency: concurrency) { counter.append(" · \(waiting)", .yellow) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
         if let left = RunEstimate.millisecondsLeft(finished: done, total: total, elapsedMilliseconds: now - startedAt) {
             counter.append(" · ETA \(DurationText.string(milliseconds: left))", .dim)
         }
         if suspended { counter.append(" · queue suspended (SIGUSR2 resumes)", .yellow) }
+        // Last, being the longest: a narrow terminal cuts it, not the times.
+        if let waiting = occupancy.text(concurrency: concurrency) { counter.append(" · \(waiting)", .yellow) }
         lines.append(counter.text)
         return lines
     }

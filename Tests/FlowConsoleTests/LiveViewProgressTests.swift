@@ -67,9 +67,9 @@ import Testing
         for task in ["fetch0", "fetch1", "fetch2", "local"] {
             view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskStarted(task: task, attempt: 1, kind: "shell")))
         }
-        #expect(counter(view, now: 1000) == "0/16 done, 4 running · 12 waiting · queue network full (3/3) · 1.0s")
+        #expect(counter(view, now: 1000) == "0/16 done, 4 running · 1.0s · 12 waiting · queue network full (3/3)")
         view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskSucceeded(task: "fetch0", attempts: 1, durationMilliseconds: 1000)))
-        #expect(counter(view, now: 1000) == "1/16 done, 3 running · 12 waiting · 1.0s", "a slot is free: the next one is about to start")
+        #expect(counter(view, now: 1000) == "1/16 done, 3 running · 1.0s · 12 waiting", "a slot is free: the next one is about to start")
         for index in 3..<15 {
             view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskCancelled(task: "fetch\(index)", reason: "the run was cancelled")))
         }
@@ -80,9 +80,9 @@ import Testing
         var view = started(tasks: 5, concurrency: 2)
         for task in ["a", "b", "c", "d"] { view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskReady(task: task))) }
         for task in ["a", "b"] { view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskStarted(task: task, attempt: 1, kind: "shell"))) }
-        #expect(counter(view, now: 500) == "0/5 done, 2 running · 2 waiting · concurrency full (2/2) · 0.5s")
+        #expect(counter(view, now: 500) == "0/5 done, 2 running · 0.5s · 2 waiting · concurrency full (2/2)")
         // A retry keeps its slot; its second start is not a new task.
         view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskStarted(task: "a", attempt: 2, kind: "shell")))
-        #expect(counter(view, now: 500) == "0/5 done, 2 running · 2 waiting · concurrency full (2/2) · 0.5s")
+        #expect(counter(view, now: 500) == "0/5 done, 2 running · 0.5s · 2 waiting · concurrency full (2/2)")
     }
 }

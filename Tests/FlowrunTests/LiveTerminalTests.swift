@@ -12,9 +12,11 @@ import Testing
         """
 
     /// Runs `flowrun flow.yaml ARGS` on a pseudo-terminal (python3's pty module) with `environment`, and returns what it drew.
-    func onATerminal(_ arguments: [String] = [], environment: [String: String] = [:]) async throws -> (status: Int32, screen: String) {
+    func onATerminal(
+        _ arguments: [String] = [], environment: [String: String] = [:], workflow: String = Self.workflow
+    ) async throws -> (status: Int32, screen: String) {
         let folder = try TemporaryFolder()
-        try Data(Self.workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let env = ["TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"].merging(environment) { $1 }
         let json = String(decoding: try JSONSerialization.data(withJSONObject: env), as: UTF8.self)
         let result = try await RunTests.python(
@@ -65,5 +67,30 @@ import Testing
         let (status, screen) = try await onATerminal(["--events", "plain"])
         #expect(status == 0, "\(screen)")
         #expect(screen.contains("force= clicolor="))
+    }
+
+    /// 60 tasks, `t17` fails: the end summary names it (and the slowest) rather than 60 rows.
+    @Test func aRunOfManyTasksEndsWithTheFailuresAndTheSlowestUnlessSummaryAll() async throws {
+        let tasks = (0..<60).map { "  t\($0): {shell: \"\($0 == 17 ? "exit 3" : "true")\"}\n" }.joined()
+        let workflow = "version: 1\nfail_fast: false\ntasks:\n" + tasks
+        func rows(_ screen: String) -> Int {
+            screen.components(separatedBy: "\n").filter { $0.range(of: #"^t[0-9]+ +(succeeded|failed) +[0-9.]+s +1$"#, options: .regularExpression) != nil }
+                .count
+        }
+        let plain = { (screen: String) in
+            screen.replacingOccurrences(of: #"\x{1B}\[[0-9;?]*[A-Za-z]"#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: "\r", with: "")
+        }
+        let compact = try await onATerminal(workflow: workflow)
+        #expect(compact.status == 1)
+        let shown = plain(compact.screen)
+        #expect(shown.contains("60 tasks: the failures and the 10 slowest (--summary all lists every task)"), "\(shown)")
+        #expect(shown.range(of: #"\nt17 +failed +[0-9.]+s +1\n"#, options: .regularExpression) != nil)
+        #expect(shown.contains("t17 failed: exited with status 3"))
+        #expect(rows(shown) == 11)
+        let all = try await onATerminal(["--summary", "all"], workflow: workflow)
+        #expect(all.status == 1)
+        #expect(rows(plain(all.screen)) == 60)
+        #expect(!plain(all.screen).contains("--summary all"))
     }
 }
