@@ -5,11 +5,14 @@ import Glibc
 /// The live view of a run on a terminal: `--events human`.
 ///
 /// At the bottom of the screen, a line per executing task with its elapsed time (and a bar for
-/// `task.progress` with a known total), then a `done/total` counter. Above it, as they happen:
-/// each task's output lines, prefixed with its id, and one line per retry and per final state
+/// `task.progress` with a known total), then a `done/total` counter (with an ETA, and the tasks
+/// waiting for a slot and the full queue that holds them: `QueueOccupancy`). Above it, as they happen:
+/// each task's output lines, prefixed with its id (padded to one width and coloured per task:
+/// `TaskPrefixes`; the task's own colours kept), and one line per retry and per final state
 /// (`✓ build 1.2s`, `✗ test failed: exited with status 2`); these scroll away as usual. When
 /// the run is over, `finish()` replaces the live area with a summary table (task, result,
-/// duration, attempts), the reasons of the failures and the workflow's final line.
+/// duration, attempts; above 50 tasks only the failures and the slowest, unless `--summary
+/// all`), the reasons of the failures and the workflow's final line.
 ///
 /// `receive` only records the event (see `LiveView`): a run of 10,000 quick tasks must not wait
 /// on the terminal. A timer draws at most `refreshInterval` apart, on a queue of its own: it
