@@ -172,7 +172,7 @@ struct LiveView {
         for (task, current) in shown {
             var line = LiveLine(width: width, style: style)
             line.append("  ")
-            line.append(Self.rightPadded(task, idWidth), .bold)
+            line.append(Self.rightPadded(task, idWidth), .task(prefixes.colour(of: task)))
             line.append("  ")
             if let retryAt = current.retryAt {
                 line.append("retry in \(DurationText.string(milliseconds: retryAt - now)) (attempt \(current.attempt) failed)", .yellow)

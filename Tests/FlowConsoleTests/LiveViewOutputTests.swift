@@ -70,6 +70,20 @@ import Testing
         #expect(rendered([("task3", .stdout, "y")], colour: true, layout: layout).hasPrefix(String(colours[3]) + "m"))
     }
 
+    @Test func aRunningTaskInTheLiveAreaHasTheColourOfItsOutput() {
+        var view = LiveView(style: Style(enabled: true))
+        view.record(RunEvent(seq: 1, timeMilliseconds: 0, kind: .workflowStarted(workflow: "w", file: "f", tasks: 2, concurrency: 2)))
+        view.record(RunEvent(seq: 2, timeMilliseconds: 0, kind: .taskStarted(task: "build", attempt: 1, kind: "shell")))
+        view.record(RunEvent(seq: 3, timeMilliseconds: 0, kind: .taskStarted(task: "test", attempt: 1, kind: "shell")))
+        view.record(RunEvent(seq: 4, timeMilliseconds: 0, kind: .taskOutput(task: "test", stream: .stdout, line: "x")))
+        let output = LiveView.render(view.takeNotes(), style: view.style, prefixes: view.prefixes)
+        let lines = view.liveLines(now: 1000, columns: 80, rows: 24)
+        let colour = view.prefixes.colour(of: "test")
+        #expect(output.contains("\u{1B}[\(colour)mtest \u{1B}[0m"))
+        #expect(lines[1].hasPrefix("  \u{1B}[1;\(colour)mtest \u{1B}[0m"))
+        #expect(!lines[0].contains("\u{1B}[1;\(colour)m"), "build has another colour")
+    }
+
     @Test func withColourOffThereIsNoEscapeAtAll() {
         let text = rendered([("build", .stdout, "\u{1B}[31merror\u{1B}[0m: x")], colour: false)
         #expect(text == "build | error: x\n")
