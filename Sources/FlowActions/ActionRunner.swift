@@ -17,8 +17,9 @@ package struct ActionRunner: TaskRunner {
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
     package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine"]
 
-    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
-        shell = ShellRunner(processEnvironment: processEnvironment)
+    /// - Parameter forceColour: tell shell tasks to colour their output (`ShellRunner`).
+    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
+        shell = ShellRunner(processEnvironment: processEnvironment, forceColour: forceColour)
         download = DownloadRunner(environment: processEnvironment, loop: ShellRunner.loop)
     }
 

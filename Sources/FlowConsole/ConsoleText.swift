@@ -8,6 +8,11 @@
 ///
 /// A carriage return inside a line is what progress meters use to redraw themselves
 /// (`10%\r20%\r30%`); a terminal would end up showing the last redraw, so that is what is kept.
+///
+/// With `keepingColours`, for the live view on a terminal with colour on, SGR sequences (`ESC[`
+/// digits, `;` and `:`, then `m`: colours and bold, which cannot move the cursor) are kept, and
+/// a reset ends a line that has one, so that a colour the task left on does not bleed into the
+/// next line.
 enum ConsoleText {
     /// What to do with `\n` (which output lines never contain, but reasons may).
     enum Newlines {
@@ -17,8 +22,9 @@ enum ConsoleText {
         case keep
     }
 
-    static func sanitized(_ text: String, newlines: Newlines = .space) -> String {
+    static func sanitized(_ text: String, newlines: Newlines = .space, keepingColours: Bool = false) -> String {
         guard needsSanitizing(text) else { return text }
+        var keptColour = false
         var result: [Unicode.Scalar] = []
         result.reserveCapacity(text.utf8.count)
         var lineStart = 0  // where the current line began in `result`, for `\r`
@@ -34,6 +40,13 @@ enum ConsoleText {
                 // `\r\n` and a trailing `\r` end a line; any other `\r` starts it over.
                 if scalars.first == "\n" || scalars.isEmpty { continue }
                 result.removeSubrange(lineStart...)
+            case 0x1B where keepingColours:
+                if let sgr = selectGraphicRendition(&scalars) {
+                    result += sgr
+                    keptColour = true
+                } else {
+                    skipEscapeSequence(&scalars)
+                }
             case 0x1B:
                 skipEscapeSequence(&scalars)
             case 0x9B:
@@ -48,7 +61,28 @@ enum ConsoleText {
         }
         var string = ""
         string.unicodeScalars.append(contentsOf: result)
+        if keptColour { string += "\u{1B}[0m" }
         return string
+    }
+
+    /// After `ESC`: an SGR sequence (`ESC` included), taken from `scalars`; nil, taking
+    /// nothing, for any other sequence.
+    private static func selectGraphicRendition(_ scalars: inout Substring.UnicodeScalarView) -> [Unicode.Scalar]? {
+        guard scalars.first == "[" else { return nil }
+        var sequence: [Unicode.Scalar] = ["\u{1B}", "["]
+        for scalar in scalars.dropFirst() {
+            switch scalar {
+            case "0"..."9", ";", ":":
+                sequence.append(scalar)
+            case "m":
+                sequence.append(scalar)
+                scalars.removeFirst(sequence.count - 1)
+                return sequence
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// The fast path: most lines are plain text, checked byte by byte without copying.

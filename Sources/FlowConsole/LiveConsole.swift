@@ -5,11 +5,14 @@ import Glibc
 /// The live view of a run on a terminal: `--events human`.
 ///
 /// At the bottom of the screen, a line per executing task with its elapsed time (and a bar for
-/// `task.progress` with a known total), then a `done/total` counter. Above it, as they happen:
-/// each task's output lines, prefixed with its id, and one line per retry and per final state
+/// `task.progress` with a known total), then a `done/total` counter (with an ETA, and the tasks
+/// waiting for a slot and the full queue that holds them: `QueueOccupancy`). Above it, as they happen:
+/// each task's output lines, prefixed with its id (padded to one width and coloured per task:
+/// `TaskPrefixes`; the task's own colours kept), and one line per retry and per final state
 /// (`✓ build 1.2s`, `✗ test failed: exited with status 2`); these scroll away as usual. When
 /// the run is over, `finish()` replaces the live area with a summary table (task, result,
-/// duration, attempts), the reasons of the failures and the workflow's final line.
+/// duration, attempts; above 50 tasks only the failures and the slowest, unless `--summary
+/// all`), the reasons of the failures and the workflow's final line.
 ///
 /// `receive` only records the event (see `LiveView`): a run of 10,000 quick tasks must not wait
 /// on the terminal. A timer draws at most `refreshInterval` apart, on a queue of its own: it
@@ -48,18 +51,21 @@ package final class LiveConsole: EventSink {
     ///   - size: the terminal's columns and rows, asked at each frame.
     ///   - clock: milliseconds since 1970, as events carry them, for the elapsed times.
     ///   - refreshInterval: the time between two frames; `.never` draws nothing until `finish()`.
+    ///   - layout: the run's queues and task ids, for the waiting count and the prefix width.
+    ///   - summary: how many rows the end summary has.
     package init(
         writer: DescriptorWriter, style: Style,
         size: @escaping @Sendable () -> (columns: Int, rows: Int),
         clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
-        refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval
+        refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval,
+        layout: RunLayout = RunLayout(), summary: SummaryMode = .auto
     ) {
         self.writer = writer
         self.style = style
         self.size = size
         self.clock = clock
         self.refreshInterval = refreshInterval
-        self.view = LockedState(LiveView(style: style))
+        self.view = LockedState(LiveView(style: style, layout: layout, summaryMode: summary))
     }
 
     /// Draws on the terminal on `descriptor` (such as `STDOUT_FILENO`), 80 by 24 if it does not tell its size.
@@ -87,8 +93,8 @@ package final class LiveConsole: EventSink {
     package func finish() {
         queue.sync {
             let now = clock()
-            let (notes, summary) = view.withLock { view in (view.takeNotes(), view.summary(now: now)) }
-            let text = LiveView.render(notes, style: style) + summary
+            let (notes, summary, prefixes) = view.withLock { view in (view.takeNotes(), view.summary(now: now), view.prefixes) }
+            let text = LiveView.render(notes, style: style, prefixes: prefixes) + summary
             screen.withLock { screen in
                 screen.timer?.cancel()
                 screen.timer = nil
@@ -127,10 +133,10 @@ package final class LiveConsole: EventSink {
     func drawFrame() {
         let now = clock()
         let (columns, rows) = size()
-        let (notes, live) = view.withLock { view in
-            (view.takeNotes(), view.liveLines(now: now, columns: columns, rows: rows))
+        let (notes, live, prefixes) = view.withLock { view in
+            (view.takeNotes(), view.liveLines(now: now, columns: columns, rows: rows), view.prefixes)
         }
-        let above = LiveView.render(notes, style: style)
+        let above = LiveView.render(notes, style: style, prefixes: prefixes)
         screen.withLock { screen in
             guard !screen.finished, !above.isEmpty || live != screen.liveLines else { return }
             var output = ""

@@ -7,6 +7,8 @@ struct LiveLine {
     /// How a piece is coloured, through `Style` (so never when colour is off).
     enum Tone {
         case plain, bold, dim, red, green, yellow, cyan
+        /// Bold, in a task's colour (an SGR code from `TaskPrefixes`), as its output prefix.
+        case task(String)
     }
 
     let width: Int
@@ -44,6 +46,7 @@ struct LiveLine {
         case .green: style.green(piece)
         case .yellow: style.yellow(piece)
         case .cyan: style.cyan(piece)
+        case .task(let colour): style.enabled ? "\u{1B}[1;\(colour)m\(piece)\u{1B}[0m" : piece
         }
     }
 }

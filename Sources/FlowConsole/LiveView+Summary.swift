@@ -15,12 +15,14 @@ extension LiveView {
     /// workflow upgrade failed in 4.6s: 1 succeeded, 1 failed, 1 skipped
     /// ```
     ///
-    /// Rows come in the order the tasks ended. Cancelled tasks' and allowed failures' reasons
-    /// (result `allowed`: `continue_on_error`) are listed with the failures; a skipped task's
-    /// reason names the task it needed, which is already in the table.
+    /// Rows come in the order the tasks ended; a run of many tasks lists fewer
+    /// (`LiveView+CompactSummary`). Cancelled tasks' and allowed failures' reasons (result
+    /// `allowed`: `continue_on_error`) are listed with the failures; a skipped task's reason
+    /// names the task it needed, which is already in the table.
     func summary(now: Int64) -> String {
         let header = ["task", "result", "duration", "attempts"]
-        let rows = results.map { result in
+        let listed = listedResults
+        let rows = listed.map { result in
             [
                 result.task, result.outcome.rawValue,
                 result.durationMilliseconds.map { DurationText.string(milliseconds: $0) } ?? "-",
@@ -33,12 +35,12 @@ extension LiveView {
         }
         var text = ""
         if !rows.isEmpty {
-            text += "\n" + style.bold(line(header, widths: widths)) + "\n"
-            for (row, result) in zip(rows, results) {
+            text += "\n" + compactSummaryNote + style.bold(line(header, widths: widths)) + "\n"
+            for (row, result) in zip(rows, listed) {
                 text += line(row, widths: widths, outcome: result.outcome) + "\n"
             }
         }
-        let explained = results.filter { $0.outcome == .failed || $0.outcome == .allowed || $0.outcome == .cancelled }
+        let explained = listed.filter { $0.outcome == .failed || $0.outcome == .allowed || $0.outcome == .cancelled }
         if !explained.isEmpty {
             text += "\n"
             for result in explained {

@@ -15,8 +15,13 @@ struct LiveView {
     static let barWidth = 20
 
     let style: Style
+    let summaryMode: SummaryMode
     private(set) var workflow = ""
     private(set) var total = 0
+    private var concurrency = 0
+    private var occupancy: QueueOccupancy
+    /// How output lines are prefixed: the layout's tasks, and any other once it starts.
+    private(set) var prefixes: TaskPrefixes
     private(set) var startedAt: Int64?
     private var running: [TaskID: Running] = [:]
     private var nextOrder = 0
@@ -32,8 +37,11 @@ struct LiveView {
     /// How many events were recorded.
     private(set) var recorded = 0
 
-    init(style: Style) {
+    init(style: Style, layout: RunLayout = RunLayout(), summaryMode: SummaryMode = .auto) {
         self.style = style
+        self.summaryMode = summaryMode
+        occupancy = QueueOccupancy(layout: layout)
+        prefixes = TaskPrefixes(layout)
     }
 
     /// A task between its `task.started` and its final event.
@@ -78,11 +86,14 @@ struct LiveView {
         case .workflowStarted(let workflow, _, let tasks, let concurrency):
             self.workflow = workflow
             total = tasks
+            self.concurrency = concurrency
             startedAt = event.timeMilliseconds
             notes.append(.workflowStarted(workflow: workflow, tasks: tasks, concurrency: concurrency))
-        case .taskReady:
-            break
+        case .taskReady(let task):
+            occupancy.ready(task)
         case .taskStarted(let task, let attempt, _):
+            occupancy.started(task)
+            prefixes.add(task)
             if var current = running[task] {
                 current.attempt = attempt
                 current.retryAt = nil
@@ -139,6 +150,7 @@ struct LiveView {
     }
 
     private mutating func ended(_ result: TaskResult) {
+        occupancy.ended(result.task)
         running[result.task] = nil
         results.append(result)
         notes.append(.result(result))
@@ -167,7 +179,7 @@ struct LiveView {
         for (task, current) in shown {
             var line = LiveLine(width: width, style: style)
             line.append("  ")
-            line.append(Self.rightPadded(task, idWidth), .bold)
+            line.append(Self.rightPadded(task, idWidth), .task(prefixes.colour(of: task)))
             line.append("  ")
             if let retryAt = current.retryAt {
                 line.append("retry in \(DurationText.string(milliseconds: retryAt - now)) (attempt \(current.attempt) failed)", .yellow)
@@ -193,7 +205,12 @@ struct LiveView {
         if counts.failed > counts.allowed { counter.append(", \(counts.failed - counts.allowed) failed", .red) }
         if counts.allowed > 0 { counter.append(", \(counts.allowed) allowed", .yellow) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
+        if let left = RunEstimate.millisecondsLeft(finished: done, total: total, elapsedMilliseconds: now - startedAt) {
+            counter.append(" · ETA \(DurationText.string(milliseconds: left))", .dim)
+        }
         if suspended { counter.append(" · queue suspended (SIGUSR2 resumes)", .yellow) }
+        // Last, being the longest: a narrow terminal cuts it, not the times.
+        if let waiting = occupancy.text(concurrency: concurrency) { counter.append(" · \(waiting)", .yellow) }
         lines.append(counter.text)
         return lines
     }
@@ -226,16 +243,18 @@ struct LiveView {
     }
 
     /// The lines of `notes`, each ending in a newline. Task text passes through `ConsoleText`:
-    /// an escape sequence from a task would otherwise move the cursor the live area counts on.
-    static func render(_ notes: [Note], style: Style) -> String {
+    /// an escape sequence from a task would otherwise move the cursor the live area counts on;
+    /// its colours (SGR) are kept when colour is on.
+    static func render(_ notes: [Note], style: Style, prefixes: TaskPrefixes = TaskPrefixes(RunLayout())) -> String {
         var text = ""
         for note in notes {
             switch note {
             case .workflowStarted(let workflow, let tasks, let concurrency):
                 text += style.dim(SummaryText.started(workflow: workflow, tasks: tasks, concurrency: concurrency))
             case .output(let task, let stream, let line):
-                let sanitized = ConsoleText.sanitized(line)
-                text += stream == .stdout ? style.dim("\(task) |") : style.yellow("\(task) !")
+                let sanitized = ConsoleText.sanitized(line, keepingColours: style.enabled)
+                text += prefixes.prefix(task, style: style) + " "
+                text += stream == .stdout ? style.dim("|") : style.yellow("!")
                 if !sanitized.isEmpty { text += " \(sanitized)" }
             case .retrying(let task, let attempt, let delay, let reason):
                 text += style.yellow("↻ \(task) retrying in \(DurationText.string(milliseconds: delay))")

@@ -67,6 +67,12 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not use colour (also: the NO_COLOR variable).")
     var noColor = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The live view's end summary: auto (a row per task; above 50 tasks, the failures and the 10 slowest) or all (a row per task).",
+            valueName: "MODE"))
+    var summary: SummaryMode = .auto
+
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
     @Flag(help: .private)
     var engineOnly = false
@@ -106,12 +112,12 @@ struct RunCommand: ParsableCommand {
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
         try OutputPaths.refuseOverlaps(workflow: file, eventsFile: eventsFile, junit: junit)
         let standardOutputClosed = StandardOutputClosed()
-        let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed)
+        let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
         let bus = EventBus(sinks: sinks)
         let (runner, loop): (any TaskRunner, any EngineLoop) =
             engineOnly
             ? (NoopRunner(), SerialQueueLoop())
-            : (ActionRunner(processEnvironment: environment), ActionRunner.loop)
+            : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(
@@ -138,9 +144,9 @@ struct RunCommand: ParsableCommand {
     }
 
     /// The console on stdout, plus the files asked for.
-    private func sinks(environment: [String: String], standardOutputClosed: StandardOutputClosed) throws -> [any EventSink] {
+    private func sinks(environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
-        let color = Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor)
+        let color = colour(environment)
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO, onFailure: standardOutputClosed.writeFailed)
         var sinks: [any EventSink] = []
         // A CI job's pseudo-terminal gets the plain log too, unless `--events human` asks.
@@ -150,7 +156,10 @@ struct RunCommand: ParsableCommand {
         case .plain:
             sinks.append(PlainLog(writer: standardOutput, githubActions: PlainLog.isGitHubActions(environment)))
         case .human:
-            sinks.append(LiveConsole(writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) }))
+            sinks.append(
+                LiveConsole(
+                    writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) },
+                    layout: layout, summary: summary))
         }
         if let eventsFile {
             do {
@@ -167,6 +176,11 @@ struct RunCommand: ParsableCommand {
             }
         }
         return sinks
+    }
+
+    /// Whether stdout gets colour; in the live view, tasks are then told to colour their output too.
+    private func colour(_ environment: [String: String]) -> Bool {
+        Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor)
     }
 
     /// A plan with an action this flowrun does not run yet is refused before anything starts,

@@ -22,6 +22,20 @@ import Testing
         #expect(ConsoleText.sanitized(input) == expected)
     }
 
+    /// On a terminal with colour, a task's colours show as they would in its own terminal, and
+    /// end with its line; anything that could move the cursor or retitle the window still goes.
+    @Test(arguments: [
+        ("\u{1B}[1;31mred\u{1B}[0m plain", "\u{1B}[1;31mred\u{1B}[0m plain\u{1B}[0m"),
+        ("\u{1B}[38:5:208morange left on", "\u{1B}[38:5:208morange left on\u{1B}[0m"),
+        ("\u{1B}[2J\u{1B}[32mgreen\u{1B}[1A", "\u{1B}[32mgreen\u{1B}[0m"),
+        ("\u{1B}]0;title\u{07}\u{1B}[?25lhidden cursor", "hidden cursor"),
+        ("\u{9B}31mC1 is not kept", "C1 is not kept"),
+        ("no colour at all", "no colour at all"),
+    ])
+    func keepsColoursWhenAsked(input: String, expected: String) {
+        #expect(ConsoleText.sanitized(input, keepingColours: true) == expected)
+    }
+
     @Test func keepsNewlinesWhenAsked() {
         #expect(ConsoleText.sanitized("a\nb\u{1B}[0m\rc", newlines: .keep) == "a\nc")
     }

@@ -11,8 +11,15 @@ package struct ShellRunner: TaskRunner {
     private let baseEnvironment: ChildEnvironment
     private let executables = ExecutableLookup()
 
-    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
-        baseEnvironment = ChildEnvironment(processEnvironment)
+    /// The variables that make tools colour output that is not a terminal (chalk, Rust's
+    /// `colored`, CMake, BSD `ls`...): set when the live view shows task colours on a terminal.
+    static let forcedColour = ["FORCE_COLOR": "1", "CLICOLOR_FORCE": "1"]
+
+    /// - Parameter forceColour: add `forcedColour` to the environment, under a value flowrun's
+    ///   own environment already has and under the task's env.
+    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
+        let forced = forceColour && (processEnvironment["NO_COLOR"] ?? "").isEmpty ? Self.forcedColour : [:]
+        baseEnvironment = ChildEnvironment(processEnvironment.merging(forced) { own, _ in own })
         // With SIGCHLD ignored (a parent may pass that on), the kernel reaps children itself and
         // their exit status is lost: every task would look as if it succeeded.
         signal(SIGCHLD, SIG_DFL)

@@ -1,0 +1,5 @@
+import ArgumentParser
+import FlowConsole
+
+/// `--summary auto|all`.
+extension SummaryMode: ExpressibleByArgument {}
