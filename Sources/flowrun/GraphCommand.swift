@@ -24,7 +24,7 @@ struct GraphCommand: ParsableCommand {
     @OptionGroup var workflow: WorkflowOptions
 
     func run() throws {
-        let file = try file ?? WorkflowInput.defaultFile()
+        let (file, tasks) = try workflow.locate(file: file, tasks: tasks)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: workflow.planningOptions(targets: tasks)) else {
             throw ExitStatus.invalid
         }

@@ -12,7 +12,8 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a workflow: every task, or the named tasks and everything they need.",
         discussion: """
-            With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder.
+            With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder or the nearest \
+            parent that has one (-d/--dir: from DIR).
 
             While it runs: Ctrl-C (SIGINT), SIGTERM or SIGHUP cancels (running tasks get SIGTERM, \
             then SIGKILL after --grace seconds); a second Ctrl-C or a SIGQUIT kills at once; SIGUSR1 \
@@ -86,7 +87,7 @@ struct RunCommand: ParsableCommand {
             }
             signals = RunSignals(grace: grace)
         }
-        let file = try file ?? WorkflowInput.defaultFile()
+        let (file, tasks) = try workflow.locate(file: file, tasks: tasks)
         let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
         let environment = ProcessInfo.processInfo.environment

@@ -16,7 +16,7 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var workflow: WorkflowOptions
 
     func run() throws {
-        let files = try self.files.isEmpty ? [WorkflowInput.defaultFile()] : self.files
+        let files = try self.files.isEmpty ? [workflow.foundFile()] : self.files.map(workflow.resolved)
         var allValid = true
         for file in files {
             switch try WorkflowInput.plan(file, options: workflow.planningOptions()) {
