@@ -12,10 +12,10 @@ struct GraphCommand: ParsableCommand {
         discussion: "Edges run from a task to the tasks that need it. Pipe dot output to `dot -Tsvg` to draw it."
     )
 
-    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"), completion: WorkflowCompletion.fileOrTask)
     var file: String?
 
-    @Argument(help: ArgumentHelp("Only these tasks and what they need (default: every task).", valueName: "TASK"))
+    @Argument(help: ArgumentHelp("Only these tasks and what they need (default: every task).", valueName: "TASK"), completion: WorkflowCompletion.task)
     var tasks: [String] = []
 
     @Option(help: "Output format: text, dot or mermaid.")

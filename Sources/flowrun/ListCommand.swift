@@ -13,7 +13,7 @@ struct ListCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"), completion: .file(extensions: ["yaml", "yml"]))
     var file: String?
 
     @Flag(help: "Print JSON for scripts instead of the table.")

@@ -26,10 +26,10 @@ struct RunCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"), completion: WorkflowCompletion.fileOrTask)
     var file: String?
 
-    @Argument(help: ArgumentHelp("Run only these tasks and what they need (default: every task).", valueName: "TASK"))
+    @Argument(help: ArgumentHelp("Run only these tasks and what they need (default: every task).", valueName: "TASK"), completion: WorkflowCompletion.task)
     var tasks: [String] = []
 
     @Flag(help: "Check the file and print the plan (order, waves, queues, resolved urls and paths); run nothing.")
@@ -53,10 +53,10 @@ struct RunCommand: ParsableCommand {
             "How to show the run: human (live view; default on a terminal), plain (one line per event; default otherwise) or jsonl.", valueName: "MODE"))
     var events: EventsMode?
 
-    @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"), completion: .file())
     var eventsFile: String?
 
-    @Option(help: ArgumentHelp("Write a JUnit XML report (one testcase per task) to this file.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Write a JUnit XML report (one testcase per task) to this file.", valueName: "PATH"), completion: .file())
     var junit: String?
 
     @Flag(help: "Do not use colour (also: the NO_COLOR variable).")

@@ -10,7 +10,7 @@ struct ValidateCommand: ParsableCommand {
         discussion: "Exit status: 0 when every file is valid, 2 otherwise. Nothing is run, written or fetched."
     )
 
-    @Argument(help: ArgumentHelp("The workflow files to check.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow files to check.", valueName: "FILE"), completion: .file(extensions: ["yaml", "yml"]))
     var files: [String] = []
 
     @OptionGroup var workflow: WorkflowOptions
