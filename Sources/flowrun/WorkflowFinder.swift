@@ -18,6 +18,10 @@ enum WorkflowFinder {
     /// every folder searched.
     static func find(from directory: String?) throws -> Found {
         let start = URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        var isFolder: ObjCBool = false
+        if let directory, !FileManager.default.fileExists(atPath: start, isDirectory: &isFolder) || !isFolder.boolValue {
+            throw CommandFailure("cannot look for the workflow file from \(directory) (-d/--dir): no such folder")
+        }
         var searched: [String] = []
         var folder = start
         while true {

@@ -55,6 +55,9 @@ import Testing
         // A relative FILE is read from DIR, as `make -C DIR -f FILE` reads it.
         let named = try await FlowrunBinary.run(["validate", "-d", root.path, "flowrun.yaml"], in: elsewhere.url)
         #expect(named.stdout == "\(root.path)/flowrun.yaml: ok (2 tasks)\n")
+        let missing = try await FlowrunBinary.run(["list", "-d", "no-such-folder"], in: elsewhere.url)
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "flowrun: error: cannot look for the workflow file from no-such-folder (-d/--dir): no such folder\n")
         _ = folder
     }
 
