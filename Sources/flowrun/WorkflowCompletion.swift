@@ -12,7 +12,7 @@ enum WorkflowCompletion {
     /// bu<TAB>` gives `build` as `task bu<TAB>` does.
     static let fileOrTask = CompletionKind.custom { words, index, prefix in
         let line = CommandLineWords(words, before: index)
-        var candidates = workflowFiles(matching: prefix)
+        var candidates = workflowFiles(matching: prefix, in: prefix.hasPrefix("/") ? nil : line.directory)
         if !prefix.contains("/"), let found = try? WorkflowFinder.find(from: line.directory) {
             candidates += taskIDs(in: found.path).filter { $0.hasPrefix(prefix) }
         }
@@ -38,16 +38,18 @@ enum WorkflowCompletion {
     }
 
     /// `.yaml` and `.yml` files, and folders (with a `/`, to go on into), whose path starts with
-    /// `prefix`; hidden ones only when the prefix asks for them, as shells do.
-    static func workflowFiles(matching prefix: String) -> [String] {
+    /// `prefix`; hidden ones only when the prefix asks for them, as shells do. With `-d DIR` a
+    /// relative FILE is read from DIR, so it is completed from there.
+    static func workflowFiles(matching prefix: String, in directory: String? = nil) -> [String] {
         let slash = prefix.lastIndex(of: "/")
         let folder = slash.map { String(prefix[...$0]) } ?? ""
         let start = slash.map { String(prefix[prefix.index(after: $0)...]) } ?? prefix
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
+        let base = directory.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base + (folder.isEmpty ? "." : folder)) else { return [] }
         return names.sorted().compactMap { name in
             guard name.hasPrefix(start), !name.hasPrefix(".") || start.hasPrefix(".") else { return nil }
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder + name, isDirectory: &isDirectory) else { return nil }
+            guard FileManager.default.fileExists(atPath: base + folder + name, isDirectory: &isDirectory) else { return nil }
             if isDirectory.boolValue { return folder + name + "/" }
             return name.hasSuffix(".yaml") || name.hasSuffix(".yml") ? folder + name : nil
         }

@@ -65,6 +65,7 @@ import Testing
         #expect(try await Self.bash(["run", "bun"], in: sub) == ["bundle"])
         #expect(try await Self.bash(["run", "bundle", "bu"], in: sub) == ["bump"])
         #expect(try await Self.bash(["run", "-d", "sub", "bun"], in: project.url) == ["bundle"])
+        #expect(try await Self.bash(["graph", "--dir", "sub", "fl"], in: project.url) == ["flowrun.yaml"])  // FILE is read from DIR
     }
 
     @Test func bashCompletesNothingForABrokenOrMissingFile() async throws {
