@@ -19,13 +19,14 @@ struct Flowrun: ParsableCommand {
             terminated (SIGTERM).
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self],
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, SchemaCommand.self],
         defaultSubcommand: RunCommand.self
     )
 
     /// Parses and runs, with usage errors mapped to the contract's exit status 2 (not sysexits' 64).
     static func runMain() -> Never {
         do {
+            if let script = FishCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
             var command = try parseAsRoot()
             try command.run()
             try flushStandardOutput()

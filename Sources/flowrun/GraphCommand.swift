@@ -12,10 +12,10 @@ struct GraphCommand: ParsableCommand {
         discussion: "Edges run from a task to the tasks that need it. Pipe dot output to `dot -Tsvg` to draw it."
     )
 
-    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"), completion: WorkflowCompletion.fileOrTask)
     var file: String?
 
-    @Argument(help: ArgumentHelp("Only these tasks and what they need (default: every task).", valueName: "TASK"))
+    @Argument(help: ArgumentHelp("Only these tasks and what they need (default: every task).", valueName: "TASK"), completion: WorkflowCompletion.task)
     var tasks: [String] = []
 
     @Option(help: "Output format: text, dot or mermaid.")
@@ -24,7 +24,7 @@ struct GraphCommand: ParsableCommand {
     @OptionGroup var workflow: WorkflowOptions
 
     func run() throws {
-        let file = try file ?? WorkflowInput.defaultFile()
+        let (file, tasks) = try workflow.locate(file: file, tasks: tasks)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: workflow.planningOptions(targets: tasks)) else {
             throw ExitStatus.invalid
         }

@@ -12,7 +12,8 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a workflow: every task, or the named tasks and everything they need.",
         discussion: """
-            With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder.
+            With no FILE, runs flowrun.yaml (or flowrun.yml) from the current folder or the nearest \
+            parent that has one (-d/--dir: from DIR).
 
             While it runs: Ctrl-C (SIGINT), SIGTERM or SIGHUP cancels (running tasks get SIGTERM, \
             then SIGKILL after --grace seconds); a second Ctrl-C or a SIGQUIT kills at once; SIGUSR1 \
@@ -30,10 +31,10 @@ struct RunCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow file.", valueName: "FILE"), completion: WorkflowCompletion.fileOrTask)
     var file: String?
 
-    @Argument(help: ArgumentHelp("Run only these tasks and what they need (default: every task).", valueName: "TASK"))
+    @Argument(help: ArgumentHelp("Run only these tasks and what they need (default: every task).", valueName: "TASK"), completion: WorkflowCompletion.task)
     var tasks: [String] = []
 
     @Flag(help: "Check the file and print the plan (order, waves, queues, resolved urls and paths); run nothing.")
@@ -58,10 +59,10 @@ struct RunCommand: ParsableCommand {
             valueName: "MODE"))
     var events: EventsMode?
 
-    @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Also write the JSON Lines event stream to this file.", valueName: "PATH"), completion: .file())
     var eventsFile: String?
 
-    @Option(help: ArgumentHelp("Write a JUnit XML report (one testcase per task) to this file.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Write a JUnit XML report (one testcase per task) to this file.", valueName: "PATH"), completion: .file())
     var junit: String?
 
     @Flag(help: "Do not use colour (also: the NO_COLOR variable).")
@@ -98,7 +99,7 @@ struct RunCommand: ParsableCommand {
             }
             signals = RunSignals(grace: grace)
         }
-        let file = try file ?? WorkflowInput.defaultFile()
+        let (file, tasks) = try workflow.locate(file: file, tasks: tasks)
         let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
         let environment = ProcessInfo.processInfo.environment

@@ -10,13 +10,13 @@ struct ValidateCommand: ParsableCommand {
         discussion: "Exit status: 0 when every file is valid, 2 otherwise. Nothing is run, written or fetched."
     )
 
-    @Argument(help: ArgumentHelp("The workflow files to check.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The workflow files to check.", valueName: "FILE"), completion: .file(extensions: ["yaml", "yml"]))
     var files: [String] = []
 
     @OptionGroup var workflow: WorkflowOptions
 
     func run() throws {
-        let files = try self.files.isEmpty ? [WorkflowInput.defaultFile()] : self.files
+        let files = try self.files.isEmpty ? [workflow.foundFile()] : self.files.map(workflow.resolved)
         var allValid = true
         for file in files {
             switch try WorkflowInput.plan(file, options: workflow.planningOptions()) {

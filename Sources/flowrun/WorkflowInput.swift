@@ -41,12 +41,4 @@ enum WorkflowInput {
         KeptUntilExit.keep(plan)
         return .planned(plan)
     }
-
-    /// `flowrun.yaml` or `flowrun.yml` in the current folder, as `make` finds its Makefile.
-    static func defaultFile() throws -> String {
-        for name in ["flowrun.yaml", "flowrun.yml"] where FileManager.default.fileExists(atPath: name) {
-            return name
-        }
-        throw CommandFailure("no workflow file given, and no flowrun.yaml or flowrun.yml in the current folder")
-    }
 }

@@ -9,6 +9,12 @@ struct WorkflowOptions: ParsableArguments {
     @Option(name: .customLong("env"), help: ArgumentHelp("Set a workflow variable, overriding the file's env (repeatable).", valueName: "NAME=VALUE"))
     var assignments: [EnvironmentAssignment] = []
 
+    @Option(
+        name: [.customShort("d"), .customLong("dir")],
+        help: ArgumentHelp("Look for flowrun.yaml from this folder up, instead of the current one; a relative FILE is read from it.", valueName: "DIR"),
+        completion: .directory)
+    var directory: String?
+
     /// A name outside the file's rule is refused: `--env 'BASH_FUNC_ls%%=() { ...; }'` would
     /// replace `ls` in every bash a task starts.
     func validate() throws {
@@ -16,6 +22,34 @@ struct WorkflowOptions: ParsableArguments {
             throw ValidationError(
                 "invalid environment variable name '\(VisibleText.escaped(name))' in --env: use letters, digits and _, not starting with a digit")
         }
+    }
+
+    /// The file of `[FILE] [TASK...]`, and its tasks: FILE read from --dir; with no FILE, the one
+    /// `WorkflowFinder` finds. A first word that is no file, no path and no .yaml name, but a
+    /// task id, is the first task of the file found, as `task build` is for go-task users.
+    func locate(file: String?, tasks: [String]) throws -> (file: String, tasks: [String]) {
+        guard let file else { return (try foundFile(), tasks) }
+        let path = resolved(file)
+        let looksLikeTask =
+            file.isValidTaskID && !file.hasSuffix(".yaml") && !file.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: path)
+        if looksLikeTask, let found = try? foundFile() { return (found, [file] + tasks) }
+        return (path, tasks)
+    }
+
+    /// FILE as given, or read from --dir when it is relative.
+    func resolved(_ file: String) -> String {
+        guard let directory, !file.hasPrefix("/") else { return file }
+        return (directory.hasSuffix("/") ? directory : directory + "/") + file
+    }
+
+    /// The file `WorkflowFinder` finds; named on stderr when it is in a parent folder, so that a
+    /// run never starts from a file you did not expect (as make says "Entering directory").
+    func foundFile() throws -> String {
+        let found = try WorkflowFinder.find(from: directory)
+        if !found.isInStartingFolder {
+            FileHandle.standardError.write(Data("flowrun: using \(VisibleText.escaped(found.path))\n".utf8))
+        }
+        return found.path
     }
 
     func planningOptions(targets: [TaskID] = [], concurrency: Int? = nil) -> PlanningOptions {

@@ -1,0 +1,57 @@
+import ArgumentParser
+import FlowLoading
+import FlowModel
+import Foundation
+
+/// What the shell completes for FILE and TASK. The shell calls flowrun back with the words of
+/// the line (ArgumentParser's `.custom`); a callback prints candidates or nothing, never an
+/// error, and reads only the workflow file the line names (or the one `WorkflowFinder` finds).
+enum WorkflowCompletion {
+    /// FILE of `run` and `graph`: workflow files and folders, and, as a first word that is no
+    /// path, the tasks of the file found from the current folder (or `-d DIR`): `flowrun run
+    /// bu<TAB>` gives `build` as `task bu<TAB>` does.
+    static let fileOrTask = CompletionKind.custom { words, index, prefix in
+        let line = CommandLineWords(words, before: index)
+        var candidates = workflowFiles(matching: prefix, in: prefix.hasPrefix("/") ? nil : line.directory)
+        if !prefix.contains("/"), let found = try? WorkflowFinder.find(from: line.directory) {
+            candidates += taskIDs(in: found.path).filter { $0.hasPrefix(prefix) }
+        }
+        return candidates
+    }
+
+    /// TASK: the ids of the file named earlier on the line, or of the file found when the first
+    /// word is itself a task.
+    static let task = CompletionKind.custom { words, index, prefix in
+        let line = CommandLineWords(words, before: index)
+        guard let first = line.positionals.first else { return [] }
+        let named = line.directory.map { first.hasPrefix("/") ? first : "\($0)/\(first)" } ?? first
+        let isTask = first.isValidTaskID && !first.hasSuffix(".yaml") && !first.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: named)
+        guard let file = isTask ? (try? WorkflowFinder.find(from: line.directory))?.path : named else { return [] }
+        let already = Set(line.positionals)
+        return taskIDs(in: file).filter { $0.hasPrefix(prefix) && !already.contains($0) }
+    }
+
+    /// Every task id the file declares, in file order; none when it cannot be read.
+    static func taskIDs(in file: String) -> [String] {
+        let loaded = WorkflowLoader.load(path: file)
+        return (loaded.workflow?.tasks.map(\.id) ?? loaded.declaredTaskIDs).filter(\.isValidTaskID)
+    }
+
+    /// `.yaml` and `.yml` files, and folders (with a `/`, to go on into), whose path starts with
+    /// `prefix`; hidden ones only when the prefix asks for them, as shells do. With `-d DIR` a
+    /// relative FILE is read from DIR, so it is completed from there.
+    static func workflowFiles(matching prefix: String, in directory: String? = nil) -> [String] {
+        let slash = prefix.lastIndex(of: "/")
+        let folder = slash.map { String(prefix[...$0]) } ?? ""
+        let start = slash.map { String(prefix[prefix.index(after: $0)...]) } ?? prefix
+        let base = directory.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base + (folder.isEmpty ? "." : folder)) else { return [] }
+        return names.sorted().compactMap { name in
+            guard name.hasPrefix(start), !name.hasPrefix(".") || start.hasPrefix(".") else { return nil }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: base + folder + name, isDirectory: &isDirectory) else { return nil }
+            if isDirectory.boolValue { return folder + name + "/" }
+            return name.hasSuffix(".yaml") || name.hasSuffix(".yml") ? folder + name : nil
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// `source <(flowrun --generate-completion-script bash)`, then TAB: what the shells complete.
+@Suite struct CompletionTests {
+    /// A project folder: a workflow, a broken one, other files, and a folder with its own flowrun.yaml.
+    static func project() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        let files = [
+            "hello.yaml": "version: 1\ntasks:\n  build: {shell: echo b}\n  test: {needs: build, shell: echo t}\n  deploy: {needs: test, shell: echo d}\n",
+            "broken.yaml": "version: 1\ntasks: [\n",
+            "help.txt": "not a workflow\n",
+            "notes.txt": "notes\n",
+            "sub/flowrun.yaml": "version: 1\ntasks:\n  bundle: {shell: echo b}\n  bump: {shell: echo b}\n",
+        ]
+        for (path, text) in files {
+            let url = folder.url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return folder
+    }
+
+    /// What bash offers for `flowrun WORDS<TAB>` (the last word is the one completed), as
+    /// bash's completion calls the function the script registers.
+    static func bash(_ words: [String], in folder: URL) async throws -> [String] {
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let script = """
+            source <(flowrun --generate-completion-script bash) || exit 3
+            COMP_WORDS=(flowrun \(quoted))
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            COMP_LINE="${COMP_WORDS[*]}"
+            COMP_POINT=${#COMP_LINE}
+            COMPREPLY=()
+            _flowrun flowrun "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try await ShellSession.run("bash", script, in: folder)
+        #expect(result.status == 0)
+        #expect(result.stderr == "", "completion must be silent")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func bashCompletesWorkflowFilesForFile() async throws {
+        let project = try Self.project()
+        #expect(try await Self.bash(["run", "he"], in: project.url) == ["hello.yaml"])
+        #expect(try await Self.bash(["validate", "he"], in: project.url) == ["hello.yaml"])
+        #expect(try await Self.bash(["list", "he"], in: project.url) == ["hello.yaml"])
+        #expect(try await Self.bash(["graph", "s"], in: project.url) == ["sub/"])
+        #expect(try await Self.bash(["run", "sub/f"], in: project.url) == ["sub/flowrun.yaml"])
+    }
+
+    @Test func bashCompletesTaskIDsFromTheFileNamedEarlierOnTheLine() async throws {
+        let project = try Self.project()
+        #expect(try await Self.bash(["run", "hello.yaml", ""], in: project.url) == ["build", "test", "deploy"])
+        #expect(try await Self.bash(["run", "hello.yaml", "te"], in: project.url) == ["test"])
+        #expect(try await Self.bash(["run", "--keep-going", "hello.yaml", "build", ""], in: project.url) == ["test", "deploy"])
+        #expect(try await Self.bash(["graph", "hello.yaml", "d"], in: project.url) == ["deploy"])
+        #expect(try await Self.bash(["run", "-j", "2", "sub/flowrun.yaml", "bu"], in: project.url) == ["bundle", "bump"])
+    }
+
+    @Test func bashCompletesTheTasksOfTheFileFoundWithNoFile() async throws {
+        let project = try Self.project()
+        let sub = project.url.appendingPathComponent("sub")
+        #expect(try await Self.bash(["run", "bun"], in: sub) == ["bundle"])
+        #expect(try await Self.bash(["run", "bundle", "bu"], in: sub) == ["bump"])
+        #expect(try await Self.bash(["run", "-d", "sub", "bun"], in: project.url) == ["bundle"])
+        #expect(try await Self.bash(["graph", "--dir", "sub", "fl"], in: project.url) == ["flowrun.yaml"])  // FILE is read from DIR
+    }
+
+    @Test func bashCompletesNothingForABrokenOrMissingFile() async throws {
+        let project = try Self.project()
+        #expect(try await Self.bash(["run", "broken.yaml", ""], in: project.url) == [])
+        #expect(try await Self.bash(["run", "missing.yaml", ""], in: project.url) == [])
+    }
+
+    @Test func bashCompletesPathsForJUnitAndEventsFile() async throws {
+        let project = try Self.project()
+        #expect(try await Self.bash(["run", "--junit", "no"], in: project.url) == ["notes.txt"])
+        #expect(try await Self.bash(["run", "hello.yaml", "--events-file", "n"], in: project.url) == ["notes.txt"])
+        #expect(try await Self.bash(["list", "-d", "s"], in: project.url) == ["sub"])
+    }
+
+    @Test(.enabled(if: ShellSession.path(of: "fish") != nil, "fish is not installed"))
+    func fishCompletesFilesAndTaskIDs() async throws {
+        let project = try Self.project()
+        func fish(_ line: String) async throws -> [String] {
+            let script = "flowrun --generate-completion-script fish | source; complete -C '\(line)'"
+            let result = try await ShellSession.run("fish", script, in: project.url)
+            #expect(result.status == 0)
+            #expect(result.stderr == "")
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[0]) }
+        }
+        #expect(try await fish("flowrun run he") == ["hello.yaml"])
+        #expect(try await fish("flowrun run hello.yaml te") == ["test"])
+        #expect(try await fish("flowrun run hello.yaml ").sorted() == ["build", "deploy", "test"])
+        #expect(try await fish("flowrun run --junit no") == ["notes.txt"])
+    }
+
+    /// zsh is tested through what its script asks for and the callback it makes; with zsh
+    /// installed, the script must also parse.
+    @Test func zshScriptCompletesFilesTasksAndPaths() async throws {
+        let project = try Self.project()
+        let script = try await FlowrunBinary.run(["--generate-completion-script", "zsh"])
+        #expect(script.status == 0)
+        #expect(script.stdout.contains("---completion run -- positional@0"))  // FILE
+        #expect(script.stdout.contains("---completion run -- positional@1"))  // TASK
+        #expect(script.stdout.contains("'--junit[Write a JUnit XML report (one testcase per task) to this file.]:PATH:_files'"))
+        #expect(script.stdout.contains("*.yaml *.yml"))  // validate and list
+        // The callback zsh makes for `flowrun run hello.yaml te<TAB>`.
+        let callback = try await FlowrunBinary.run(
+            ["---completion", "run", "--", "positional@1", "3", "2", "flowrun", "run", "hello.yaml", "te"], in: project.url,
+            environment: ["SAP_SHELL": "zsh"])
+        #expect(callback.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } == ["test"])
+        if ShellSession.path(of: "zsh") != nil {
+            let parsed = try await ShellSession.run("zsh", "flowrun --generate-completion-script zsh > c.zsh && zsh -n c.zsh", in: project.url)
+            #expect(parsed.status == 0, "\(parsed.stderr)")
+        }
+    }
+}
