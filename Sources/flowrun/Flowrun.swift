@@ -26,6 +26,7 @@ struct Flowrun: ParsableCommand {
     /// Parses and runs, with usage errors mapped to the contract's exit status 2 (not sysexits' 64).
     static func runMain() -> Never {
         do {
+            try MisspelledCommand.check(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             try command.run()
             try flushStandardOutput()
