@@ -1,6 +1,7 @@
 import FlowModel
 
-/// Renders diagnostics as `FILE:LINE:COLUMN: error: MESSAGE`, with a `note:` line for a hint.
+/// Renders diagnostics as `FILE:LINE:COLUMN: error: MESSAGE` (or `warning:`), with a `note:` line
+/// for a hint.
 ///
 /// Messages quote the file, whose values may hold any character: each line is passed through
 /// `VisibleText`, so that none of them can write a terminal escape or start a line of its own.
@@ -13,7 +14,8 @@ package struct DiagnosticPrinter: Sendable {
         var output = ""
         for diagnostic in diagnostics.sortedByPosition() {
             let place = VisibleText.escaped(position(diagnostic.location))
-            output += "\(style.bold(place)): \(style.red("error:")) \(VisibleText.escaped(diagnostic.message.text))\n"
+            let severity = diagnostic.severity == .error ? style.red("error:") : style.yellow("warning:")
+            output += "\(style.bold(place)): \(severity) \(VisibleText.escaped(diagnostic.message.text))\n"
             if let hint = diagnostic.message.hint {
                 output += "\(style.bold(place)): \(style.cyan("note:")) \(VisibleText.escaped(hint))\n"
             }

@@ -2,7 +2,7 @@ import FlowModel
 import FlowPlanning
 import Foundation
 
-/// Renders a plan for `--dry-run`: the order, waves, queues, priorities, resolved urls and paths.
+/// Renders a plan for `--dry-run`: the run's order, waves, queues, priorities, resolved urls and paths.
 ///
 /// A 100,000-task plan is 600,000 lines: it is appended as bytes, a chunk of tasks at a time on
 /// every core, and written a chunk at a time (`write(_:tasksPerChunk:to:)`), rather than built
@@ -13,10 +13,18 @@ package struct PlanPrinter: Sendable {
 
     /// Writes the plan to `output`, one block per chunk of `tasksPerChunk` tasks (at least 1).
     ///
+    /// The tasks are numbered in `order` (positions in `plan.tasks`, each once): the order in
+    /// which a run at -j 1 starts them (`Scheduler.startOrder(of:)`); plan order when nil. Each
+    /// names its wave, the parallel view.
+    ///
     /// A large plan is described on every core, a round of 16 chunks at once (about 4 MB of
     /// text for 16,384 tasks), and written in order; a small one on this thread.
-    package func write(_ plan: Plan, tasksPerChunk: Int = 1024, to output: (UnsafeRawBufferPointer) -> Void) {
+    package func write(
+        _ plan: Plan, order: [Int]? = nil, tasksPerChunk: Int = 1024, to output: (UnsafeRawBufferPointer) -> Void
+    ) {
         precondition(tasksPerChunk > 0, "PlanPrinter.write: tasksPerChunk must be at least 1")
+        let listing = order ?? Array(plan.tasks.indices)
+        precondition(listing.count == plan.tasks.count, "PlanPrinter.write: the order must hold every task once")
         let workflow = plan.workflow
         var text = TextBuffer()
         text.append("\(style.bold("plan")) \(workflow.name) (\(workflow.file)): ")
@@ -25,12 +33,9 @@ package struct PlanPrinter: Sendable {
         if !workflow.queues.isEmpty {
             text.append("queues: " + workflow.queues.map { "\($0.name) (concurrency \($0.concurrency))" }.joined(separator: ", ") + "\n")
         }
+        text.append("order: as a run at -j 1 starts them (priority, then file order, after their needs)\n")
+        text.append("waves: the parallel view (a wave needs only earlier waves; its tasks can run at once)\n\n")
         text.flush(to: output)
-        // Wave by wave: no task needs another of its own wave, so this listing is itself an
-        // order in which the tasks can run, and its headings never go backwards.
-        var waves = [[Int]](repeating: [], count: plan.waveCount)
-        for position in plan.tasks.indices { waves[plan.tasks[position].wave - 1].append(position) }
-        let listing = Array(waves.joined())
         let tasksPerRound = tasksPerChunk.multipliedReportingOverflow(by: 16).overflow ? Int.max : 16 * tasksPerChunk
         for roundStart in stride(from: 0, to: listing.count, by: tasksPerRound) {
             let round = roundStart..<(roundStart + min(listing.count - roundStart, tasksPerRound))
@@ -41,21 +46,15 @@ package struct PlanPrinter: Sendable {
         }
     }
 
-    /// The text of the tasks at `places` of the listing (positions in the plan, wave by wave):
-    /// each numbered by its place, after the heading of its wave where a wave starts.
+    /// The text of the tasks at `places` of the listing (positions in the plan), each numbered
+    /// by its place.
     private func describe(_ listing: [Int], _ places: Range<Int>, of plan: Plan) -> [UInt8] {
         var text = TextBuffer()
         // Tasks are read in place: a `PlannedTask` copied per task would retain each of its
         // strings and arrays, for every task of a large plan.
         plan.tasks.withUnsafeBufferPointer { tasks in
-            var previousWave = places.lowerBound > 0 ? tasks[listing[places.lowerBound - 1]].wave : 0
             for place in places {
-                let task = tasks.baseAddress! + listing[place]
-                if task.pointee.wave != previousWave {
-                    previousWave = task.pointee.wave
-                    text.append("\n" + style.cyan("wave \(previousWave)") + "\n")
-                }
-                describe(task, number: place + 1, in: tasks, secretOverrides: plan.secretOverrides, into: &text)
+                describe(tasks.baseAddress! + listing[place], number: place + 1, in: tasks, secretOverrides: plan.secretOverrides, into: &text)
             }
         }
         return text.bytes
@@ -71,6 +70,8 @@ package struct PlanPrinter: Sendable {
         text.append(style.bold(task.pointee.id))
         text.append("  ")
         text.append(task.pointee.spec.action.kind)
+        text.append("  ")
+        text.append(style.cyan("wave \(task.pointee.wave)"))
         if let description = task.pointee.spec.description { text.append("  \(style.dim("# " + description))") }
         text.append("\n")
         var settings = SettingsLine()

@@ -11,16 +11,27 @@ package struct Diagnostic: Hashable, Sendable {
         }
     }
 
+    /// An error makes the file invalid; a warning is shown, and the file still runs.
+    package enum Severity: Hashable, Sendable {
+        case error
+        case warning
+    }
+
     package var location: SourceLocation
     package var message: Message
+    package var severity: Severity
 
-    package init(_ message: Message, at location: SourceLocation) {
+    package init(_ message: Message, at location: SourceLocation, severity: Severity = .error) {
         self.location = location
         self.message = message
+        self.severity = severity
     }
 }
 
 extension Array where Element == Diagnostic {
+    /// True when one of them is an error: warnings alone leave a file valid.
+    package var hasErrors: Bool { contains { $0.severity == .error } }
+
     /// Diagnostics in file order; equal positions keep the order they were found in.
     package func sortedByPosition() -> [Diagnostic] {
         enumerated()

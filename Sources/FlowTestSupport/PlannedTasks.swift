@@ -11,7 +11,7 @@ package enum PlannedTasks {
     /// The tasks of `yaml` (a whole workflow), planned in `directory`.
     package static func from(_ yaml: String, directory: String = "/tmp") throws -> [PlannedTask] {
         let loaded = WorkflowLoader.decode(Array(yaml.utf8), file: "w.yaml", directory: directory, defaultName: "w")
-        guard loaded.diagnostics.isEmpty, let workflow = loaded.workflow else {
+        guard !loaded.diagnostics.hasErrors, let workflow = loaded.workflow else {
             throw Invalid(description: "\(loaded.diagnostics)")
         }
         guard let plan = try Planner.plan(workflow, options: PlanningOptions()).plan else {

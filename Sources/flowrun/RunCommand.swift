@@ -106,7 +106,7 @@ struct RunCommand: ParsableCommand {
         guard let signals else {  // a dry run
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
-            PlanPrinter(style: style).write(plan) { standardOutput.write($0) }
+            PlanPrinter(style: style).write(plan, order: Scheduler.startOrder(of: plan)) { standardOutput.write($0) }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
             return
         }

@@ -27,17 +27,17 @@ enum WorkflowInput {
                 let result = try Planner.plan(workflow, options: options, alsoDeclared: declared)
                 diagnostics += result.diagnostics
                 plan = result.plan
-            } catch PlanningError.unknownTarget(let name, let suggestion) where loaded.diagnostics.isEmpty {
+            } catch PlanningError.unknownTarget(let name, let suggestion) where !loaded.diagnostics.hasErrors {
                 var message = "no task named '\(name)' in \(path)"
                 if let suggestion { message += "; did you mean '\(suggestion)'?" }
                 throw CommandFailure(message)
             }
         }
-        guard diagnostics.isEmpty, let plan else {
+        if !diagnostics.isEmpty {  // errors, or warnings only (the file still runs)
             let printer = DiagnosticPrinter(style: Style(enabled: Terminal.usesColor(2, environment: ProcessInfo.processInfo.environment)))
             FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
-            return .invalid
         }
+        guard !diagnostics.hasErrors, let plan else { return .invalid }
         KeptUntilExit.keep(plan)
         return .planned(plan)
     }

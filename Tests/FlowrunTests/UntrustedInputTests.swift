@@ -125,16 +125,17 @@ import Testing
         #expect(
             result.stdout == """
                 plan flow (flow.yaml): 2 of 2 tasks in 1 waves, concurrency 2, fail fast
+                order: as a run at -j 1 starts them (priority, then file order, after their needs)
+                waves: the parallel view (a wave needs only earlier waves; its tasks can run at once)
 
-                wave 1
-                  1. fetch  download
+                  1. fetch  download  wave 1
                        url: https://example.com/get?token=***&k=***&mode=slow&f=written-here
                        to: \(root)/w/***/out/***/file
                        header: Authorization: ***
                        header: X-Home: ***
                        workdir: \(root)/w/***
                        env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=***
-                  2. local  shell
+                  2. local  shell  wave 1
                        run: make
                        workdir: \(root)/x/task-own-token
                        env: FILE_KEY=written-here API_TOKEN=*** MODE=slow db_password=*** GH_TOKEN=task-own-token

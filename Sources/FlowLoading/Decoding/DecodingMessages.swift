@@ -5,6 +5,10 @@ extension Diagnostic.Message {
     static func unknownKey(_ key: String, in context: String, suggestion: String?) -> Self {
         Self("unknown key '\(key)' in \(context)", hint: suggestion.map { "did you mean '\($0)'?" })
     }
+    /// Another tool's key (`ForeignKeys`), with flowrun's own in the note.
+    static func unknownKey(_ key: String, in context: String, note: String) -> Self {
+        Self("unknown key '\(key)' in \(context)", hint: note)
+    }
     static func missingKey(_ key: String, in context: String) -> Self {
         Self("missing required key '\(key)' in \(context)")
     }

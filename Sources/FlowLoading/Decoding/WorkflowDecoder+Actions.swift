@@ -20,6 +20,7 @@ extension WorkflowDecoder {
                 report(.empty(field()), at: node)
                 return nil
             }
+            warnIfShellText(argv, field())
             return .argv(argv.map(\.value))
         }
         guard node.scalar != nil, node.scalarKind != .null else {

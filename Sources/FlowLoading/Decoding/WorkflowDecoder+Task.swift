@@ -26,8 +26,12 @@ extension WorkflowDecoder {
                 }
             default:
                 if !decodeCommonField(field, into: &fields, context: context()) {
-                    let suggestion = Spelling.suggestion(for: field.key, among: Self.taskKeys.sorted())
-                    report(.unknownKey(field.key, in: context(), suggestion: suggestion), at: field.keyMark)
+                    if let note = ForeignKeys.note(for: field.key) {
+                        report(.unknownKey(field.key, in: context(), note: note), at: field.keyMark)
+                    } else {
+                        let suggestion = Spelling.suggestion(for: field.key, among: Self.taskKeys.sorted())
+                        report(.unknownKey(field.key, in: context(), suggestion: suggestion), at: field.keyMark)
+                    }
                 }
             }
         }

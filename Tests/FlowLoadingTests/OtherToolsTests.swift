@@ -1,0 +1,117 @@
+import FlowLoading
+import FlowModel
+import Testing
+
+/// What a go-task, GitHub Actions or Dagu user writes by habit, and what flowrun tells them.
+@Suite struct OtherToolsTests {
+    func loaded(_ text: String) -> LoadedWorkflow {
+        WorkflowLoader.decode(Array(text.utf8), file: "Taskfile.yaml", directory: "/work", defaultName: "w")
+    }
+
+    /// "FILE:LINE:COL: error|warning: MESSAGE" and its note, as `flowrun validate` prints them.
+    func lines(_ loaded: LoadedWorkflow) -> [String] {
+        loaded.diagnostics.flatMap { diagnostic in
+            let severity = diagnostic.severity == .error ? "error" : "warning"
+            return ["\(diagnostic.location): \(severity): \(diagnostic.message.text)"]
+                + (diagnostic.message.hint.map { ["\(diagnostic.location): note: \($0)"] } ?? [])
+        }
+    }
+
+    @Test func goTaskDepsAndCmdsAreAnsweredWithNeedsAndShell() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              lint: {shell: "true"}
+              build:
+                desc: Build the app
+                deps: [lint]
+                cmds:
+                  - go build ./...
+            """)
+        #expect(
+            lines(result) == [
+                "Taskfile.yaml:5:5: error: unknown key 'desc' in task 'build'",
+                "Taskfile.yaml:5:5: note: 'desc' is go-task's; flowrun says 'description: Build the app'",
+                "Taskfile.yaml:6:5: error: unknown key 'deps' in task 'build'",
+                "Taskfile.yaml:6:5: note: 'deps' is go-task's; flowrun says 'needs: [a, b]'",
+                "Taskfile.yaml:7:5: error: unknown key 'cmds' in task 'build'",
+                "Taskfile.yaml:7:5: note: 'cmds' is go-task's; flowrun says 'shell: make build' (a script; several lines in a 'shell: |' block) or 'shell: [make, build]' (a program and its arguments, no shell)",
+                "Taskfile.yaml:4:3: error: task 'build' has no action: give exactly one of shell, download, decompress, combine",
+            ])
+    }
+
+    @Test func githubActionsStepKeysAreAnsweredWithFlowrunsKeys() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              test:
+                run: make test
+                working-directory: app
+                if: failure()
+                timeout-minutes: 10
+                continue-on-error: true
+            """)
+        let notes = result.diagnostics.compactMap(\.message.hint)
+        #expect(
+            notes == [
+                "'run' is GitHub Actions'; flowrun says 'shell: make build' (a script; several lines in a 'shell: |' block) or 'shell: [make, build]' (a program and its arguments, no shell)",
+                "'working-directory' is GitHub Actions'; flowrun says 'workdir: build' (relative to the workflow file's folder)",
+                "'if' is GitHub Actions'; flowrun says 'when: failure' (one of success, failure, always; no expressions)",
+                "'timeout-minutes' is GitHub Actions'; flowrun says 'timeout: 10m' (also 30s, 1h30m)",
+                "'continue-on-error' is GitHub Actions'; flowrun says 'continue_on_error: true'",
+            ])
+        #expect(result.diagnostics.allSatisfy { $0.severity == .error && $0.location.file == "Taskfile.yaml" })
+    }
+
+    @Test(arguments: [
+        ("deps", "needs: [a, b]"), ("depends", "needs: [a, b]"), ("dependencies", "needs: [a, b]"), ("cmds", "shell: "),
+        ("command", "shell: "), ("script", "shell: "), ("run", "shell: "), ("dir", "workdir: "), ("working-directory", "workdir: "),
+        ("desc", "description: "), ("if", "when: "), ("timeout-minutes", "timeout: "), ("ignore_error", "continue_on_error: true"),
+        ("continueOn", "continue_on_error: true"), ("retry", "retries: "), ("retryPolicy", "retries: "),
+    ])
+    func eachForeignKeyNamesFlowrunsKeyAndItsForm(key: String, form: String) throws {
+        let result = loaded("version: 1\ntasks:\n  t:\n    shell: \"true\"\n    \(key): x\n")
+        let diagnostic = try #require(result.diagnostics.first)
+        #expect(result.diagnostics.count == 1)
+        #expect(diagnostic.message.text == "unknown key '\(key)' in task 't'")
+        #expect("\(diagnostic.location)" == "Taskfile.yaml:5:5")
+        let note = try #require(diagnostic.message.hint)
+        #expect(note.hasPrefix("'\(key)' is "))
+        #expect(note.contains("flowrun says '\(form)"))
+    }
+
+    @Test func aTypoOfFlowrunsOwnKeyStillGetsDidYouMean() {
+        let result = loaded("version: 1\ntasks:\n  t:\n    shell: \"true\"\n    neds: [a]\n")
+        #expect(result.diagnostics.map(\.message.hint) == ["did you mean 'needs'?"])
+    }
+
+    @Test func commandsWrittenAsArgvItemsGetAWarningWithTheStringForm() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              build:
+                shell: ["make build", "make test"]
+            """)
+        #expect(
+            lines(result) == [
+                "Taskfile.yaml:4:13: warning: the first item of 'shell' of task 'build', 'make build', is run as a program of that name, without a shell",
+                "Taskfile.yaml:4:13: note: did you mean the string form 'shell: make build && make test'?",
+            ])
+        #expect(!result.diagnostics.hasErrors)
+        #expect(result.workflow?.tasks.first?.action == .shell(.argv(["make build", "make test"])))
+    }
+
+    @Test func aVariableInTheProgramOfAnArgvListGetsAWarning() {
+        let result = loaded("version: 1\ntasks:\n  cc:\n    shell: [\"${CC}\", -c, main.c]\n")
+        #expect(result.diagnostics.map(\.severity) == [.warning])
+        #expect(result.diagnostics.first?.message.hint == "did you mean the string form 'shell: ${CC} -c main.c'?")
+    }
+
+    @Test func anArgvListOfAProgramAndArgumentsWithSpacesIsFine() {
+        let result = loaded("version: 1\ntasks:\n  t:\n    shell: [echo, \"hello world\", \"${HOME}\"]\n")
+        #expect(result.diagnostics.isEmpty)
+    }
+}
