@@ -8,16 +8,16 @@
 ///
 /// A carriage return inside a line is what progress meters use to redraw themselves
 /// (`10%\r20%\r30%`); a terminal would end up showing the last redraw, so that is what is kept.
-enum ConsoleText {
+package enum ConsoleText {
     /// What to do with `\n` (which output lines never contain, but reasons may).
-    enum Newlines {
+    package enum Newlines {
         /// Each becomes a space: one line of text.
         case space
         /// Kept, for a consumer that encodes them (GitHub's `%0A`).
         case keep
     }
 
-    static func sanitized(_ text: String, newlines: Newlines = .space) -> String {
+    package static func sanitized(_ text: String, newlines: Newlines = .space) -> String {
         guard needsSanitizing(text) else { return text }
         var result: [Unicode.Scalar] = []
         result.reserveCapacity(text.utf8.count)
