@@ -19,7 +19,7 @@ struct Flowrun: ParsableCommand {
             terminated (SIGTERM).
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self],
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self, RunsCommand.self, LogsCommand.self],
         defaultSubcommand: RunCommand.self
     )
 
