@@ -55,7 +55,7 @@ package final class JSONLinesSink: EventSink {
     package var writeFailure: WriteFailure? { writer.failure }
 
     /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
-    static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
+    package static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
         var object = JSONObjectWriter(reusing: &buffer)
         object.field("seq", event.seq)
         object.timeField("time", milliseconds: event.timeMilliseconds)

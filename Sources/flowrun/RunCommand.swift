@@ -4,6 +4,7 @@ import FlowConsole
 import FlowEngine
 import FlowModel
 import FlowPlanning
+import FlowState
 import Foundation
 
 /// `flowrun [run] FILE [TASK...]`
@@ -46,6 +47,8 @@ struct RunCommand: ParsableCommand {
     var concurrency: Int?
 
     @OptionGroup var workflow: WorkflowOptions
+
+    @OptionGroup(title: "Run record") var recording: RecordOptions
 
     @Flag(help: "After a failure, keep starting tasks that do not depend on it (as fail_fast: false).")
     var keepGoing = false
@@ -112,8 +115,10 @@ struct RunCommand: ParsableCommand {
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
         try OutputPaths.refuseOverlaps(workflow: file, eventsFile: eventsFile, junit: junit)
+        let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
         let standardOutputClosed = StandardOutputClosed()
-        let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
+        var sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
+        if let recorder { sinks.append(recorder) }
         let bus = EventBus(sinks: sinks)
         let (runner, loop): (any TaskRunner, any EngineLoop) =
             engineOnly
