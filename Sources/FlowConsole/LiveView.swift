@@ -120,6 +120,11 @@ struct LiveView {
                     task: task, outcome: .cancelled,
                     durationMilliseconds: current.map { event.timeMilliseconds - $0.startedAt },
                     attempts: current?.attempt, reason: reason))
+        case .taskSkipped(let task, let reason) where reason == SkipReason.upToDate:
+            counts.skipped += 1
+            counts.upToDate += 1
+            // No line each: the counter shows them, and the summary has one line for them all.
+            running[task] = nil
         case .taskSkipped(let task, let reason):
             counts.skipped += 1
             ended(TaskResult(task: task, outcome: .skipped, reason: reason))
@@ -184,6 +189,7 @@ struct LiveView {
         counter.append("\(done)/\(total) done", .bold)
         counter.append(", \(running.count) running")
         if counts.failed > 0 { counter.append(", \(counts.failed) failed", .red) }
+        if counts.upToDate > 0 { counter.append(", \(counts.upToDate) up to date", .dim) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
         if suspended { counter.append(" · queue suspended (SIGUSR2 resumes)", .yellow) }
         lines.append(counter.text)

@@ -46,6 +46,8 @@ package final class PlainLog: EventSink {
     private struct State {
         /// The lines held for each task's fold, under GitHub Actions.
         var groups: [TaskID: Group] = [:]
+        /// Tasks skipped as up to date: one line for them all, before the last line of the run.
+        var upToDate = 0
     }
 
     private struct Group {
@@ -92,7 +94,14 @@ package final class PlainLog: EventSink {
     }
 
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
-        if case .taskProgress = event.kind { return }
+        switch event.kind {
+        case .taskProgress: return
+        case .taskSkipped(_, let reason) where reason == SkipReason.upToDate:
+            state.upToDate += 1
+            return
+        case .workflowFinished: Self.appendUpToDate(&state.upToDate, to: &text)
+        default: break
+        }
         guard githubActions, let task = event.task else {
             Self.appendLine(for: event, to: &text)
             return
@@ -106,6 +115,7 @@ package final class PlainLog: EventSink {
     package func finish() {
         state.withLock { state in
             var text: [UInt8] = []
+            Self.appendUpToDate(&state.upToDate, to: &text)
             for task in state.groups.keys.sorted() {
                 guard var group = state.groups.removeValue(forKey: task) else { continue }
                 appendFold(&group, to: &text)
@@ -161,6 +171,14 @@ package final class PlainLog: EventSink {
             text += otherLine(for: event).utf8
             text.append(UInt8(ascii: "\n"))
         }
+    }
+
+    /// `12 tasks up to date`, for the tasks counted in `count`; then none are.
+    private static func appendUpToDate(_ count: inout Int, to text: inout [UInt8]) {
+        guard count > 0 else { return }
+        text += SummaryText.upToDate(count).utf8
+        text.append(UInt8(ascii: "\n"))
+        count = 0
     }
 
     /// `[TASK] `, which starts every line of a task.

@@ -7,11 +7,12 @@ enum SummaryText {
         "workflow \(ConsoleText.sanitized(workflow)) \(status.rawValue) in \(DurationText.string(milliseconds: durationMilliseconds)): \(self.counts(counts))"
     }
 
-    /// The non-zero counts, in the order succeeded, failed, cancelled, skipped; `no tasks` if none.
+    /// The non-zero counts, in the order succeeded, failed, cancelled, up to date, skipped (the
+    /// other skips); `no tasks` if none.
     static func counts(_ counts: FinalCounts) -> String {
         let parts = [
             (counts.succeeded, "succeeded"), (counts.failed, "failed"),
-            (counts.cancelled, "cancelled"), (counts.skipped, "skipped"),
+            (counts.cancelled, "cancelled"), (counts.upToDate, "up to date"), (counts.skipped - counts.upToDate, "skipped"),
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
     }
@@ -19,6 +20,11 @@ enum SummaryText {
     /// The first line: `workflow upgrade: 5 tasks, concurrency 2`.
     static func started(workflow: String, tasks: Int, concurrency: Int) -> String {
         "workflow \(ConsoleText.sanitized(workflow)): \(self.tasks(tasks)), concurrency \(concurrency)"
+    }
+
+    /// `12 tasks up to date`: the one line that stands for the tasks skipped as up to date.
+    static func upToDate(_ count: Int) -> String {
+        "\(tasks(count)) up to date"
     }
 
     /// `1 task`, `5 tasks`.
