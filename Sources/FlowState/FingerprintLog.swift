@@ -27,6 +27,7 @@ package final class FingerprintLog: @unchecked Sendable {
 
     package let path: String
     package let workflowFile: String
+    private let folder: StateFolder
     package private(set) var tasks: [String: TaskRecord] = [:]
     package private(set) var files: [String: FileRecord] = [:]
     /// What was wrong with the file as found, when it was ignored (another program's file, or garbage).
@@ -40,6 +41,7 @@ package final class FingerprintLog: @unchecked Sendable {
     /// - Throws: `FingerprintLogError` when the file was written by a newer flowrun, or cannot be read.
     package init(folder: StateFolder, workflowFile: String) throws(FingerprintLogError) {
         self.workflowFile = workflowFile
+        self.folder = folder
         let key = FileRecord.hex(SHA256.hash(data: Data(workflowFile.utf8))).prefix(16)
         path = folder.file("fingerprints-\(key).log")
         try load()
@@ -131,6 +133,7 @@ package final class FingerprintLog: @unchecked Sendable {
 
     private func append(_ text: String) throws(FingerprintLogError) {
         if descriptor < 0 {
+            try makeFolder()
             let isNew = !FileManager.default.fileExists(atPath: path) || ignoredProblem != nil
             descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (isNew ? O_TRUNC : 0), 0o644)
             guard descriptor >= 0 else { throw FingerprintLogError("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -141,6 +144,15 @@ package final class FingerprintLog: @unchecked Sendable {
         }
         appended += 1
         try write(text)
+    }
+
+    /// Made on the first write, so that a run with nothing to remember leaves nothing.
+    private func makeFolder() throws(FingerprintLogError) {
+        do {
+            try folder.create()
+        } catch {
+            throw FingerprintLogError("cannot make the state folder \(folder.path): \(error.localizedDescription)")
+        }
     }
 
     private var header: String { "\(Self.magic)\t\(Self.version)\t\(workflowFile)\n" }
@@ -175,6 +187,7 @@ package final class FingerprintLog: @unchecked Sendable {
             text +=
                 "T\t\(fingerprint.value)\t\(fingerprint.definition)\t\(fingerprint.environment)\t\(fingerprint.inputs)\t\(fingerprint.needs)\t\(record.outputs)\t\(task)\n"
         }
+        try makeFolder()
         let temporary = path + ".tmp-\(getpid())"
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))

@@ -33,6 +33,9 @@ package struct TaskFingerprint: Sendable, Equatable {
         return (fingerprint, missing, digests.fresh)
     }
 
+    /// The inputs' digest of a task without inputs.
+    static let noInputs = hash("")
+
     /// The fingerprint of `task` with its inputs' digest already taken.
     static func of(_ task: PlannedTask, inputs: String, needs: [TaskFingerprint?]) -> TaskFingerprint {
         let environment = task.environment.map { "\($0.name)=\($0.value)" }.joined(separator: "\0")

@@ -19,6 +19,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var current: [TaskFingerprint?]
     /// Inputs hashed when a running task was checked, written to the log at its success.
     private var hashedInputs: [Int: [(path: String, record: FileRecord)]] = [:]
+    /// Running tasks whose inputs are hashed at their success, not before they start.
+    private var inputsAtSuccess: Set<Int> = []
     private var failure: FingerprintLogError?
 
     /// - Parameter force: run every task (`--force`); successes are still recorded.
@@ -29,21 +31,36 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         current = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
     }
 
+    /// Whether any task of the workflow has a recorded success.
+    package var hasHistory: Bool { lock.withLock { !log.tasks.isEmpty } }
+
     /// The first write to the log that failed, if one did: later runs may then run tasks again.
     package var writeFailure: FingerprintLogError? { lock.withLock { failure } }
 
     package func skipReason(for index: Int) -> String? {
         lock.withLock {
             let task = plan.tasks[index]
-            let (fingerprint, missing, hashed) = TaskFingerprint.of(
-                task, needs: task.needs.map { current[$0] }, files: log.files)
+            var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needs: task.needs.map { current[$0] })
             current[index] = fingerprint
             guard TaskDefinition.isTracked(task) else { return nil }
-            if !force, missing.isEmpty, reasonToRun(task, fingerprint) == nil {
-                for (path, record) in hashed { log.noteFile(path, record) }
-                return Self.reason
+            // Inputs are hashed only when all else matches the record. A task that runs anyway
+            // has them hashed at its success, so that a large input it was never run on (a new
+            // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
+            if !force, let record = log.tasks[task.id], record.fingerprint.definition == fingerprint.definition,
+                record.fingerprint.environment == fingerprint.environment, record.fingerprint.needs == fingerprint.needs
+            {
+                var digests = FileDigests(known: log.files)
+                let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
+                fingerprint.inputs = inputs
+                current[index] = fingerprint
+                if missing.isEmpty, reasonToRun(task, fingerprint) == nil {
+                    for (path, record) in digests.fresh { log.noteFile(path, record) }
+                    return Self.reason
+                }
+                hashedInputs[index] = digests.fresh
+            } else {
+                inputsAtSuccess.insert(index)
             }
-            hashedInputs[index] = hashed
             note { () throws(FingerprintLogError) in try log.forget(task.id) }
             return nil
         }
@@ -52,16 +69,19 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func taskSucceeded(_ index: Int) {
         lock.withLock {
             let task = plan.tasks[index]
-            let inputs = hashedInputs.removeValue(forKey: index) ?? []
-            guard TaskDefinition.isTracked(task), let fingerprint = current[index] else { return }
+            var hashed = hashedInputs.removeValue(forKey: index) ?? []
+            guard TaskDefinition.isTracked(task), var fingerprint = current[index] else { return }
             var digests = FileDigests(known: log.files)
+            if inputsAtSuccess.remove(index) != nil {
+                fingerprint.inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
+                current[index] = fingerprint
+            }
             let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
             // An output the task did not make: it runs again next time, as make would.
             guard missing.isEmpty else { return }
+            hashed += digests.fresh
             let record = FingerprintLog.TaskRecord(fingerprint: fingerprint, outputs: outputs)
-            note { () throws(FingerprintLogError) in
-                try log.recordSuccess(of: task.id, record, files: inputs + digests.fresh)
-            }
+            note { () throws(FingerprintLogError) in try log.recordSuccess(of: task.id, record, files: hashed) }
         }
     }
 
@@ -84,7 +104,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         if recorded.needs != fingerprint.needs { return "changed need" }
         var digests = FileDigests(known: log.files)
         let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
-        if let first = missing.first { return "missing output \(first)" }
+        // No path in a reason: it may hold a secret value, which --dry-run never shows.
+        if !missing.isEmpty { return "missing output" }
         if outputs != record.outputs { return "changed output" }
         return nil
     }
@@ -96,16 +117,33 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [String?] = []
             for (index, task) in plan.tasks.enumerated() {
-                let (fingerprint, missing, _) = TaskFingerprint.of(task, needs: task.needs.map { current[$0] }, files: log.files)
+                var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needs: task.needs.map { current[$0] })
                 current[index] = fingerprint
-                if !TaskDefinition.isTracked(task) {
+                guard TaskDefinition.isTracked(task) else {
                     reasons.append("no inputs or outputs")
-                } else if force {
+                    continue
+                }
+                guard !force else {
                     reasons.append("--force")
-                } else if let input = missing.first {
-                    reasons.append("missing input \(input)")
+                    continue
+                }
+                // As in a run, inputs are hashed only when all else matches the record.
+                guard let recorded = log.tasks[task.id]?.fingerprint else {
+                    reasons.append("never ran")
+                    continue
+                }
+                if recorded.definition != fingerprint.definition {
+                    reasons.append("changed command")
+                } else if recorded.environment != fingerprint.environment {
+                    reasons.append("changed env")
+                } else if recorded.needs != fingerprint.needs {
+                    reasons.append("changed need")
                 } else {
-                    reasons.append(reasonToRun(task, fingerprint))
+                    var digests = FileDigests(known: log.files)
+                    let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
+                    fingerprint.inputs = inputs
+                    current[index] = fingerprint
+                    reasons.append(missing.isEmpty ? reasonToRun(task, fingerprint) : "missing input")
                 }
             }
             return reasons

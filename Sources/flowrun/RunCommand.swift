@@ -98,7 +98,9 @@ struct RunCommand: ParsableCommand {
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             PlanPrinter(style: style).write(plan) { standardOutput.write($0) }
-            if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force, creatingFolder: false) {
+            if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
+                UpToDateRun.isWorthShowing(check, of: plan)
+            {
                 standardOutput.write(UpToDateRun.preview(check, of: plan))
             }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
@@ -113,7 +115,7 @@ struct RunCommand: ParsableCommand {
             engineOnly
             ? (NoopRunner(), SerialQueueLoop())
             : (ActionRunner(processEnvironment: environment), ActionRunner.loop)
-        let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force, creatingFolder: true)
+        let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(

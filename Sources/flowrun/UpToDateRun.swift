@@ -6,24 +6,15 @@ import Foundation
 /// Sets up the up-to-date check of a run (`inputs:`/`outputs:`), and shows it for `--dry-run`.
 enum UpToDateRun {
     /// The check for a run of `plan`; nil for a workflow read from a device (`/dev/stdin`), which
-    /// has no folder to keep state in, or when the state folder cannot be made.
+    /// has no folder to keep state in. The state folder is made when there is something to keep.
     static func check(
-        for plan: Plan, environment: [String: String], force: Bool, creatingFolder: Bool
+        for plan: Plan, environment: [String: String], force: Bool
     ) throws
         -> UpToDateCheck?
     {
         let workflowFile = URL(fileURLWithPath: plan.workflow.file).standardizedFileURL.path
         guard !workflowFile.hasPrefix("/dev/"), !workflowFile.hasPrefix("/proc/") else { return nil }
         let folder = StateFolder(forWorkflowAt: workflowFile, environment: environment)
-        if creatingFolder, plan.tasks.contains(where: TaskDefinition.isTracked) {
-            do {
-                try folder.create()
-            } catch {
-                // The run is worth more than its shortcut: it runs every task, and says why.
-                warn("cannot make the state folder \(folder.path) (\(error.localizedDescription)): every task runs")
-                return nil
-            }
-        }
         let log: FingerprintLog
         do {
             log = try FingerprintLog(folder: folder, workflowFile: workflowFile)
@@ -41,6 +32,12 @@ enum UpToDateRun {
         if let failure = check.writeFailure {
             warn("the up-to-date state was not fully saved (\(failure)): the next run may run tasks again")
         }
+    }
+
+    /// Whether `--dry-run` shows the check: some task declares `inputs` or `outputs`, or the
+    /// workflow has run before. (A plan of downloads alone, never run, would only say `never ran`.)
+    static func isWorthShowing(_ check: UpToDateCheck, of plan: Plan) -> Bool {
+        check.hasHistory || plan.tasks.contains { !$0.inputs.isEmpty || !$0.outputs.isEmpty }
     }
 
     /// `--dry-run`: which tasks would run, and why.

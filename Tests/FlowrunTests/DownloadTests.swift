@@ -18,8 +18,9 @@ import Testing
     }
 
     /// Everything under `folder`, as relative paths, sorted.
+    /// What the run left in `folder`, less the state folder (what flowrun remembers, not what a task wrote).
     func tree(_ folder: TemporaryFolder) -> [String] {
-        (FileManager.default.subpaths(atPath: folder.url.path) ?? []).sorted()
+        (FileManager.default.subpaths(atPath: folder.url.path) ?? []).filter { !$0.hasPrefix(".flowrun") }.sorted()
     }
 
     @Test func twoTasksShareOneRequestAndAWarmCacheMakesNone() async throws {
