@@ -107,7 +107,7 @@ def main():
     tools = a.tools.split(",")
     env = bench_env()
     env.pop("FLOWRUN_STATE_DIR", None)
-    flowrun = a.flowrun or build_flowrun()
+    flowrun = a.flowrun.resolve() if a.flowrun else build_flowrun(".build-release")
     commands = {}
     if "flowrun" in tools:
         commands["flowrun"] = (a.size, [str(flowrun), "run", "--events", "plain", "-j2", "flow.yaml"],
