@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(
             name: "FlowState",
-            dependencies: ["FlowModel", "FlowPlanning", "FlowConsole", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(

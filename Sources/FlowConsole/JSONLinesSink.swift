@@ -115,6 +115,7 @@ package final class JSONLinesSink: EventSink {
             object.field("allowed", counts.allowed)
             object.field("cancelled", counts.cancelled)
             object.field("skipped", counts.skipped)
+            object.field("up_to_date", counts.upToDate)
             object.end()
         }
         object.endLine(into: &buffer)

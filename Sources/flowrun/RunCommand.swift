@@ -77,6 +77,9 @@ struct RunCommand: ParsableCommand {
             valueName: "MODE"))
     var summary: SummaryMode = .auto
 
+    @Flag(help: "Run every task, even those whose inputs and outputs are up to date.")
+    var force = false
+
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
     @Flag(help: .private)
     var engineOnly = false
@@ -110,6 +113,11 @@ struct RunCommand: ParsableCommand {
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             PlanPrinter(style: style).write(plan) { standardOutput.write($0) }
+            if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
+                UpToDateRun.isWorthShowing(check, of: plan)
+            {
+                standardOutput.write(UpToDateRun.preview(check, of: plan))
+            }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
             return
         }
@@ -124,15 +132,18 @@ struct RunCommand: ParsableCommand {
             engineOnly
             ? (NoopRunner(), SerialQueueLoop())
             : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
+        let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(
-                concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
+                concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace),
+            gate: upToDate)
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
         signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
         let status = engine.run()
         (runner as? ActionRunner)?.finishRun()
+        UpToDateRun.finish(upToDate)
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.
