@@ -13,7 +13,7 @@ package struct RecordedTask: Sendable, Equatable {
         init?(_ kind: RunEvent.Kind) {
             switch kind {
             case .taskSucceeded: self = .succeeded
-            case .taskFailed(_, _, _, let reason, _): self = .failed(reason: reason)
+            case .taskFailed(_, _, _, let reason, _, _): self = .failed(reason: reason)
             case .taskCancelled(_, let reason): self = .cancelled(reason: reason)
             case .taskSkipped(_, let reason): self = .skipped(reason: reason)
             default: return nil

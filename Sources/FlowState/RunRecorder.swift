@@ -72,7 +72,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
                 return
             }
             state.outputBytes[task] = kept
-        case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+        case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
             // Memory stays bounded by the tasks running, not by every task of the run.
             state.outputBytes.removeValue(forKey: task)
             state.cut.remove(task)
