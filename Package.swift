@@ -27,7 +27,9 @@ let package = Package(
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
-        .target(name: "FlowState", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(
+            name: "FlowState",
+            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(

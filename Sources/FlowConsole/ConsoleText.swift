@@ -13,16 +13,16 @@
 /// digits, `;` and `:`, then `m`: colours and bold, which cannot move the cursor) are kept, and
 /// a reset ends a line that has one, so that a colour the task left on does not bleed into the
 /// next line.
-enum ConsoleText {
+package enum ConsoleText {
     /// What to do with `\n` (which output lines never contain, but reasons may).
-    enum Newlines {
+    package enum Newlines {
         /// Each becomes a space: one line of text.
         case space
         /// Kept, for a consumer that encodes them (GitHub's `%0A`).
         case keep
     }
 
-    static func sanitized(_ text: String, newlines: Newlines = .space, keepingColours: Bool = false) -> String {
+    package static func sanitized(_ text: String, newlines: Newlines = .space, keepingColours: Bool = false) -> String {
         guard needsSanitizing(text) else { return text }
         var keptColour = false
         var result: [Unicode.Scalar] = []

@@ -2,8 +2,8 @@
 ///
 /// Tenths of a second below a minute (what a task's timing is read for), whole seconds below an
 /// hour, minutes above. Rounded to the nearest unit shown, so `59.96s` reads `1m00s`, not `60.0s`.
-enum DurationText {
-    static func string(milliseconds: Int64) -> String {
+package enum DurationText {
+    package static func string(milliseconds: Int64) -> String {
         let milliseconds = max(milliseconds, 0)
         let tenths = (milliseconds + 50) / 100
         if tenths < 600 {

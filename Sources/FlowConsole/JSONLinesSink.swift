@@ -55,7 +55,7 @@ package final class JSONLinesSink: EventSink {
     package var writeFailure: WriteFailure? { writer.failure }
 
     /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
-    static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
+    package static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
         var object = JSONObjectWriter(reusing: &buffer)
         object.field("seq", event.seq)
         object.timeField("time", milliseconds: event.timeMilliseconds)
@@ -115,6 +115,7 @@ package final class JSONLinesSink: EventSink {
             object.field("allowed", counts.allowed)
             object.field("cancelled", counts.cancelled)
             object.field("skipped", counts.skipped)
+            object.field("up_to_date", counts.upToDate)
             object.end()
         }
         object.endLine(into: &buffer)

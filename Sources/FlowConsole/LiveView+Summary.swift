@@ -40,6 +40,7 @@ extension LiveView {
                 text += line(row, widths: widths, outcome: result.outcome) + "\n"
             }
         }
+        if counts.upToDate > 0 { text += "\n" + style.dim(SummaryText.upToDate(counts.upToDate)) + "\n" }
         let explained = listed.filter { $0.outcome == .failed || $0.outcome == .allowed || $0.outcome == .cancelled }
         if !explained.isEmpty {
             text += "\n"

@@ -136,6 +136,11 @@ struct LiveView {
                     task: task, outcome: .cancelled,
                     durationMilliseconds: current.map { event.timeMilliseconds - $0.startedAt },
                     attempts: current?.attempt, reason: reason))
+        case .taskSkipped(let task, let reason) where reason == SkipReason.upToDate:
+            counts.skipped += 1
+            counts.upToDate += 1
+            // No line each: the counter shows them, and the summary has one line for them all.
+            running[task] = nil
         case .taskSkipped(let task, let reason):
             counts.skipped += 1
             ended(TaskResult(task: task, outcome: .skipped, reason: reason))
@@ -204,6 +209,7 @@ struct LiveView {
         counter.append(", \(running.count) running")
         if counts.failed > counts.allowed { counter.append(", \(counts.failed - counts.allowed) failed", .red) }
         if counts.allowed > 0 { counter.append(", \(counts.allowed) allowed", .yellow) }
+        if counts.upToDate > 0 { counter.append(", \(counts.upToDate) up to date", .dim) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
         if let left = RunEstimate.millisecondsLeft(finished: done, total: total, elapsedMilliseconds: now - startedAt) {
             counter.append(" · ETA \(DurationText.string(milliseconds: left))", .dim)

@@ -55,6 +55,8 @@ package final class PlainLog: EventSink {
         var groups: [TaskID: Group] = [:]
         /// The failures and their last lines, written before the last line of the run.
         var tails = FailureTails()
+        /// Tasks skipped as up to date: one line for them all, before the last line of the run.
+        var upToDate = 0
     }
 
     private struct Group {
@@ -101,9 +103,18 @@ package final class PlainLog: EventSink {
     }
 
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
-        if case .taskProgress = event.kind { return }
+        switch event.kind {
+        case .taskProgress: return
+        case .taskSkipped(_, let reason) where reason == SkipReason.upToDate:
+            state.upToDate += 1
+            return
+        default: break
+        }
         state.tails.record(event)
-        if case .workflowFinished = event.kind { state.tails.appendSection(to: &text) }
+        if case .workflowFinished = event.kind {
+            Self.appendUpToDate(&state.upToDate, to: &text)
+            state.tails.appendSection(to: &text)
+        }
         guard githubActions, let task = event.task else {
             Self.appendLine(for: event, to: &text)
             return
@@ -117,6 +128,7 @@ package final class PlainLog: EventSink {
     package func finish() {
         state.withLock { state in
             var text: [UInt8] = []
+            Self.appendUpToDate(&state.upToDate, to: &text)
             for task in state.groups.keys.sorted() {
                 guard var group = state.groups.removeValue(forKey: task) else { continue }
                 appendFold(&group, to: &text)
@@ -177,6 +189,14 @@ package final class PlainLog: EventSink {
             text += sanitized.utf8
         }
         text.append(UInt8(ascii: "\n"))
+    }
+
+    /// `12 tasks up to date`, for the tasks counted in `count`; then none are.
+    private static func appendUpToDate(_ count: inout Int, to text: inout [UInt8]) {
+        guard count > 0 else { return }
+        text += SummaryText.upToDate(count).utf8
+        text.append(UInt8(ascii: "\n"))
+        count = 0
     }
 
     /// `[TASK] `, which starts every line of a task.

@@ -7,14 +7,14 @@ enum SummaryText {
         "workflow \(ConsoleText.sanitized(workflow)) \(status.rawValue) in \(DurationText.string(milliseconds: durationMilliseconds)): \(self.counts(counts))"
     }
 
-    /// The non-zero counts, in the order succeeded, failed, allowed failures, cancelled,
-    /// skipped; `no tasks` if none. An allowed failure (`continue_on_error`) is not said to have
-    /// failed: the run did not fail because of it.
+    /// The non-zero counts, in the order succeeded, failed, allowed failures, cancelled, up to
+    /// date, skipped (the other skips); `no tasks` if none. An allowed failure
+    /// (`continue_on_error`) is not said to have failed: the run did not fail because of it.
     static func counts(_ counts: FinalCounts) -> String {
         let parts = [
             (counts.succeeded, "succeeded"), (counts.failed - counts.allowed, "failed"),
             (counts.allowed, counts.allowed == 1 ? "allowed failure" : "allowed failures"),
-            (counts.cancelled, "cancelled"), (counts.skipped, "skipped"),
+            (counts.cancelled, "cancelled"), (counts.upToDate, "up to date"), (counts.skipped - counts.upToDate, "skipped"),
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
     }
@@ -22,6 +22,11 @@ enum SummaryText {
     /// The first line: `workflow upgrade: 5 tasks, concurrency 2`.
     static func started(workflow: String, tasks: Int, concurrency: Int) -> String {
         "workflow \(ConsoleText.sanitized(workflow)): \(self.tasks(tasks)), concurrency \(concurrency)"
+    }
+
+    /// `12 tasks up to date`: the one line that stands for the tasks skipped as up to date.
+    static func upToDate(_ count: Int) -> String {
+        "\(tasks(count)) up to date"
     }
 
     /// `1 task`, `5 tasks`.

@@ -47,6 +47,7 @@ package final class Engine: @unchecked Sendable {
 
     private let plan: Plan
     private let runner: any TaskRunner
+    private let gate: (any TaskGate)?
     private let bus: EventBus
     private let options: Options
     private let lock = NSLock()
@@ -62,9 +63,14 @@ package final class Engine: @unchecked Sendable {
     private var flushQueued = false
 
     /// - Parameter loop: the run's loop; the runner's attempts must report on it.
-    package init(plan: Plan, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, options: Options) {
+    /// - Parameter gate: skips tasks that need not run (up to date); nil runs every task.
+    package init(
+        plan: Plan, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, options: Options,
+        gate: (any TaskGate)? = nil
+    ) {
         self.plan = plan
         self.runner = runner
+        self.gate = gate
         self.loop = loop
         self.bus = bus
         self.options = options
@@ -207,11 +213,23 @@ package final class Engine: @unchecked Sendable {
     private func perform(_ actions: [Scheduler.Action]) {
         var started = false
         defer { if started { loop.nudge() } }
-        for action in actions {
+        // A worklist: a task the gate skips frees its slot at once, which can start the next.
+        var actions = actions
+        var next = 0
+        while next < actions.count {
+            let action = actions[next]
+            next += 1
             switch action {
             case .ready(let task):
                 bus.post(.taskReady(task: plan.tasks[task].id))
             case .start(let task):
+                if let reason = gate?.skipReason(for: task) {
+                    counts.skipped += 1
+                    if reason == SkipReason.upToDate { counts.upToDate += 1 }
+                    bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason))
+                    actions += scheduler.taskFinished(task, .succeeded)
+                    continue
+                }
                 start(task)
                 started = true
             case .skip(let task, let reason):
@@ -262,6 +280,7 @@ package final class Engine: @unchecked Sendable {
         switch end {
         case .succeeded(let attempts, let duration):
             counts.succeeded += 1
+            gate?.taskSucceeded(task)
             outcome = .succeeded
             bus.post(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
         case .failed(let attempts, let duration, let reason, let exitCode):

@@ -88,6 +88,8 @@ package struct FinalCounts: Sendable, Equatable {
     package var allowed = 0
     package var cancelled = 0
     package var skipped = 0
+    /// Those of `skipped` that were up to date (`SkipReason.upToDate`).
+    package var upToDate = 0
     package init() {}
 }
 

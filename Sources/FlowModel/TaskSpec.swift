@@ -14,6 +14,10 @@ package struct TaskSpec: Hashable, Sendable {
     package var env: [EnvironmentEntry]
     package var workdir: Located<String>?
     package var description: String?
+    /// Files the task reads and writes, as written (paths and globs, `${VAR}` not yet expanded):
+    /// what decides whether it is up to date.
+    package var inputs: [Located<String>] = []
+    package var outputs: [Located<String>] = []
     package var action: Action
 
     package init(

@@ -40,6 +40,9 @@ package struct PlannedTask: Sendable {
     /// The workdir and action as `--dry-run` prints them, when a `${NAME}` in them took a secret
     /// value from `--env` or the process environment (`SecretName`): that value is `***` here.
     package var shown: ShownFields?
+    /// `inputs` and `outputs` with `${...}` expanded and made absolute against `workdir`; globs stay globs.
+    package var inputs: [String] = []
+    package var outputs: [String] = []
 
     package var id: TaskID { spec.id }
 }

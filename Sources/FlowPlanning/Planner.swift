@@ -42,12 +42,14 @@ package enum Planner {
         let (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
             for index in range {
                 let task = order[index]
-                let (workdir, environment, action, shown) = resolved[task]!
-                add(
-                    PlannedTask(
-                        spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
-                        wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
-                        environment: environment, action: action, shown: shown))
+                let (workdir, environment, action, shown, inputs, outputs) = resolved[task]!
+                var planned = PlannedTask(
+                    spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
+                    wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
+                    environment: environment, action: action, shown: shown)
+                planned.inputs = inputs
+                planned.outputs = outputs
+                add(planned)
             }
         }
         let waveCount = waves.max() ?? 0

@@ -32,14 +32,19 @@ struct TaskResolver {
             options.processEnvironment.keys.filter { workflowValues[$0] == nil && SecretName.looksSecret($0) })
     }
 
-    typealias Resolved = (workdir: String, environment: [EnvironmentEntry], action: Action, shown: ShownFields?)
+    typealias Resolved = (
+        workdir: String, environment: [EnvironmentEntry], action: Action, shown: ShownFields?, inputs: [String],
+        outputs: [String]
+    )
 
     /// The workflow's task at `index`, resolved (see `resolve(_:)`).
     mutating func resolve(taskAt index: Int) -> Resolved? {
         // Nothing to expand: scripts read their variables from the environment at run time.
         // Asked of the task in place: a copy of it would retain a dozen fields.
-        if workflow.tasks[index].workdir == nil, case .shell = workflow.tasks[index].action {
-            return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action, nil)
+        if workflow.tasks[index].workdir == nil, workflow.tasks[index].inputs.isEmpty, workflow.tasks[index].outputs.isEmpty,
+            case .shell = workflow.tasks[index].action
+        {
+            return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action, nil, [], [])
         }
         return resolve(workflow.tasks[index])
     }
@@ -49,8 +54,26 @@ struct TaskResolver {
         let before = diagnostics.count
         takesSecret = false
         let resolved = resolveFields(of: task, interpolation: interpolation(for: task))
+        let interpolation = interpolation(for: task)
+        let workdir = resolved?.workdir ?? workflow.directory
+        let inputs = declaredPaths(task.inputs, "inputs", of: task, interpolation, workdir)
+        let outputs = declaredPaths(task.outputs, "outputs", of: task, interpolation, workdir)
         guard diagnostics.count == before, let (workdir, action) = resolved else { return nil }
-        return (workdir, merged(task.env), action, shownFields(of: task, workdir: workdir, action: action))
+        return (
+            workdir, merged(task.env), action, shownFields(of: task, workdir: workdir, action: action),
+            inputs, outputs
+        )
+    }
+
+    /// `inputs` or `outputs` expanded and made absolute against the task's workdir.
+    private mutating func declaredPaths(
+        _ paths: [Located<String>], _ field: String, of task: TaskSpec, _ interpolation: Interpolation, _ workdir: String
+    ) -> [String] {
+        paths.compactMap { path in
+            expand(path, "'\(field)' of task '\(task.id)'", interpolation, task).map {
+                PathResolution.resolve($0.value, against: workdir)
+            }
+        }
     }
 
     private mutating func resolveFields(of task: TaskSpec, interpolation: Interpolation) -> (workdir: String, action: Action)? {

@@ -19,7 +19,9 @@ struct Flowrun: ParsableCommand {
             terminated (SIGTERM).
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, SchemaCommand.self],
+        subcommands: [
+            RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, SchemaCommand.self, RunsCommand.self, LogsCommand.self,
+        ],
         defaultSubcommand: RunCommand.self
     )
 

@@ -4,6 +4,7 @@ import FlowConsole
 import FlowEngine
 import FlowModel
 import FlowPlanning
+import FlowState
 import Foundation
 
 /// `flowrun [run] FILE [TASK...]`
@@ -47,6 +48,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var workflow: WorkflowOptions
 
+    @OptionGroup(title: "Run record") var recording: RecordOptions
+
     @Flag(help: "After a failure, keep starting tasks that do not depend on it (as fail_fast: false).")
     var keepGoing = false
 
@@ -73,6 +76,9 @@ struct RunCommand: ParsableCommand {
             "The live view's end summary: auto (a row per task; above 50 tasks, the failures and the 10 slowest) or all (a row per task).",
             valueName: "MODE"))
     var summary: SummaryMode = .auto
+
+    @Flag(help: "Run every task, even those whose inputs and outputs are up to date.")
+    var force = false
 
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
     @Flag(help: .private)
@@ -107,27 +113,37 @@ struct RunCommand: ParsableCommand {
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             PlanPrinter(style: style).write(plan, order: Scheduler.startOrder(of: plan)) { standardOutput.write($0) }
+            if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
+                UpToDateRun.isWorthShowing(check, of: plan)
+            {
+                standardOutput.write(UpToDateRun.preview(check, of: plan))
+            }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
             return
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
         try OutputPaths.refuseOverlaps(workflow: file, eventsFile: eventsFile, junit: junit)
+        let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
         let standardOutputClosed = StandardOutputClosed()
-        let sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
+        var sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
+        if let recorder { sinks.append(recorder) }
         let bus = EventBus(sinks: sinks)
         let (runner, loop): (any TaskRunner, any EngineLoop) =
             engineOnly
             ? (NoopRunner(), SerialQueueLoop())
             : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
+        let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(
-                concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace))
+                concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace),
+            gate: upToDate)
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
         signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
         let status = engine.run()
         (runner as? ActionRunner)?.finishRun()
+        UpToDateRun.finish(upToDate)
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.

@@ -208,6 +208,16 @@ enum WorkflowSchema {
           "$ref": "#/$defs/scalar",
           "description": "Shown in plans and reports."
         },
+        "inputs": {
+          "description": "Files the task reads: paths and globs (`*`, `?`, `[...]`, `**`) relative to its workdir; a folder stands for every file under it. `${NAME}` variables expand. With `outputs`, lets the task be skipped as up to date. Default: none.",
+          "type": "array",
+          "items": {"$ref": "#/$defs/path"}
+        },
+        "outputs": {
+          "description": "Files the task writes: paths and globs relative to its workdir, like `inputs`. The task is up to date, and skipped, when its definition, env, inputs and needs are as at its last success and its outputs are there unchanged. Default: none.",
+          "type": "array",
+          "items": {"$ref": "#/$defs/path"}
+        },
         "shell": {
           "$ref": "#/$defs/shell",
           "description": "Action: run a command. A string runs as `/bin/sh -e -c STRING`; a list runs that argv directly, with no shell. Nothing is substituted into it: variables reach it through the environment."

@@ -15,8 +15,9 @@ import Testing
         try #require(process.terminationStatus == 0)
     }
 
+    /// The names in `url`, sorted; not flowrun's own run records.
     func listing(_ url: URL) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0 != ".flowrun" }.sorted()
     }
 
     @Test func theDemoArchiveUnpacksWithStripComponentsAndReportsProgress() async throws {

@@ -17,9 +17,9 @@ import Testing
         FileManager.default.contents(atPath: folder.url.appendingPathComponent(name).path).map { Array($0) }
     }
 
-    /// Everything under `folder`, as relative paths, sorted.
+    /// Everything under `folder`, as relative paths, sorted; not flowrun's own run records.
     func tree(_ folder: TemporaryFolder) -> [String] {
-        (FileManager.default.subpaths(atPath: folder.url.path) ?? []).sorted()
+        (FileManager.default.subpaths(atPath: folder.url.path) ?? []).filter { !$0.hasPrefix(".flowrun") }.sorted()
     }
 
     @Test func twoTasksShareOneRequestAndAWarmCacheMakesNone() async throws {

@@ -167,7 +167,7 @@ import Testing
             "/bin/sh",
             [
                 "-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", FlowrunBinary.url.path,
-                "flow.yaml", "--junit", "report.xml", "--events-file", "events.jsonl",
+                "flow.yaml", "--junit", "report.xml", "--events-file", "events.jsonl", "--no-record",
             ],
             in: folder, standardOutput: FileHandle.nullDevice)
         #expect(result.status == 1)

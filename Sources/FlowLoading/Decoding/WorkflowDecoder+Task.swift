@@ -1,7 +1,7 @@
 import FlowModel
 
 extension WorkflowDecoder {
-    static let taskKeys: Set<String> = TaskFields.keys.union(["needs", "when"]).union(Action.kinds)
+    static let taskKeys: Set<String> = TaskFields.keys.union(["needs", "when", "inputs", "outputs"]).union(Action.kinds)
 
     /// One task; nil if it cannot be described (no action, or its action is broken).
     mutating func task(_ entry: MappingEntry, defaults: TaskFields) -> TaskSpec? {
@@ -11,6 +11,8 @@ extension WorkflowDecoder {
         var fields = TaskFields()
         var needs: [Located<TaskID>] = []
         var when = When.success
+        var inputs: [Located<String>] = []
+        var outputs: [Located<String>] = []
         var actionEntry: MappingEntry?
         for field in entries {
             switch field.key {
@@ -18,6 +20,10 @@ extension WorkflowDecoder {
                 needs = strings(field.value, "'needs' of \(context())", allowSingle: true) ?? []
             case "when":
                 when = choice(field.value, "'when' of \(context())") ?? .success
+            case "inputs":
+                inputs = paths(field.value, "'inputs' of \(context())")
+            case "outputs":
+                outputs = paths(field.value, "'outputs' of \(context())")
             case let key where Action.kinds.contains(key):
                 if let first = actionEntry {
                     report(.secondAction(key, task: id, first: first.key), at: field.keyMark)
@@ -41,11 +47,24 @@ extension WorkflowDecoder {
         }
         guard let action = action(actionEntry, task: id) else { return nil }
         let merged = fields.over(defaults)
-        return TaskSpec(
+        var spec = TaskSpec(
             id: id, location: location(entry.keyMark), needs: needs, when: when, queue: merged.queue?.value,
             priority: merged.priority ?? .normal, retries: merged.retries ?? 0, retryDelay: merged.retryDelay ?? .seconds(1),
             timeout: merged.timeout, continueOnError: merged.continueOnError ?? false, env: merged.env ?? [],
             workdir: merged.workdir, description: merged.description, action: action)
+        spec.inputs = inputs
+        spec.outputs = outputs
+        return spec
+    }
+
+    /// `inputs` or `outputs`: a list of non-empty paths or globs.
+    private mutating func paths(_ node: Node, _ field: @autoclosure () -> String) -> [Located<String>] {
+        guard let items = strings(node, field(), allowSingle: false) else { return [] }
+        return items.filter { item in
+            guard item.value.isEmpty else { return true }
+            report(Diagnostic(.empty("an item of \(field())"), at: item.location))
+            return false
+        }
     }
 
     /// Decodes one of the fields a task shares with `defaults`; false if `entry` is not one of them.

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The files an `inputs` or `outputs` entry names: a path, or a glob with `*`, `?`, `[...]` and
+/// `**` (any number of folders, as in go-task and .gitignore). A folder stands for every file
+/// under it, so `to: build/` of a decompress task and `inputs: [src]` mean what they say.
+/// Names starting with `.` match only a pattern that spells the dot, as in the shell.
+package enum PathGlob {
+    package static func isPattern(_ path: String) -> Bool {
+        path.contains { $0 == "*" || $0 == "?" || $0 == "[" }
+    }
+
+    /// The regular files `pattern` (an absolute path) names, sorted by bytes, without duplicates.
+    package static func files(matching pattern: String) -> [String] {
+        var found: [String] = []
+        if isPattern(pattern) {
+            // The folders before the first wildcard are walked to at once, not one stat each.
+            let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            let literal = components.prefix { !isPattern($0) }
+            walk("/" + literal.joined(separator: "/"), components[literal.count...], into: &found)
+        } else {
+            addFiles(under: pattern, into: &found)
+        }
+        if found.count < 2 { return found }
+        return Array(Set(found)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private static func walk(_ path: String, _ rest: ArraySlice<String>, into found: inout [String]) {
+        guard let component = rest.first else {
+            addFiles(under: path, into: &found)
+            return
+        }
+        let remaining = rest.dropFirst()
+        if component == "**" {
+            walk(path, remaining, into: &found)
+            for name in entries(of: path) where !name.hasPrefix(".") {
+                let child = join(path, name)
+                if isDirectory(child) { walk(child, rest, into: &found) }
+            }
+        } else if isPattern(component) {
+            for name in entries(of: path) where fnmatch(component, name, FNM_PERIOD) == 0 {
+                walk(join(path, name), remaining, into: &found)
+            }
+        } else {
+            let child = join(path, component)
+            if remaining.isEmpty || isDirectory(child) { walk(child, remaining, into: &found) }
+        }
+    }
+
+    /// `path` if it is a file, every file under it if it is a folder, nothing if it is missing.
+    private static func addFiles(under path: String, into found: inout [String]) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        if info.st_mode & S_IFMT == S_IFREG {
+            found.append(path)
+        } else if info.st_mode & S_IFMT == S_IFDIR {
+            for name in entries(of: path) { addFiles(under: join(path, name), into: &found) }
+        }
+    }
+
+    private static func entries(of folder: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}

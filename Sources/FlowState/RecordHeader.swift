@@ -1,0 +1,110 @@
+import FlowModel
+import Foundation
+
+/// The first line of a run record: what ran, from which file, and the plan.
+///
+/// A record is a JSON Lines file: this header, the plan on a line of its own (long for a large
+/// workflow, so that listing runs reads only the short first line), then the run's events as
+/// `--events jsonl` writes them. `version` is the format's version: a reader refuses a record
+/// newer than it knows, rather than misread it.
+package struct RecordHeader: Sendable, Equatable {
+    /// What the `format` key holds in every record: a file without it is not ours.
+    package static let format = "flowrun-run-record"
+    /// The record format this flowrun writes and the newest it reads.
+    package static let currentVersion = 1
+
+    package var version = Self.currentVersion
+    package var run: String
+    /// The workflow's name, as in `workflow.started`.
+    package var workflow: String
+    /// The workflow file's absolute path.
+    package var file: String
+    /// `sha256:HEX` of the file's contents, or nil when it is not a regular file (a pipe).
+    package var digest: String?
+    /// Milliseconds since 1970.
+    package var startedMilliseconds: Int64
+    /// The most bytes of each task's output that the record keeps.
+    package var outputCap: Int
+    /// Empty in a header read back: `RunRecord.plan()` reads it.
+    package var plan: [PlanEntry]
+    /// The number of tasks in the plan.
+    package var taskCount: Int
+
+    /// One planned task, in the plan's order.
+    package struct PlanEntry: Sendable, Equatable {
+        package var task: TaskID
+        package var needs: [TaskID]
+        package var kind: String
+        /// The task's fingerprint (its definition and inputs) when it ran, for `--resume` and
+        /// the up-to-date check; nil until something computes it.
+        package var fingerprint: String?
+
+        package init(task: TaskID, needs: [TaskID], kind: String, fingerprint: String? = nil) {
+            self.task = task
+            self.needs = needs
+            self.kind = kind
+            self.fingerprint = fingerprint
+        }
+    }
+
+    package init(
+        run: String, workflow: String, file: String, digest: String?, startedMilliseconds: Int64, outputCap: Int, plan: [PlanEntry]
+    ) {
+        self.run = run
+        self.workflow = workflow
+        self.file = file
+        self.digest = digest
+        self.startedMilliseconds = startedMilliseconds
+        self.outputCap = outputCap
+        self.plan = plan
+        self.taskCount = plan.count
+    }
+
+    /// The header's line and the plan's line, newlines included. Written once per run, so
+    /// `JSONSerialization` is fast enough.
+    package func encoded() throws -> [UInt8] {
+        let plan: [[String: Any]] = plan.map { entry in
+            ["task": entry.task, "needs": entry.needs, "kind": entry.kind, "fingerprint": entry.fingerprint.map { $0 as Any } ?? NSNull()]
+        }
+        let object: [String: Any] = [
+            "format": Self.format, "version": version, "run": run, "workflow": workflow, "file": file,
+            "digest": digest.map { $0 as Any } ?? NSNull(), "started_ms": startedMilliseconds, "output_cap": outputCap,
+            "tasks": plan.count,
+        ]
+        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try JSONSerialization.data(withJSONObject: object, options: options)) + [0x0A]
+            + Array(try JSONSerialization.data(withJSONObject: ["plan": plan], options: options)) + [0x0A]
+    }
+
+    /// The plan of a record's second line; empty if the line is damaged.
+    package static func decodePlan(_ line: ArraySlice<UInt8>) -> [PlanEntry] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+            let entries = object["plan"] as? [[String: Any]]
+        else { return [] }
+        return entries.compactMap { entry -> PlanEntry? in
+            guard let task = entry["task"] as? String else { return nil }
+            return PlanEntry(
+                task: task, needs: entry["needs"] as? [String] ?? [], kind: entry["kind"] as? String ?? "",
+                fingerprint: entry["fingerprint"] as? String)
+        }
+    }
+
+    /// Reads a header line, without the plan (see `decodePlan`); throws `RecordProblem` for one that is not a flowrun record, or is
+    /// newer than this flowrun.
+    package static func decode(_ line: [UInt8], path: String) throws(RecordProblem) -> RecordHeader {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+            object["format"] as? String == format
+        else { throw .foreign(path: path) }
+        guard let version = object["version"] as? Int, version >= 1 else { throw .corrupt(path: path, detail: "no valid version") }
+        guard version <= currentVersion else { throw .newer(path: path, version: version) }
+        guard let run = object["run"] as? String, let file = object["file"] as? String,
+            let started = (object["started_ms"] as? NSNumber)?.int64Value
+        else { throw .corrupt(path: path, detail: "its header lacks run, file or started_ms") }
+        var header = RecordHeader(
+            run: run, workflow: object["workflow"] as? String ?? "", file: file, digest: object["digest"] as? String,
+            startedMilliseconds: started, outputCap: object["output_cap"] as? Int ?? 0, plan: [])
+        header.taskCount = object["tasks"] as? Int ?? 0
+        header.version = version
+        return header
+    }
+}

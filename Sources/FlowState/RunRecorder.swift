@@ -1,0 +1,100 @@
+import FlowConsole
+import FlowModel
+import Foundation
+import Glibc
+
+/// Writes a run's record as it goes: the header, then each event as `--events jsonl` writes it,
+/// appended with one `write(2)` per batch and nothing held back, so a run killed at any moment
+/// (SIGKILL, a power cut) leaves a record readable up to its last event.
+///
+/// Each task's output is kept up to `outputCap` bytes; at the cut, one `task.output` line on
+/// stderr says so, and the rest of that task's output is left out (the console showed it).
+///
+/// A failed write (a full disk) is told once to `onFailure` and the record stops there; the run
+/// goes on, as make goes on when it cannot write its database: the record serves later runs,
+/// it must not fail this one. So `writeFailure` is always nil.
+///
+/// - Warning: `state` is guarded by `lock`; the bus never calls `receive` twice at once anyway.
+package final class RunRecorder: EventSink, @unchecked Sendable {
+    package let path: String
+    private let writer: DescriptorWriter
+    private let outputCap: Int
+    private let lock = NSLock()
+    private var state = State()
+
+    private struct State {
+        /// Output bytes kept so far, for each task that has printed and not yet ended.
+        var outputBytes: [TaskID: Int] = [:]
+        /// Tasks whose output was cut, until they end.
+        var cut: Set<TaskID> = []
+        var line: [UInt8] = []
+        var batch: [UInt8] = []
+    }
+
+    /// Creates the record file at `path` (which must not exist) and writes `header` to it.
+    package init(path: String, header: RecordHeader, onFailure: @escaping @Sendable (WriteFailure) -> Void) throws(RecordProblem) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .unreadable(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
+        self.path = path
+        self.outputCap = header.outputCap
+        self.writer = DescriptorWriter(descriptor: descriptor, name: "the run record \(path)", onFailure: onFailure)
+        do {
+            writer.write(try header.encoded())
+        } catch {
+            writer.write(Array("{\"format\":\"\(RecordHeader.format)\",\"error\":\"cannot encode the header\"}\n".utf8))
+        }
+    }
+
+    package func receive(_ event: RunEvent) {
+        receive([event])
+    }
+
+    package func receive(_ events: [RunEvent]) {
+        guard writer.failure == nil else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        state.batch.removeAll(keepingCapacity: true)
+        for event in events { append(event) }
+        if !state.batch.isEmpty { writer.write(state.batch) }
+    }
+
+    private func append(_ event: RunEvent) {
+        switch event.kind {
+        case .taskOutput(let task, _, let line):
+            if state.cut.contains(task) { return }
+            let kept = state.outputBytes[task, default: 0] + line.utf8.count + 1
+            guard kept <= outputCap else {
+                state.cut.insert(task)
+                let marker = RunEvent(
+                    seq: event.seq, timeMilliseconds: event.timeMilliseconds,
+                    kind: .taskOutput(task: task, stream: .stderr, line: Self.cutMarker(cap: outputCap)))
+                encode(marker)
+                return
+            }
+            state.outputBytes[task] = kept
+        case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+            // Memory stays bounded by the tasks running, not by every task of the run.
+            state.outputBytes.removeValue(forKey: task)
+            state.cut.remove(task)
+        default:
+            break
+        }
+        encode(event)
+    }
+
+    private func encode(_ event: RunEvent) {
+        JSONLinesSink.encode(event, into: &state.line)
+        state.batch += state.line
+    }
+
+    /// The line that marks where a task's output was cut in the record.
+    package static func cutMarker(cap: Int) -> String {
+        "[flowrun: output cut here: the run record keeps the first \(cap) bytes of each task's output (--record-output-cap)]"
+    }
+
+    /// Flushes the record to the disk and closes it.
+    package func finish() {
+        writer.synchronize()
+        close(writer.descriptor)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Glibc
+
+/// The lock that lets one flowrun at a time write a state folder: `flock(2)` on `lock` in it.
+///
+/// The kernel drops the lock when the process ends, however it ends (a SIGKILL included), so a
+/// stale lock cannot outlive its holder. The holder writes its pid into the file, for the
+/// message of the one that waits. The descriptor is close-on-exec, so tasks never hold it.
+package final class StateLock: Sendable {
+    package let path: String
+    private let descriptor: Int32
+
+    /// Why the lock was not taken.
+    package enum Failure: Error, CustomStringConvertible {
+        /// Another flowrun holds it, and we were not to wait.
+        case busy(path: String, holder: String?)
+        case unusable(path: String, reason: String)
+
+        package var description: String {
+            switch self {
+            case .busy(let path, let holder):
+                "another flowrun\(holder.map { " (pid \($0))" } ?? "") is using the state folder \((path as NSString).deletingLastPathComponent); not waiting for it (--no-wait)"
+            case .unusable(let path, let reason):
+                "cannot lock \(path): \(reason)"
+            }
+        }
+    }
+
+    /// Takes the lock of `folder`. If another process holds it: with `wait`, calls `waiting`
+    /// (with the holder's pid, if known) and blocks until it is free; otherwise throws `busy`.
+    package init(folder: StateFolder, wait: Bool, waiting: (String?) -> Void) throws(Failure) {
+        path = folder.file("lock")
+        do {
+            try folder.create()
+        } catch {
+            throw .unusable(path: path, reason: error.localizedDescription)
+        }
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK else {
+                close(descriptor)
+                throw .unusable(path: path, reason: String(cString: strerror(code)))
+            }
+            let holder = Self.holder(descriptor)
+            guard wait else {
+                close(descriptor)
+                throw .busy(path: path, holder: holder)
+            }
+            waiting(holder)
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    let reason = String(cString: strerror(errno))
+                    close(descriptor)
+                    throw .unusable(path: path, reason: reason)
+                }
+            }
+        }
+        // Only a hint for the next one's message: a failure to write it changes nothing.
+        let pid = Array("\(getpid())\n".utf8)
+        if ftruncate(descriptor, 0) == 0 { _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } }
+    }
+
+    private static func holder(_ descriptor: Int32) -> String? {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty || !text.allSatisfy(\.isNumber) ? nil : text
+    }
+
+    /// Lets the lock go (closing the descriptor); the process ending does the same.
+    package func release() {
+        close(descriptor)
+    }
+}

@@ -1,0 +1,66 @@
+import FlowModel
+import FlowPlanning
+
+/// What a task does, as text for its fingerprint: the resolved action, its workdir and its
+/// declared `inputs` and `outputs` patterns, without the places they are written in the file (so
+/// that moving a task or adding a line above it changes nothing). Retries, timeout and the like
+/// change how a task runs, not what it makes, and are left out, as make leaves out its flags.
+package enum TaskDefinition {
+    package static func text(of task: PlannedTask) -> String {
+        var fields: [String] = [task.action.kind, "workdir=" + task.workdir]
+        switch task.action {
+        case .shell(.script(let script)):
+            fields += ["script", script]
+        case .shell(.argv(let argv)):
+            fields += ["argv"] + argv
+        case .download(let download):
+            fields += ["url=" + download.url.value, "to=" + download.to.value, "sha256=" + (download.sha256 ?? "")]
+            fields += download.headers.map { "header=\($0.name):\($0.value.value)" }
+        case .decompress(let decompress):
+            fields += [
+                "from=" + decompress.from.value, "to=" + decompress.to.value,
+                "format=" + (decompress.format?.rawValue ?? ""), "strip=\(decompress.stripComponents)",
+                "max_files=\(decompress.maxFiles ?? -1)", "max_bytes=\(decompress.maxBytes ?? -1)",
+                "max_ratio=\(decompress.maxRatio ?? -1)",
+            ]
+        case .combine(let combine):
+            let image = combine.image
+            fields += combine.inputs.map { "input=" + $0.value }
+            fields += [
+                "to=" + combine.to.value, "format=" + combine.format.rawValue, "layout=" + image.layout.rawValue,
+                "columns=\(image.columns ?? -1)",
+                "cell=\(image.cellSize.map { "\($0.width)x\($0.height)" } ?? "")", "background=" + (image.background ?? ""),
+            ]
+        }
+        fields += inputs(of: task).map { "input-pattern=" + $0 }
+        fields += outputs(of: task).map { "output-pattern=" + $0 }
+        return fields.joined(separator: "\0")
+    }
+
+    /// The task's declared inputs and those its action implies (a decompress task's `from`, a
+    /// combine task's `inputs`). A download's input is its URL and sha256, in its definition.
+    package static func inputs(of task: PlannedTask) -> [String] {
+        switch task.action {
+        case .shell, .download: task.inputs
+        case .decompress(let decompress): [decompress.from.value] + task.inputs
+        case .combine(let combine): combine.inputs.map(\.value) + task.inputs
+        }
+    }
+
+    /// The task's declared outputs and the `to` of download, decompress and combine.
+    package static func outputs(of task: PlannedTask) -> [String] {
+        switch task.action {
+        case .shell: task.outputs
+        case .download(let download): [download.to.value] + task.outputs
+        case .decompress(let decompress): [decompress.to.value] + task.outputs
+        case .combine(let combine): [combine.to.value] + task.outputs
+        }
+    }
+
+    /// Whether the task can be up to date: it declares inputs or outputs, or its action implies
+    /// them. Any other task always runs.
+    package static func isTracked(_ task: PlannedTask) -> Bool {
+        if case .shell = task.action { return !task.inputs.isEmpty || !task.outputs.isEmpty }
+        return true
+    }
+}

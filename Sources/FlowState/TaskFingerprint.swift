@@ -1,0 +1,50 @@
+import Crypto
+import FlowModel
+import FlowPlanning
+import Foundation
+
+/// What a task's result depends on: its definition (`TaskDefinition`), its resolved env, the
+/// contents of its inputs and the fingerprints of its needs, each as a SHA-256, and one over
+/// the four. Kept in parts so that `--dry-run` can say which one changed.
+package struct TaskFingerprint: Sendable, Equatable {
+    package var definition: String
+    package var environment: String
+    package var inputs: String
+    package var needs: String
+
+    package init(definition: String, environment: String, inputs: String, needs: String) {
+        self.definition = definition
+        self.environment = environment
+        self.inputs = inputs
+        self.needs = needs
+    }
+
+    /// The whole fingerprint.
+    package var value: String { Self.hash(definition + environment + inputs + needs) }
+
+    /// The fingerprint of `task` now, given its needs' fingerprints (in `task.needs` order) and
+    /// what is known of files. Also says which inputs are missing.
+    package static func of(
+        _ task: PlannedTask, needs: [TaskFingerprint?], files: [String: FileRecord]
+    ) -> (fingerprint: TaskFingerprint, missingInputs: [String], hashed: [(path: String, record: FileRecord)]) {
+        var digests = FileDigests(known: files)
+        let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
+        let fingerprint = of(task, inputs: inputs, needs: needs)
+        return (fingerprint, missing, digests.fresh)
+    }
+
+    /// The inputs' digest of a task without inputs.
+    static let noInputs = hash("")
+
+    /// The fingerprint of `task` with its inputs' digest already taken.
+    static func of(_ task: PlannedTask, inputs: String, needs: [TaskFingerprint?]) -> TaskFingerprint {
+        let environment = task.environment.map { "\($0.name)=\($0.value)" }.joined(separator: "\0")
+        return TaskFingerprint(
+            definition: hash(TaskDefinition.text(of: task)), environment: hash(environment), inputs: inputs,
+            needs: hash(needs.map { $0?.value ?? "none" }.joined(separator: "\n")))
+    }
+
+    static func hash(_ text: String) -> String {
+        FileRecord.hex(SHA256.hash(data: Data(text.utf8)))
+    }
+}

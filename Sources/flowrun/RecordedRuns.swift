@@ -1,0 +1,42 @@
+import FlowState
+import Foundation
+
+/// The run records `flowrun runs` and `flowrun logs` read: those of one workflow file (the state
+/// folder beside it), or, with no file, every record in `.flowrun/` of the current folder (or
+/// `$FLOWRUN_STATE_DIR`).
+struct RecordedRuns {
+    let store: RunRecordStore
+    /// The workflow file's absolute path, or nil for every workflow of the folder.
+    let workflowFile: String?
+
+    init(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        if let file {
+            let path = URL(fileURLWithPath: file).standardizedFileURL.path
+            store = RunRecordStore(folder: StateFolder(forWorkflowAt: path, environment: environment))
+            workflowFile = path
+        } else {
+            let here = FileManager.default.currentDirectoryPath
+            store = RunRecordStore(folder: StateFolder(forWorkflowAt: here + "/flowrun.yaml", environment: environment))
+            workflowFile = nil
+        }
+    }
+
+    /// The readable records, newest first; each unreadable one is reported on stderr once, and
+    /// the runs of those a newer flowrun wrote are returned too.
+    func records() -> (records: [RunRecord], newer: [(run: String, problem: RecordProblem)]) {
+        let (records, problems) = store.records(forWorkflow: workflowFile)
+        var newer: [(run: String, problem: RecordProblem)] = []
+        for problem in problems {
+            RecordOptions.warn(problem.description)
+            if case .newer = problem {
+                newer.append((((problem.path as NSString).lastPathComponent as NSString).deletingPathExtension, problem))
+            }
+        }
+        return (records, newer)
+    }
+
+    /// What to say when there is no record.
+    var none: String {
+        "no run recorded in \(store.folder.path)\(workflowFile.map { " for \($0)" } ?? "")"
+    }
+}

@@ -1,0 +1,63 @@
+import FlowConsole
+import FlowPlanning
+import FlowState
+import Foundation
+
+/// Sets up the up-to-date check of a run (`inputs:`/`outputs:`), and shows it for `--dry-run`.
+enum UpToDateRun {
+    /// The check for a run of `plan`; nil for a workflow read from a device (`/dev/stdin`), which
+    /// has no folder to keep state in. The state folder is made when there is something to keep.
+    static func check(
+        for plan: Plan, environment: [String: String], force: Bool
+    ) throws
+        -> UpToDateCheck?
+    {
+        let workflowFile = URL(fileURLWithPath: plan.workflow.file).standardizedFileURL.path
+        guard !workflowFile.hasPrefix("/dev/"), !workflowFile.hasPrefix("/proc/") else { return nil }
+        let folder = StateFolder(forWorkflowAt: workflowFile, environment: environment)
+        let log: FingerprintLog
+        do {
+            log = try FingerprintLog(folder: folder, workflowFile: workflowFile)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        if let problem = log.ignoredProblem { warn(problem) }
+        return UpToDateCheck(plan: plan, log: log, force: force)
+    }
+
+    /// Ends the check of a run: compacts the log, and says if a write to it failed.
+    static func finish(_ check: UpToDateCheck?) {
+        guard let check else { return }
+        check.finish()
+        if let failure = check.writeFailure {
+            warn("the up-to-date state was not fully saved (\(failure)): the next run may run tasks again")
+        }
+    }
+
+    /// Whether `--dry-run` shows the check: some task declares `inputs` or `outputs`, or the
+    /// workflow has run before. (A plan of downloads alone, never run, would only say `never ran`.)
+    static func isWorthShowing(_ check: UpToDateCheck, of plan: Plan) -> Bool {
+        check.hasHistory || plan.tasks.contains { !$0.inputs.isEmpty || !$0.outputs.isEmpty }
+    }
+
+    /// `--dry-run`: which tasks would run, and why.
+    static func preview(_ check: UpToDateCheck, of plan: Plan) -> String {
+        let reasons = check.preview()
+        let width = min(plan.tasks.map(\.id.count).max() ?? 0, 32)
+        var text = "\nUp to date check (inputs and outputs):\n"
+        var upToDate = 0
+        for (task, reason) in zip(plan.tasks, reasons) {
+            guard let reason else {
+                upToDate += 1
+                continue
+            }
+            text += "  \(task.id.padding(toLength: max(width, task.id.count), withPad: " ", startingAt: 0))  would run: \(reason)\n"
+        }
+        text += "  \(upToDate) task\(upToDate == 1 ? "" : "s") up to date\n"
+        return text
+    }
+
+    private static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("flowrun: warning: \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import FlowState
+
+/// Two flowruns on one state folder: the second waits, or with --no-wait refuses.
+@Suite struct StateLockTests {
+    let folder = StateFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)").path)
+
+    @Test func aSecondHolderIsRefusedWhenItMustNotWaitAndToldWhoHoldsIt() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder.path) }
+        let first = try StateLock(folder: folder, wait: false) { _ in Issue.record("the first waited") }
+        do {
+            _ = try StateLock(folder: folder, wait: false) { _ in Issue.record("waited despite --no-wait") }
+            Issue.record("took a held lock")
+        } catch {
+            #expect("\(error)".contains("another flowrun (pid \(getpid())) is using the state folder \(folder.path)"))
+            #expect("\(error)".contains("--no-wait"))
+        }
+        first.release()
+        _ = try StateLock(folder: folder, wait: false) { _ in Issue.record("waited for a free lock") }
+    }
+
+    @Test func aSecondHolderWaitsUntilTheFirstLetsGo() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder.path) }
+        let first = try StateLock(folder: folder, wait: false) { _ in }
+        let waiting = DispatchSemaphore(value: 0)
+        let acquired = DispatchSemaphore(value: 0)
+        let folder = folder
+        Thread.detachNewThread {
+            let second = try? StateLock(folder: folder, wait: true) { holder in
+                #expect(holder == "\(getpid())")
+                waiting.signal()
+            }
+            #expect(second != nil)
+            acquired.signal()
+        }
+        #expect(waiting.wait(timeout: .now() + 120) == .success)  // a hang guard
+        first.release()
+        #expect(acquired.wait(timeout: .now() + 120) == .success)
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Run records as a make, go-task or GitHub Actions user meets them: every run is remembered in
+/// `.flowrun/`, `flowrun runs` lists them, `flowrun logs` shows one again.
+@Suite struct RunRecordCommandTests {
+    let threeTasks = """
+        version: 1
+        tasks:
+          build: {shell: "echo compiling; echo warning >&2"}
+          test: {needs: build, shell: "echo testing; exit 3"}
+          deploy: {needs: test, shell: "echo deploying"}
+        """
+
+    func folder(_ workflow: String) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        return folder
+    }
+
+    func flowrun(_ arguments: [String], in folder: TemporaryFolder) async throws -> FlowrunBinary.Result {
+        try await FlowrunBinary.run(arguments, in: folder.url)
+    }
+
+    func runs(in folder: TemporaryFolder) async throws -> [[String: Any]] {
+        let listed = try await flowrun(["runs", "--json", "flow.yaml"], in: folder)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        return try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+    }
+
+    @Test func logsShowsAPastRunExactlyAsTheConsoleShowedIt() async throws {
+        let folder = try folder(threeTasks)
+        let run = try await flowrun(["run", "--events", "plain", "flow.yaml"], in: folder)
+        #expect(run.status == 1)
+        let logs = try await flowrun(["logs"], in: folder)
+        #expect(logs.status == 0, "\(logs.stderr)")
+        #expect(logs.stdout == run.stdout)
+        #expect(logs.stdout.contains("[test] failed in "))
+        let jsonl = try await flowrun(["logs", "--events", "jsonl"], in: folder)
+        let events = try EventStream(jsonl.stdout)
+        #expect(events.finals == ["build": "task.succeeded", "test": "task.failed", "deploy": "task.skipped"])
+        #expect(events.named("workflow.finished").first?["status"] as? String == "failed")
+    }
+
+    @Test func runsListsEachRunNewestFirstWithItsResultAndCounts() async throws {
+        let folder = try folder(threeTasks)
+        #expect(try await flowrun(["run", "flow.yaml"], in: folder).status == 1)
+        #expect(try await flowrun(["run", "flow.yaml", "build"], in: folder).status == 0)
+        let listed = try await runs(in: folder)
+        #expect(listed.count == 2)
+        #expect(listed.map { $0["result"] as? String } == ["succeeded", "failed"])
+        let failed = try #require(listed.last?["counts"] as? [String: Int])
+        #expect(failed == ["succeeded": 1, "failed": 1, "cancelled": 0, "skipped": 1])
+        #expect((listed[0]["id"] as? String ?? "") > (listed[1]["id"] as? String ?? ""))
+        #expect(listed[0]["file"] as? String == folder.url.appendingPathComponent("flow.yaml").standardizedFileURL.path)
+        #expect((listed[0]["digest"] as? String)?.hasPrefix("sha256:") == true)
+        #expect(listed[0]["duration_ms"] is Int && listed[0]["started"] is String)
+
+        let table = try await flowrun(["runs", "flow.yaml"], in: folder)
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("ID") && lines[0].contains("STARTED") && lines[0].contains("DURATION") && lines[0].contains("RESULT"))
+        #expect(lines[1].hasPrefix(listed[0]["id"] as? String ?? "?") && lines[1].contains("succeeded"))
+        #expect(lines[2].contains("failed"))
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".flowrun/.gitignore").path))
+    }
+
+    @Test func logsWithATaskPrintsThatTasksOutputOnly() async throws {
+        let folder = try folder(threeTasks)
+        #expect(try await flowrun(["run", "flow.yaml"], in: folder).status == 1)
+        let run = try #require(try await runs(in: folder).first?["id"] as? String)
+        let last = try await flowrun(["logs", "build"], in: folder)
+        #expect(last.stdout == "compiling\nwarning\n")
+        let named = try await flowrun(["logs", run, "test"], in: folder)
+        #expect(named.stdout == "testing\n")
+        let unknown = try await flowrun(["logs", run, "tset"], in: folder)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no task 'tset'"))
+    }
+
+    @Test func noRecordDryRunAndValidateLeaveNoRecord() async throws {
+        let folder = try folder(threeTasks)
+        #expect(try await flowrun(["run", "--no-record", "flow.yaml", "build"], in: folder).status == 0)
+        #expect(try await flowrun(["run", "--dry-run", "flow.yaml"], in: folder).status == 0)
+        #expect(try await flowrun(["validate", "flow.yaml"], in: folder).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".flowrun").path))
+        let none = try await flowrun(["logs"], in: folder)
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no run recorded"))
+    }
+
+    @Test func theStateFolderCanBeElsewhere() async throws {
+        let folder = try folder(threeTasks)
+        let state = try TemporaryFolder()
+        let environment = ["FLOWRUN_STATE_DIR": state.url.path]
+        #expect(try await FlowrunBinary.run(["run", "flow.yaml", "build"], in: folder.url, environment: environment).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".flowrun").path))
+        let logs = try await FlowrunBinary.run(["logs", "build"], in: folder.url, environment: environment)
+        #expect(logs.stdout == "compiling\nwarning\n")
+    }
+
+    @Test func recordsPastTheKeptCountArePruned() async throws {
+        let folder = try folder(threeTasks)
+        for _ in 0..<3 { #expect(try await flowrun(["run", "--keep-runs", "2", "flow.yaml", "build"], in: folder).status == 0) }
+        #expect(try await runs(in: folder).count == 2)
+    }
+
+    @Test func aTasksOutputPastTheCapIsCutWithAMarker() async throws {
+        let folder = try folder("version: 1\ntasks:\n  chatty: {shell: 'for i in $(seq 1 200); do echo line-$i; done'}\n")
+        let run = try await flowrun(["run", "--events", "plain", "--record-output-cap", "1K", "flow.yaml"], in: folder)
+        #expect(run.stdout.contains("line-200"))  // the console shows everything
+        let logs = try await flowrun(["logs", "chatty"], in: folder)
+        let lines = logs.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "line-1")
+        #expect(lines.last?.contains("output cut here") == true)
+        #expect(lines.last?.contains("--record-output-cap") == true)
+        #expect(!lines.contains("line-200"))
+        #expect(logs.stdout.utf8.count < 1300)
+    }
+
+    @Test func aRunKilledWithSigkillLeavesARecordReadableUpToItsLastEvent() async throws {
+        let seconds = "10\(Int.random(in: 10_000...99_999))"
+        let folder = try folder("version: 1\ntasks:\n  first: {shell: 'echo done'}\n  long: {needs: first, shell: 'echo ready; sleep \(seconds)'}\n")
+        let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        #expect(await live.waitFor("\"line\":\"ready\""))
+        // The record gets each event right after the console: wait for it there too (a hang guard).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline, !(try recordText(folder).contains("ready")) { try await Task.sleep(for: .milliseconds(10)) }
+        live.send(SIGKILL)
+        _ = await live.wait()
+        #expect(live.process.terminationReason == .uncaughtSignal)
+        #expect(await SignalTests.noneLeft(matching: "sleep \(seconds)"))
+        let listed = try await runs(in: folder)
+        #expect(listed.first?["result"] as? String == "interrupted")
+        #expect(listed.first?["counts"] as? [String: Int] == ["succeeded": 1, "failed": 0, "cancelled": 0, "skipped": 0])
+        let logs = try await flowrun(["logs"], in: folder)
+        #expect(logs.status == 0)
+        #expect(logs.stdout.contains("[first] succeeded in "))
+        #expect(logs.stdout.contains("[long] | ready\n"))
+        #expect(logs.stdout.hasSuffix("was interrupted: its record ends here\n"))
+        let table = try await flowrun(["runs", "flow.yaml"], in: folder)
+        #expect(table.stdout.contains("interrupted"))
+    }
+
+    func recordText(_ folder: TemporaryFolder) throws -> String {
+        let runs = folder.url.appendingPathComponent(".flowrun/runs")
+        guard let workflow = try? FileManager.default.contentsOfDirectory(atPath: runs.path).first else { return "" }
+        let records = try FileManager.default.contentsOfDirectory(atPath: runs.appendingPathComponent(workflow).path)
+        return try records.map { try String(contentsOf: runs.appendingPathComponent(workflow).appendingPathComponent($0), encoding: .utf8) }.joined()
+    }
+
+    @Test func aSecondRunOnTheSameFolderWaitsForTheFirstOrRefusesWithNoWait() async throws {
+        let folder = try folder("version: 1\ntasks:\n  hold: {shell: 'echo holding; until [ -e release ]; do sleep 0.05; done'}\n")
+        let first = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        #expect(await first.waitFor("\"line\":\"holding\""))
+        let refused = try await flowrun(["run", "--no-wait", "flow.yaml"], in: folder)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("another flowrun (pid \(first.process.processIdentifier)) is using the state folder"))
+        #expect(refused.stdout == "")
+        let second = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline, !second.stderr.contains("waiting for another flowrun") { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(second.stderr.contains("waiting for another flowrun (pid \(first.process.processIdentifier))"))
+        #expect(second.stdout == "")  // it has not started
+        try Data().write(to: folder.url.appendingPathComponent("release"))
+        #expect(await first.wait() == 0)
+        #expect(await second.wait() == 0)
+        #expect(try await runs(in: folder).count == 2)
+    }
+
+    @Test func foreignAndNewerRecordsAreReportedNotFatal() async throws {
+        let folder = try folder(threeTasks)
+        #expect(try await flowrun(["run", "flow.yaml", "build"], in: folder).status == 0)
+        let runs = folder.url.appendingPathComponent(".flowrun/runs")
+        let workflow = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).first)
+        try Data("not a record\u{0}\u{1}".utf8).write(to: runs.appendingPathComponent(workflow).appendingPathComponent("junk.jsonl"))
+        let listed = try await flowrun(["runs", "flow.yaml"], in: folder)
+        #expect(listed.status == 0)
+        #expect(listed.stderr.contains("junk.jsonl is not a flowrun run record; ignored"))
+        #expect(listed.stdout.contains("succeeded"))
+
+        let newer = runs.appendingPathComponent(workflow).appendingPathComponent("29991231-235959-999.jsonl")
+        try Data("{\"format\":\"flowrun-run-record\",\"version\":99,\"run\":\"29991231-235959-999\"}\n".utf8).write(to: newer)
+        let logs = try await flowrun(["logs"], in: folder)
+        #expect(logs.status == 2)
+        #expect(logs.stderr.contains("written by a newer flowrun (record format version 99"))
+        #expect(try await flowrun(["runs", "flow.yaml"], in: folder).status == 0)
+    }
+
+    /// A full disk (here: a file size limit) stops the record, not the run.
+    @Test func aRecordThatCannotBeWrittenWarnsOnceAndTheRunGoesOn() async throws {
+        let folder = try folder("version: 1\ntasks:\n  chatty: {shell: 'for i in $(seq 1 500); do echo line-$i; done'}\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            """
+            import os, resource, signal, sys
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+            os.execv(sys.argv[1], sys.argv[1:])
+            """, FlowrunBinary.url.path, "run", "--events", "plain", "flow.yaml",
+        ]
+        process.currentDirectoryURL = folder.url
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let (stdout, stderr) = try await offThePool {
+            let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (stdout, stderr)
+        }
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stdout.contains("line-500"))
+        #expect(stderr.components(separatedBy: "warning:").count == 2, "\(stderr)")
+        #expect(stderr.contains("the run record"))
+        #expect(stderr.contains("the run goes on"))
+        // The record ends where writing failed, and reads as a run without an end.
+        #expect(try await flowrun(["logs"], in: folder).status == 0)
+        #expect(try await runs(in: folder).first?["result"] as? String == "interrupted")
+    }
+}

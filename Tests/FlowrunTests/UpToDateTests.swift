@@ -1,0 +1,258 @@
+import Foundation
+import Testing
+
+/// `inputs:` and `outputs:`: a task whose definition, env, inputs and needs are as at its last
+/// success, and whose outputs are still there unchanged, is skipped as `up-to-date`.
+@Suite struct UpToDateTests {
+    /// A folder with `flow.yaml` and the files a test writes, run again and again.
+    final class Project {
+        let folder: TemporaryFolder
+        var url: URL { folder.url }
+
+        init(_ workflow: String, files: [String: String] = [:]) throws {
+            folder = try TemporaryFolder()
+            try write("flow.yaml", workflow)
+            for (path, text) in files { try write(path, text) }
+        }
+
+        func write(_ path: String, _ text: String) throws {
+            let file = url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+
+        func read(_ path: String) throws -> String {
+            try String(contentsOf: url.appendingPathComponent(path), encoding: .utf8)
+        }
+
+        func remove(_ path: String) throws {
+            try FileManager.default.removeItem(at: url.appendingPathComponent(path))
+        }
+
+        /// Runs `flowrun run --events jsonl flow.yaml arguments...`; the tasks that ran and those up to date.
+        func run(_ arguments: [String] = []) async throws -> (ran: Set<String>, upToDate: Set<String>, events: EventStream) {
+            let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"] + arguments, in: url)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let events = try EventStream(result.stdout)
+            let ran = Set(events.named("task.started").compactMap(\.task))
+            let upToDate = Set(events.named("task.skipped").filter { $0["reason"] as? String == "up-to-date" }.compactMap(\.task))
+            return (ran, upToDate, events)
+        }
+    }
+
+    /// a -> b -> c, and d beside them: each copies one file to another.
+    static let chain = """
+        version: 1
+        env: {GREETING: hello}
+        tasks:
+          a: {inputs: [src/a.txt], outputs: [build/a.out], shell: 'mkdir -p build && cat src/a.txt > build/a.out'}
+          b: {needs: a, inputs: [build/a.out], outputs: [build/b.out], shell: 'cat build/a.out > build/b.out; echo "$GREETING" >> build/b.out'}
+          c: {needs: b, inputs: [build/b.out], outputs: [build/c.out], shell: 'cat build/b.out > build/c.out'}
+          d: {inputs: [src/d.txt], outputs: [build/d.out], shell: 'mkdir -p build && cat src/d.txt > build/d.out'}
+
+        """
+
+    static func chainProject() throws -> Project {
+        try Project(chain, files: ["src/a.txt": "one\n", "src/d.txt": "dee\n"])
+    }
+
+    @Test func aSecondRunWithNothingChangedRunsNothing() async throws {
+        let project = try Self.chainProject()
+        let first = try await project.run()
+        #expect(first.ran == ["a", "b", "c", "d"])
+        let second = try await project.run()
+        #expect(second.ran.isEmpty)
+        #expect(second.upToDate == ["a", "b", "c", "d"])
+        let counts = second.events.named("workflow.finished").first?["counts"] as? [String: Any]
+        #expect(counts?["skipped"] as? Int == 4 && counts?["up_to_date"] as? Int == 4 && counts?["succeeded"] as? Int == 0)
+        #expect(FileManager.default.fileExists(atPath: project.url.appendingPathComponent(".flowrun/.gitignore").path))
+    }
+
+    @Test func aChangedInputRerunsThatTaskAndItsDependentsOnly() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        try project.write("src/a.txt", "two, longer\n")
+        let rerun = try await project.run()
+        #expect(rerun.ran == ["a", "b", "c"])
+        #expect(rerun.upToDate == ["d"])
+        #expect(try project.read("build/c.out") == "two, longer\nhello\n")
+    }
+
+    @Test func touchingAnInputWithoutChangingItKeepsTheTaskUpToDate() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        try project.write("src/a.txt", "one\n")  // a new inode and mtime, the same contents
+        #expect(try await project.run().ran.isEmpty)
+    }
+
+    @Test func aChangedEnvRerunsTheTasksThatSeeIt() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        // Every task's env changes: the workflow's env is each task's.
+        let rerun = try await project.run(["--env", "GREETING=bonjour"])
+        #expect(rerun.ran == ["a", "b", "c", "d"])
+        #expect(try project.read("build/c.out") == "one\nbonjour\n")
+        #expect(try await project.run(["--env", "GREETING=bonjour"]).ran.isEmpty)
+    }
+
+    @Test func aChangedCommandRerunsThatTaskAndItsDependents() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        try project.write("flow.yaml", Self.chain.replacingOccurrences(of: "cat build/b.out > build/c.out", with: "cp build/b.out build/c.out"))
+        #expect(try await project.run().ran == ["c"])
+        try project.write("flow.yaml", Self.chain.replacingOccurrences(of: "echo \"$GREETING\"", with: "echo \"$GREETING!\""))
+        #expect(try await project.run().ran == ["b", "c"])
+    }
+
+    @Test func aDeletedOrEditedOutputRerunsItsTask() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        try project.remove("build/d.out")
+        #expect(try await project.run().ran == ["d"])
+        try project.write("build/c.out", "edited by hand\n")
+        #expect(try await project.run().ran == ["c"])
+        #expect(try project.read("build/c.out") == "one\nhello\n")
+    }
+
+    @Test func aChangedNeedRerunsItsDependentsEvenWithoutDeclaredFilesBetweenThem() async throws {
+        let project = try Project(
+            """
+            version: 1
+            tasks:
+              gen: {inputs: [spec.txt], outputs: [gen.out], shell: 'cat spec.txt > gen.out'}
+              use: {needs: gen, outputs: [use.out], shell: 'cat gen.out > use.out'}
+
+            """, files: ["spec.txt": "v1\n"])
+        _ = try await project.run()
+        try project.write("spec.txt", "version 2\n")
+        #expect(try await project.run().ran == ["gen", "use"])
+        #expect(try project.read("use.out") == "version 2\n")
+    }
+
+    @Test func aRenamedTaskRunsAsNeverRanBefore() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        try project.write("flow.yaml", Self.chain.replacingOccurrences(of: "  d: {", with: "  dee: {"))
+        let rerun = try await project.run()
+        #expect(rerun.ran == ["dee"])
+        #expect(rerun.upToDate == ["a", "b", "c"])
+    }
+
+    @Test func aGlobThatGainsAFileRerunsItsTask() async throws {
+        let project = try Project(
+            """
+            version: 1
+            tasks:
+              pack: {inputs: ['parts/**/*.txt'], outputs: [all.txt], shell: 'find parts -name "*.txt" | sort | xargs cat > all.txt'}
+
+            """, files: ["parts/1.txt": "1\n", "parts/deep/2.txt": "2\n"])
+        _ = try await project.run()
+        #expect(try await project.run().ran.isEmpty)
+        try project.write("parts/deeper/still/3.txt", "3\n")
+        #expect(try await project.run().ran == ["pack"])
+        #expect(try project.read("all.txt") == "1\n2\n3\n")
+        try project.write("parts/notes.md", "not matched\n")
+        #expect(try await project.run().ran.isEmpty)
+    }
+
+    @Test func aTaskWithoutInputsOrOutputsAlwaysRunsAndForceRunsEverything() async throws {
+        let project = try Project(Self.chain + "  hello: {shell: echo hi}\n", files: ["src/a.txt": "one\n", "src/d.txt": "dee\n"])
+        _ = try await project.run()
+        #expect(try await project.run().ran == ["hello"])
+        let forced = try await project.run(["--force"])
+        #expect(forced.ran == ["a", "b", "c", "d", "hello"])
+        #expect(try await project.run().ran == ["hello"], "a forced run records its successes")
+    }
+
+    @Test func aFailedTaskRunsAgainNextTime() async throws {
+        let project = try Project(
+            """
+            version: 1
+            tasks:
+              flaky: {inputs: [in.txt], outputs: [out.txt], shell: 'cp in.txt out.txt; test -f ok'}
+
+            """, files: ["in.txt": "x\n"])
+        // Makes out.txt from in.txt, then fails: nothing is recorded.
+        let failed = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: project.url)
+        #expect(failed.status == 1)
+        try project.write("ok", "")
+        #expect(try await project.run().ran == ["flaky"])
+        #expect(try await project.run().ran.isEmpty)
+    }
+
+    @Test func dryRunSaysWhichTasksWouldRunAndWhy() async throws {
+        let project = try Self.chainProject()
+        var dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)
+        #expect(dry.stdout.contains("would run: never ran"), "\(dry.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: project.url.appendingPathComponent(".flowrun").path), "a dry run writes nothing")
+        _ = try await project.run()
+        try project.write("src/d.txt", "changed\n")
+        try project.remove("build/c.out")
+        dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)
+        let lines = dry.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { $0.hasPrefix("d ") && $0.hasSuffix("would run: changed input") }, "\(dry.stdout)")
+        #expect(lines.contains { $0.hasPrefix("c ") && $0.contains("would run: missing output") }, "\(dry.stdout)")
+        #expect(lines.contains("2 tasks up to date"), "\(dry.stdout)")
+        try project.write("flow.yaml", Self.chain.replacingOccurrences(of: "cat build/b.out", with: "cp build/b.out"))
+        dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)
+        #expect(dry.stdout.contains("would run: changed command"), "\(dry.stdout)")
+    }
+
+    @Test func thePlainLogShowsUpToDateTasksAsOneLineAndCountsThem() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        try project.write("src/d.txt", "changed\n")
+        let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: project.url)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.contains("up to date") && !$0.hasPrefix("workflow") } == ["3 tasks up to date"], "\(result.stdout)")
+        #expect(!lines.contains { $0.hasPrefix("[a]") }, "no line per up-to-date task")
+        #expect(lines.last?.hasSuffix(": 1 succeeded, 3 up to date") == true, "\(result.stdout)")
+    }
+
+    @Test func junitMarksUpToDateTasksSkippedWithTheReason() async throws {
+        let project = try Self.chainProject()
+        _ = try await project.run()
+        let result = try await FlowrunBinary.run(["run", "--events", "plain", "--junit", "report.xml", "flow.yaml"], in: project.url)
+        #expect(result.status == 0)
+        let report = try project.read("report.xml")
+        #expect(report.contains("skipped=\"4\""))
+        #expect(report.contains("<skipped message=\"up-to-date\"/>"))
+    }
+
+    @Test func rerunningTheUpgradeDemoSkipsDownloadAndUnpack() async throws {
+        let folder = try TemporaryFolder()
+        let copy = folder.url.appendingPathComponent("workflows")
+        try FileManager.default.copyItem(at: FlowrunBinary.repositoryRoot.appendingPathComponent("workflows"), to: copy)
+        try? FileManager.default.removeItem(at: copy.appendingPathComponent(".flowrun"))
+        try? FileManager.default.removeItem(at: copy.appendingPathComponent("out"))
+        let first = try await FlowrunBinary.run(["run", "--events", "jsonl", "workflows/upgrade.yaml"], in: folder.url)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let second = try await FlowrunBinary.run(["run", "--events", "jsonl", "workflows/upgrade.yaml"], in: folder.url)
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        let events = try EventStream(second.stdout)
+        let upToDate = Set(events.named("task.skipped").filter { $0["reason"] as? String == "up-to-date" }.compactMap(\.task))
+        #expect(upToDate == ["download", "unpack"])
+        #expect(events.finals["install"] == "task.succeeded", "a shell task with neither field runs, as before")
+    }
+
+    @Test func badInputsAndOutputsAreReportedAtTheirPlace() async throws {
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  a:\n    inputs: src/a.txt\n    outputs: ['']\n    shell: 'true'\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("flow.yaml:4:13"), "\(result.stderr)")
+        #expect(result.stderr.contains("'inputs' of task 'a'"), "\(result.stderr)")
+        #expect(result.stderr.contains("flow.yaml:5:15"), "\(result.stderr)")
+    }
+
+    @Test func anUndefinedVariableInInputsIsReported() async throws {
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  a: {inputs: ['${NOPE}/x'], shell: 'true'}\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("NOPE"), "\(result.stderr)")
+    }
+}
