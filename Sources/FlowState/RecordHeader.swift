@@ -60,20 +60,50 @@ package struct RecordHeader: Sendable, Equatable {
         self.taskCount = plan.count
     }
 
-    /// The header's line and the plan's line, newlines included. Written once per run, so
-    /// `JSONSerialization` is fast enough.
+    /// The header's line and the plan's line, newlines included. The header is written once
+    /// per run, so `JSONSerialization` is fast enough for it; the plan has an entry per task,
+    /// and is written by hand, as the event stream is.
     package func encoded() throws -> [UInt8] {
-        let plan: [[String: Any]] = plan.map { entry in
-            ["task": entry.task, "needs": entry.needs, "kind": entry.kind, "fingerprint": entry.fingerprint.map { $0 as Any } ?? NSNull()]
-        }
         let object: [String: Any] = [
             "format": Self.format, "version": version, "run": run, "workflow": workflow, "file": file,
             "digest": digest.map { $0 as Any } ?? NSNull(), "started_ms": startedMilliseconds, "output_cap": outputCap,
             "tasks": plan.count,
         ]
-        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try JSONSerialization.data(withJSONObject: object, options: options)) + [0x0A]
-            + Array(try JSONSerialization.data(withJSONObject: ["plan": plan], options: options)) + [0x0A]
+        var bytes = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        bytes += "\n{\"plan\":[".utf8
+        for (index, entry) in plan.enumerated() {
+            bytes += (index == 0 ? "{\"task\":" : ",{\"task\":").utf8
+            Self.appendString(entry.task, to: &bytes)
+            bytes += ",\"needs\":[".utf8
+            for (position, need) in entry.needs.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.appendString(need, to: &bytes)
+            }
+            bytes += "],\"kind\":".utf8
+            Self.appendString(entry.kind, to: &bytes)
+            bytes += ",\"fingerprint\":".utf8
+            if let fingerprint = entry.fingerprint { Self.appendString(fingerprint, to: &bytes) } else { bytes += "null".utf8 }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes += "]}\n".utf8
+        return bytes
+    }
+
+    /// Appends `text` as a JSON string: `"`, `\` and the C0 controls escaped.
+    static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0..<0x20:
+                bytes += String(format: "\\u%04x", byte).utf8
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The plan of a record's second line; empty if the line is damaged.

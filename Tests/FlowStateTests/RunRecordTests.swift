@@ -163,6 +163,16 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: base + "/.gitignore"))
     }
 
+    @Test func thePlanReadsBackWhateverItsFieldsHold() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        var written = header()
+        written.plan[1].fingerprint = "quote \" backslash \\ control \u{1} é"
+        written.plan[2].needs = ["build", "test"]
+        let record = try RunRecord(path: try record(written, []))
+        #expect(record.plan() == written.plan)
+        #expect(record.taskResults()["test"] == RecordedTask(state: .unfinished, fingerprint: written.plan[1].fingerprint))
+    }
+
     @Test func runIDsSortByStartTime() {
         #expect(RunRecordStore.runID(milliseconds: 1_764_039_912_123) == "20251125-030512-123")
         #expect(RunRecordStore.runID(milliseconds: 1_764_039_912_123) < RunRecordStore.runID(milliseconds: 1_764_039_913_001))
