@@ -52,6 +52,7 @@ package final class FingerprintLog: @unchecked Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FingerprintLogError("cannot read \(path)")
         }
+        guard !data.isEmpty else { return }  // made, then killed before its first line
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         // A line is whole only once its newline is written.
         lines.removeLast()
@@ -134,7 +135,7 @@ package final class FingerprintLog: @unchecked Sendable {
     private func append(_ text: String) throws(FingerprintLogError) {
         if descriptor < 0 {
             try makeFolder()
-            let isNew = !FileManager.default.fileExists(atPath: path) || ignoredProblem != nil
+            let isNew = (FileRecord.status(of: path)?.size ?? 0) == 0 || ignoredProblem != nil
             descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (isNew ? O_TRUNC : 0), 0o644)
             guard descriptor >= 0 else { throw FingerprintLogError("cannot write \(path): \(String(cString: strerror(errno)))") }
             if isNew {
