@@ -37,6 +37,17 @@ import Testing
         #expect(reread.files["/w/in"] == file)
     }
 
+    @Test func anEmptyLogLeftByAKillIsStartedAfresh() throws {
+        let (folder, base) = try folder()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let path = try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml").path
+        try Data().write(to: URL(fileURLWithPath: path))
+        let log = try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml")
+        #expect(log.ignoredProblem == nil)
+        try log.recordSuccess(of: "a", .init(fingerprint: Self.fingerprint("a"), outputs: "o"), files: [])
+        #expect(try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml").tasks["a"] != nil)
+    }
+
     @Test func compactionKeepsOneLinePerTaskAndFile() throws {
         let (folder, base) = try folder()
         defer { try? FileManager.default.removeItem(atPath: base) }
