@@ -10,38 +10,11 @@ import Testing
           build: {shell: "echo compiling"}
         """
 
-    /// Runs `flowrun arguments...` on a real pseudo-terminal (python3's pty module) with only
-    /// TERM, PATH and `environment`, and returns its exit status and what it drew.
+    /// Runs `flowrun arguments...` on a pseudo-terminal with only TERM, PATH and `environment`.
     func onATerminal(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, screen: String) {
         let folder = try TemporaryFolder()
         try Data(Self.workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let extra = try String(decoding: JSONSerialization.data(withJSONObject: environment), as: UTF8.self)
-        let arguments = try String(decoding: JSONSerialization.data(withJSONObject: arguments), as: UTF8.self)
-        let result = try await RunTests.python([
-            "-c",
-            """
-            import json, os, pty, sys
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.chdir(sys.argv[2])
-                env = {'TERM': 'xterm', 'PATH': os.environ['PATH']}
-                env.update(json.loads(sys.argv[3]))
-                os.execve(sys.argv[1], [sys.argv[1]] + json.loads(sys.argv[4]), env)
-            out = b''
-            while True:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                out += data
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.write(out.decode('utf-8', 'replace'))
-            sys.exit(os.waitstatus_to_exitcode(status))
-            """, FlowrunBinary.url.path, folder.url.path, extra, arguments,
-        ])
-        return (result.status, result.output)
+        return try await PseudoTerminal.run(arguments, in: folder.url, environment: environment)
     }
 
     /// The live view ends with a summary table; the plain log with one line.

@@ -79,31 +79,8 @@ import Testing
 
     @Test func theLiveViewOnATerminalShowsProgressThenASummaryTable() async throws {
         let folder = try folder()
-        // python3's pty module gives the binary a real terminal and collects what it draws.
-        let result = try await RunTests.python([
-            "-c",
-            """
-            import os, pty, sys
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.chdir(sys.argv[2])
-                os.execve(sys.argv[1], [sys.argv[1], 'flow.yaml'], {'TERM': 'xterm', 'PATH': os.environ['PATH']})
-            out = b''
-            while True:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                out += data
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.write(out.decode('utf-8', 'replace'))
-            sys.exit(os.waitstatus_to_exitcode(status))
-            """, FlowrunBinary.url.path, folder.url.path,
-        ])
-        #expect(result.status == 1)
-        let screen = result.output
+        let (status, screen) = try await PseudoTerminal.run(["flow.yaml"], in: folder.url)
+        #expect(status == 1)
         #expect(screen.contains("\u{1B}[?25l"))  // cursor hidden while live
         #expect(screen.hasSuffix("\u{1B}[?25h") || screen.hasSuffix("\u{1B}[?25h\r\n"))  // and shown again at the end
         #expect(screen.contains("\u{1B}[32m"))  // colour on a terminal without NO_COLOR

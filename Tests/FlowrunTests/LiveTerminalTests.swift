@@ -17,32 +17,7 @@ import Testing
     ) async throws -> (status: Int32, screen: String) {
         let folder = try TemporaryFolder()
         try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
-        let env = ["TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"].merging(environment) { $1 }
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: env), as: UTF8.self)
-        let result = try await RunTests.python(
-            [
-                "-c",
-                """
-                import json, os, pty, sys
-                pid, fd = pty.fork()
-                if pid == 0:
-                    os.chdir(sys.argv[2])
-                    os.execve(sys.argv[1], [sys.argv[1], 'flow.yaml'] + sys.argv[4:], json.loads(sys.argv[3]))
-                out = b''
-                while True:
-                    try:
-                        data = os.read(fd, 65536)
-                    except OSError:
-                        break
-                    if not data:
-                        break
-                    out += data
-                _, status = os.waitpid(pid, 0)
-                sys.stdout.write(out.decode('utf-8', 'replace'))
-                sys.exit(os.waitstatus_to_exitcode(status))
-                """, FlowrunBinary.url.path, folder.url.path, json,
-            ] + arguments)
-        return (result.status, result.output)
+        return try await PseudoTerminal.run(["flow.yaml"] + arguments, in: folder.url, environment: environment)
     }
 
     @Test func tasksAreToldToUseColourAndTheirColoursShowWithPaddedPrefixes() async throws {

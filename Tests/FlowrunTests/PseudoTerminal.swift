@@ -1,0 +1,36 @@
+import Foundation
+
+/// flowrun on a real pseudo-terminal (python3's pty module), as a person at a terminal, or a
+/// CI job that allocates one, runs it.
+enum PseudoTerminal {
+    /// Runs `flowrun arguments...` in `folder` with TERM=xterm, the tests' PATH and `environment`
+    /// (nothing else), and returns its exit status and everything it drew.
+    static func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) async throws -> (status: Int32, screen: String) {
+        let base = ["TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        let variables = String(decoding: try JSONSerialization.data(withJSONObject: base.merging(environment) { $1 }), as: UTF8.self)
+        let result = try await RunTests.python(
+            [
+                "-c",
+                """
+                import json, os, pty, sys
+                pid, fd = pty.fork()
+                if pid == 0:
+                    os.chdir(sys.argv[2])
+                    os.execve(sys.argv[1], [sys.argv[1]] + sys.argv[4:], json.loads(sys.argv[3]))
+                out = b''
+                while True:
+                    try:
+                        data = os.read(fd, 65536)
+                    except OSError:
+                        break
+                    if not data:
+                        break
+                    out += data
+                _, status = os.waitpid(pid, 0)
+                sys.stdout.write(out.decode('utf-8', 'replace'))
+                sys.exit(os.waitstatus_to_exitcode(status))
+                """, FlowrunBinary.url.path, folder.path, variables,
+            ] + arguments)
+        return (result.status, result.output)
+    }
+}
