@@ -37,6 +37,9 @@ struct RecordedRuns {
 
     /// What to say when there is no record.
     var none: String {
-        "no run recorded in \(store.folder.path)\(workflowFile.map { " for \($0)" } ?? "")"
+        guard let workflowFile else {
+            return "no run recorded in \(store.folder.path) (records are kept beside each workflow: name it with -f FILE)"
+        }
+        return "no run recorded in \(store.folder.path) for \(workflowFile)"
     }
 }

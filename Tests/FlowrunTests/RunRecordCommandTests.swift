@@ -88,6 +88,7 @@ import Testing
         let none = try await flowrun(["logs"], in: folder)
         #expect(none.status == 2)
         #expect(none.stderr.contains("no run recorded"))
+        #expect(none.stderr.contains("-f FILE"), "a workflow in another folder keeps its records there")
     }
 
     @Test func theStateFolderCanBeElsewhere() async throws {
