@@ -33,6 +33,8 @@ enum RecordedEvent {
             counts.failed = counted["failed"] as? Int ?? 0
             counts.cancelled = counted["cancelled"] as? Int ?? 0
             counts.skipped = counted["skipped"] as? Int ?? 0
+            counts.upToDate = counted["up_to_date"] as? Int ?? 0
+            counts.doneBefore = counted["done_before"] as? Int ?? 0
             return .workflowFinished(workflow: workflow, status: status, durationMilliseconds: duration, counts: counts)
         }
         guard let task = string("task") else { return nil }
@@ -60,7 +62,7 @@ enum RecordedEvent {
         case "task.cancelled":
             return string("reason").map { .taskCancelled(task: task, reason: $0) }
         case "task.skipped":
-            return string("reason").map { .taskSkipped(task: task, reason: $0) }
+            return string("reason").map { .taskSkipped(task: task, reason: $0, run: string("run")) }
         default:
             return nil
         }
