@@ -8,7 +8,7 @@ import Foundation
 ///
 /// A task is done before when it succeeded in that run (or was kept as up to date or done
 /// before there), its fingerprint (`TaskFingerprint`: definition, env, inputs, needs) equals the
-/// one recorded then, and none of its needs runs now: the dependents of a task that runs again
+/// one recorded then, its outputs, if it declares any, are there, and none of its needs runs now: the dependents of a task that runs again
 /// run too, as GitHub's "re-run failed jobs" reruns the jobs that need a failed one. Unlike the
 /// up-to-date check, a task with no `inputs` or `outputs` is kept too: what it made is taken on
 /// the earlier run's word, as Nextflow's `-resume` does.
@@ -56,7 +56,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         return lock.withLock {
             let task = plan.tasks[index]
             if let resumed, let recorded = resumed.tasks[task.id], recorded.state.isSuccess, let value = recorded.fingerprint,
-                !task.needs.contains(where: { runs[$0] })
+                !task.needs.contains(where: { runs[$0] }), Self.outputsExist(of: task)
             {
                 let now = fingerprint(of: index)
                 if now.value == value {
@@ -79,6 +79,12 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// record keeps for a later `--resume`.
     package func fingerprint(of task: TaskID) -> String? {
         lock.withLock { indexes[task].flatMap { fingerprints[$0]?.value } }
+    }
+
+    /// Whether each declared (or implied) output of `task` names a file: one deleted since is
+    /// made again, as Nextflow's `-resume` reruns a task whose outputs are gone.
+    private static func outputsExist(of task: PlannedTask) -> Bool {
+        TaskDefinition.outputs(of: task).allSatisfy { !PathGlob.files(matching: $0).isEmpty }
     }
 
     /// The task's fingerprint now, its needs' taken as they ended in this run.

@@ -148,7 +148,7 @@ struct RunCommand: ParsableCommand {
             : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
         let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
         // Fingerprints are taken for the record, so that a later run can resume this one.
-        let resumeCheck = recorder != nil || resumed != nil ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
+        let resumeCheck = !engineOnly && (recorder != nil || resumed != nil) ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,

@@ -136,6 +136,14 @@ import Testing
         #expect(resumed.status == 0)
         #expect(resumed.ran == ["count", "report"])
         #expect(Set(resumed.doneBefore.keys) == ["other"])
+
+        // A declared output deleted since is made again, as Nextflow's -resume does.
+        try project.write("flow.yaml", workflow.replacingOccurrences(of: "'echo other'", with: "'echo other > other.txt', outputs: [other.txt]"))
+        #expect(try await project.run(["flow.yaml"]).ran.contains("other"))
+        try FileManager.default.removeItem(at: project.url.appendingPathComponent("other.txt"))
+        let outputGone = try await project.run(["--resume", "flow.yaml"])
+        #expect(outputGone.ran == ["other"])
+        #expect(Set(outputGone.doneBefore.keys).union(outputGone.events.named("task.skipped").compactMap(\.task)) == ["count", "report"])
     }
 
     /// a, then long (which waits for a file) beside quick.
