@@ -19,19 +19,24 @@ enum ResumeRun {
         return (file, tasks.first, Array(tasks.dropFirst()))
     }
 
-    /// The run `run` of the workflow `file` (nil: its last run), and each task's end there.
+    /// The run `run` of the workflow `file` (its id, a unique start of one, or `last`; nil: its
+    /// last run), and each task's end there.
     /// Throws (exit 2) when there is no such record.
     static func resumed(run: String?, file: String, environment: [String: String]) throws -> ResumeCheck.Resumed {
         let runs = RecordedRuns(file: file, environment: environment)
-        let records = runs.records().records
+        let (records, newer) = runs.records()
         if let run {
-            guard let record = records.first(where: { $0.run == run }) else {
+            guard let record = try LogsCommand.find(run, in: records) else {
                 let known = records.prefix(3).map(\.run).joined(separator: ", ")
                 throw CommandFailure(
                     "--resume: no run \(run) recorded in \(runs.store.folder.path) for \(runs.workflowFile ?? file)"
                         + (known.isEmpty ? "" : " (the last: \(known); see flowrun runs)"))
             }
             return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+        }
+        // The last run is one this flowrun cannot read: refused rather than an older one resumed.
+        if let newest = newer.max(by: { $0.run < $1.run }), newest.run > records.first?.run ?? "" {
+            throw CommandFailure("--resume: \(newest.problem.description)")
         }
         guard let record = records.first else {
             throw CommandFailure("--resume: nothing to resume: \(runs.none) (run it once without --resume, with recording on)")

@@ -214,5 +214,15 @@ import Testing
         let unknown = try await FlowrunBinary.run(["run", "--resume", "20200101-000000-000", "flow.yaml"], in: project.url)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("no run 20200101-000000-000 recorded in "))
+
+        // The last run is a newer flowrun's: refused, rather than an older run resumed.
+        let runs = project.url.appendingPathComponent(".flowrun/runs")
+        let workflow = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).first)
+        let newer = runs.appendingPathComponent(workflow).appendingPathComponent("29991231-235959-999.jsonl")
+        try Data("{\"format\":\"flowrun-run-record\",\"version\":99,\"run\":\"29991231-235959-999\"}\n".utf8).write(to: newer)
+        let refused = try await FlowrunBinary.run(["run", "--resume", "flow.yaml"], in: project.url)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("written by a newer flowrun (record format version 99"))
+        #expect(refused.stdout == "")
     }
 }
