@@ -81,6 +81,10 @@ import Testing
             event(3, .taskSucceeded(task: "build", attempts: 1, durationMilliseconds: 100)),
             event(4, .taskSkipped(task: "deploy", reason: "done-before", run: "20261125-030000-000")),
             event(5, .taskStarted(task: "test", attempt: 1, kind: "shell")),
+            event(6, .taskStarted(task: "lint", attempt: 1, kind: "shell")),
+            event(
+                7,
+                .taskFailed(task: "lint", attempts: 1, durationMilliseconds: 5, reason: "exited with status 1", exitCode: 1, allowed: true)),
         ]
         for event in events { recorder.receive(event) }
         recorder.finish()
