@@ -58,7 +58,7 @@ struct FailureTails {
             PlainLog.appendLine(for: event, to: &line)
             let tail = running.removeValue(forKey: task)
             failures.append((task, line, failures.count < Self.failuresWithLines ? tail ?? Tail() : nil))
-        case .taskSucceeded(let task, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+        case .taskSucceeded(let task, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
             running[task] = nil
         default:
             break

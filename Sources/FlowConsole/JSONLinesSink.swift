@@ -97,9 +97,13 @@ package final class JSONLinesSink: EventSink {
             object.field("reason", reason)
             object.field("exit_code", exitCode.map(Int64.init))
             object.field("allowed", allowed)
-        case .taskCancelled(let task, let reason), .taskSkipped(let task, let reason):
+        case .taskCancelled(let task, let reason):
             object.field("task", task)
             object.field("reason", reason)
+        case .taskSkipped(let task, let reason, let run):
+            object.field("task", task)
+            object.field("reason", reason)
+            if let run { object.field("run", run) }
         case .queueSuspended, .queueResumed:
             break
         case .workflowCleanup(let reason, let tasks):
@@ -116,6 +120,7 @@ package final class JSONLinesSink: EventSink {
             object.field("cancelled", counts.cancelled)
             object.field("skipped", counts.skipped)
             object.field("up_to_date", counts.upToDate)
+            object.field("done_before", counts.doneBefore)
             object.end()
         }
         object.endLine(into: &buffer)

@@ -172,10 +172,11 @@ package final class JUnitReport: EventSink {
                 state.touch(task)
                 let duration = state.cases[task]?.startedAt.map { event.timeMilliseconds - $0 } ?? 0
                 state.cases[task]?.result = .cancelled(durationMilliseconds: duration, reason: reason)
-            case .taskSkipped(let task, let reason):
+            case .taskSkipped(let task, let reason, let run):
                 state.touch(task)
                 let duration = state.cases[task]?.startedAt.map { event.timeMilliseconds - $0 } ?? 0
-                state.cases[task]?.result = .skipped(durationMilliseconds: duration, reason: reason)
+                let why = run.map { "\(reason) (run \($0))" } ?? reason
+                state.cases[task]?.result = .skipped(durationMilliseconds: duration, reason: why)
                 state.cases[task]?.output = []
             case .workflowFinished(let workflow, _, let duration, _):
                 state.workflow = workflow

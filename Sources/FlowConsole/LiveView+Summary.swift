@@ -41,6 +41,7 @@ extension LiveView {
             }
         }
         if counts.upToDate > 0 { text += "\n" + style.dim(SummaryText.upToDate(counts.upToDate)) + "\n" }
+        if counts.doneBefore > 0 { text += "\n" + style.dim(SummaryText.doneBefore(counts.doneBefore, run: resumedRun)) + "\n" }
         let explained = listed.filter { $0.outcome == .failed || $0.outcome == .allowed || $0.outcome == .cancelled }
         if !explained.isEmpty {
             text += "\n"

@@ -26,6 +26,8 @@ struct LiveView {
     private var running: [TaskID: Running] = [:]
     private var nextOrder = 0
     private(set) var counts = FinalCounts()
+    /// The run `--resume` kept tasks from, named in the summary's done-before line.
+    private(set) var resumedRun: String?
     private var suspended = false
     /// Lines to print above the live area at the next frame, not yet rendered.
     private var notes: [Note] = []
@@ -136,12 +138,18 @@ struct LiveView {
                     task: task, outcome: .cancelled,
                     durationMilliseconds: current.map { event.timeMilliseconds - $0.startedAt },
                     attempts: current?.attempt, reason: reason))
-        case .taskSkipped(let task, let reason) where reason == SkipReason.upToDate:
+        case .taskSkipped(let task, _, let run) where run != nil:
+            counts.skipped += 1
+            counts.doneBefore += 1
+            resumedRun = run
+            // As up-to-date tasks: the counter and one summary line.
+            running[task] = nil
+        case .taskSkipped(let task, let reason, _) where reason == SkipReason.upToDate:
             counts.skipped += 1
             counts.upToDate += 1
             // No line each: the counter shows them, and the summary has one line for them all.
             running[task] = nil
-        case .taskSkipped(let task, let reason):
+        case .taskSkipped(let task, let reason, _):
             counts.skipped += 1
             ended(TaskResult(task: task, outcome: .skipped, reason: reason))
         case .queueSuspended, .queueResumed:
@@ -210,6 +218,7 @@ struct LiveView {
         if counts.failed > counts.allowed { counter.append(", \(counts.failed - counts.allowed) failed", .red) }
         if counts.allowed > 0 { counter.append(", \(counts.allowed) allowed", .yellow) }
         if counts.upToDate > 0 { counter.append(", \(counts.upToDate) up to date", .dim) }
+        if counts.doneBefore > 0 { counter.append(", \(counts.doneBefore) done before", .dim) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
         if let left = RunEstimate.millisecondsLeft(finished: done, total: total, elapsedMilliseconds: now - startedAt) {
             counter.append(" · ETA \(DurationText.string(milliseconds: left))", .dim)

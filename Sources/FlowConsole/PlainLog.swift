@@ -57,6 +57,9 @@ package final class PlainLog: EventSink {
         var tails = FailureTails()
         /// Tasks skipped as up to date: one line for them all, before the last line of the run.
         var upToDate = 0
+        /// Tasks skipped as done in the run resumed, and that run: one line for them all too.
+        var doneBefore = 0
+        var resumedRun: String?
     }
 
     private struct Group {
@@ -105,13 +108,18 @@ package final class PlainLog: EventSink {
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
         switch event.kind {
         case .taskProgress: return
-        case .taskSkipped(_, let reason) where reason == SkipReason.upToDate:
+        case .taskSkipped(_, let reason, _) where reason == SkipReason.upToDate:
             state.upToDate += 1
+            return
+        case .taskSkipped(_, let reason, let run) where reason == SkipReason.doneBefore:
+            state.doneBefore += 1
+            state.resumedRun = run
             return
         default: break
         }
         state.tails.record(event)
         if case .workflowFinished = event.kind {
+            Self.appendDoneBefore(&state, to: &text)
             Self.appendUpToDate(&state.upToDate, to: &text)
             state.tails.appendSection(to: &text)
         }
@@ -128,6 +136,7 @@ package final class PlainLog: EventSink {
     package func finish() {
         state.withLock { state in
             var text: [UInt8] = []
+            Self.appendDoneBefore(&state, to: &text)
             Self.appendUpToDate(&state.upToDate, to: &text)
             for task in state.groups.keys.sorted() {
                 guard var group = state.groups.removeValue(forKey: task) else { continue }
@@ -199,6 +208,14 @@ package final class PlainLog: EventSink {
         count = 0
     }
 
+    /// `5 tasks done before (run ID)`, for the tasks `--resume` kept; then none are.
+    private static func appendDoneBefore(_ state: inout State, to text: inout [UInt8]) {
+        guard state.doneBefore > 0 else { return }
+        text += SummaryText.doneBefore(state.doneBefore, run: state.resumedRun).utf8
+        text.append(UInt8(ascii: "\n"))
+        state.doneBefore = 0
+    }
+
     /// `[TASK] `, which starts every line of a task.
     private static func appendPrefix(_ task: TaskID, to text: inout [UInt8]) {
         text.append(UInt8(ascii: "["))
@@ -223,7 +240,7 @@ package final class PlainLog: EventSink {
             return "[\(task)] \(what)\(after) in \(DurationText.string(milliseconds: duration)): \(ConsoleText.sanitized(reason))\(why)"
         case .taskCancelled(let task, let reason):
             return "[\(task)] cancelled: \(ConsoleText.sanitized(reason))"
-        case .taskSkipped(let task, let reason):
+        case .taskSkipped(let task, let reason, _):
             return "[\(task)] skipped: \(ConsoleText.sanitized(reason))"
         case .queueSuspended:
             return "queue suspended"

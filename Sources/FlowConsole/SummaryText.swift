@@ -14,7 +14,8 @@ enum SummaryText {
         let parts = [
             (counts.succeeded, "succeeded"), (counts.failed - counts.allowed, "failed"),
             (counts.allowed, counts.allowed == 1 ? "allowed failure" : "allowed failures"),
-            (counts.cancelled, "cancelled"), (counts.upToDate, "up to date"), (counts.skipped - counts.upToDate, "skipped"),
+            (counts.cancelled, "cancelled"), (counts.upToDate, "up to date"), (counts.doneBefore, "done before"),
+            (counts.skipped - counts.upToDate - counts.doneBefore, "skipped"),
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
     }
@@ -27,6 +28,12 @@ enum SummaryText {
     /// `12 tasks up to date`: the one line that stands for the tasks skipped as up to date.
     static func upToDate(_ count: Int) -> String {
         "\(tasks(count)) up to date"
+    }
+
+    /// `5 tasks done before (run 20261125-030512-123)`: the one line that stands for the tasks
+    /// `--resume` kept from an earlier run.
+    static func doneBefore(_ count: Int, run: String?) -> String {
+        "\(tasks(count)) done before\(run.map { " (run \(ConsoleText.sanitized($0)))" } ?? "")"
     }
 
     /// `1 task`, `5 tasks`.

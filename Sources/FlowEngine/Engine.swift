@@ -226,7 +226,9 @@ package final class Engine: @unchecked Sendable {
                 if let reason = gate?.skipReason(for: task) {
                     counts.skipped += 1
                     if reason == SkipReason.upToDate { counts.upToDate += 1 }
-                    bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason))
+                    let run = reason == SkipReason.doneBefore ? gate?.resumedRun : nil
+                    if run != nil { counts.doneBefore += 1 }
+                    bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason, run: run))
                     actions += scheduler.taskFinished(task, .succeeded)
                     continue
                 }

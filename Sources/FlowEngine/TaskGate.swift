@@ -10,4 +10,10 @@ package protocol TaskGate: Sendable {
     /// The reason to skip `task` (its index in the plan), or nil to run it.
     func skipReason(for task: Int) -> String?
     func taskSucceeded(_ task: Int)
+    /// The run whose successes `SkipReason.doneBefore` keeps (`--resume`), if any.
+    var resumedRun: String? { get }
+}
+
+extension TaskGate {
+    package var resumedRun: String? { nil }
 }

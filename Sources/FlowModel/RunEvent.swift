@@ -25,7 +25,8 @@ package struct RunEvent: Sendable {
         /// `allowed`: the task has `continue_on_error`, so the failure does not fail the run.
         case taskFailed(task: TaskID, attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?, allowed: Bool = false)
         case taskCancelled(task: TaskID, reason: String)
-        case taskSkipped(task: TaskID, reason: String)
+        /// `run`: for `SkipReason.doneBefore`, the run whose success the task keeps.
+        case taskSkipped(task: TaskID, reason: String, run: String? = nil)
         case queueSuspended
         case queueResumed
         /// The run was cancelled, and these `when: always` tasks run (or go on) as cleanup.
@@ -58,7 +59,7 @@ package struct RunEvent: Sendable {
         switch kind {
         case .taskReady(let task), .taskStarted(let task, _, _), .taskOutput(let task, _, _),
             .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _), .taskSucceeded(let task, _, _),
-            .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+            .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
             task
         case .workflowStarted, .queueSuspended, .queueResumed, .workflowCleanup, .workflowFinished:
             nil
@@ -90,6 +91,8 @@ package struct FinalCounts: Sendable, Equatable {
     package var skipped = 0
     /// Those of `skipped` that were up to date (`SkipReason.upToDate`).
     package var upToDate = 0
+    /// Those of `skipped` that succeeded in the run resumed (`SkipReason.doneBefore`).
+    package var doneBefore = 0
     package init() {}
 }
 

@@ -15,7 +15,7 @@ package struct RecordedTask: Sendable, Equatable {
             case .taskSucceeded: self = .succeeded
             case .taskFailed(_, _, _, let reason, _, _): self = .failed(reason: reason)
             case .taskCancelled(_, let reason): self = .cancelled(reason: reason)
-            case .taskSkipped(_, let reason): self = .skipped(reason: reason)
+            case .taskSkipped(_, let reason, _): self = .skipped(reason: reason)
             default: return nil
             }
         }

@@ -78,7 +78,9 @@ package struct RunRecord: Sendable {
         return summary
     }
 
-    /// Each planned task's final state in this run, and its fingerprint: what `--resume` builds on.
+    /// Each planned task's final state in this run, and its fingerprint (on a succeeded or skipped
+    /// task's final line; older records have none, and their tasks run again): what `--resume`
+    /// builds on.
     /// A task the record shows no end for (a killed run) is `unfinished`.
     package func taskResults() -> [TaskID: RecordedTask] {
         var results: [TaskID: RecordedTask] = [:]
@@ -89,7 +91,8 @@ package struct RunRecord: Sendable {
             guard let event = RecordedEvent.decode(line), let task = event.task, let state = RecordedTask.State(event.kind) else {
                 return false
             }
-            results[task, default: RecordedTask(state: .unfinished, fingerprint: nil)].state = state
+            let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            results[task] = RecordedTask(state: state, fingerprint: object?["fingerprint"] as? String)
             return true
         }
         return results

@@ -21,6 +21,8 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     private let outputCap: Int
     private let lock = NSLock()
     private var state = State()
+    /// Each ended task's fingerprint (`ResumeCheck`), kept on its final line for `--resume`.
+    private var fingerprints: (@Sendable (TaskID) -> String?)?
 
     private struct State {
         /// Output bytes kept so far, for each task that has printed and not yet ended.
@@ -43,6 +45,12 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         } catch {
             writer.write(Array("{\"format\":\"\(RecordHeader.format)\",\"error\":\"cannot encode the header\"}\n".utf8))
         }
+    }
+
+    /// Keeps `fingerprint(task)` on each task's final line from now on (a `fingerprint` field
+    /// that the event stream does not have). Call before the run starts.
+    package func recordFingerprints(_ fingerprint: @escaping @Sendable (TaskID) -> String?) {
+        lock.withLock { fingerprints = fingerprint }
     }
 
     package func receive(_ event: RunEvent) {
@@ -72,7 +80,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
                 return
             }
             state.outputBytes[task] = kept
-        case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _):
+        case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
             // Memory stays bounded by the tasks running, not by every task of the run.
             state.outputBytes.removeValue(forKey: task)
             state.cut.remove(task)
@@ -84,6 +92,15 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
 
     private func encode(_ event: RunEvent) {
         JSONLinesSink.encode(event, into: &state.line)
+        switch event.kind {
+        case .taskSucceeded(let task, _, _), .taskSkipped(let task, _, _):
+            // Hex digits need no escaping: spliced in before the closing brace and newline.
+            if let fingerprint = fingerprints?(task), state.line.count >= 2 {
+                state.line.insert(contentsOf: ",\"fingerprint\":\"\(fingerprint)\"".utf8, at: state.line.count - 2)
+            }
+        default:
+            break
+        }
         state.batch += state.line
     }
 

@@ -85,6 +85,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         }
     }
 
+    /// The fingerprint of the task at `index` in this run, once it was checked (`--resume` records it).
+    package func fingerprint(at index: Int) -> TaskFingerprint? {
+        lock.withLock { current[index] }
+    }
+
     /// Compacts the log; call once the run has ended.
     package func finish() {
         lock.withLock { note { () throws(FingerprintLogError) in try log.compact() } }

@@ -80,6 +80,15 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Run every task, even those whose inputs and outputs are up to date.")
     var force = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Resume the last run of FILE: its succeeded tasks that did not change are skipped (done-before); the others and their dependents run. `--resume RUN FILE` resumes run RUN (see flowrun runs)."
+        ))
+    var resume = false
+
+    @Option(help: ArgumentHelp("Resume this run (as --resume RUN).", valueName: "RUN"))
+    var resumeFrom: String?
+
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
     @Flag(help: .private)
     var engineOnly = false
@@ -88,6 +97,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("-j/--concurrency must be at least 1") }
+        if force, resume || resumeFrom != nil { throw ValidationError("--force runs every task; --resume keeps some: use one of them") }
         // nan and inf would make no deadline (or crash one); a day is more than any task needs to stop.
         guard grace.isFinite, (0...Self.longestGrace).contains(grace) else {
             throw ValidationError("--grace must be a number of seconds from 0 to \(Int(Self.longestGrace))")
@@ -105,7 +115,9 @@ struct RunCommand: ParsableCommand {
             }
             signals = RunSignals(grace: grace)
         }
-        let (file, tasks) = try workflow.locate(file: file, tasks: tasks)
+        // `--resume RUN FILE`: the RUN reaches us as FILE.
+        let words = resume && resumeFrom == nil ? ResumeRun.split(file: file, tasks: tasks) : (resumeFrom, file, tasks)
+        let (file, tasks) = try workflow.locate(file: words.file, tasks: words.tasks)
         let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
         let environment = ProcessInfo.processInfo.environment
@@ -123,6 +135,8 @@ struct RunCommand: ParsableCommand {
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
         try OutputPaths.refuseOverlaps(workflow: file, eventsFile: eventsFile, junit: junit)
+        // Read before this run's record is made (and old ones pruned).
+        let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
         let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
         let standardOutputClosed = StandardOutputClosed()
         var sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
@@ -133,11 +147,14 @@ struct RunCommand: ParsableCommand {
             ? (NoopRunner(), SerialQueueLoop())
             : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
         let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
+        // Fingerprints are taken for the record, so that a later run can resume this one.
+        let resumeCheck = !engineOnly && (recorder != nil || resumed != nil) ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
+        if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(
                 concurrency: plan.concurrency, failFast: plan.workflow.failFast && !keepGoing, grace: grace),
-            gate: upToDate)
+            gate: resumeCheck ?? upToDate)
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
         signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)

@@ -76,6 +76,38 @@ import Testing
                 """)
     }
 
+    @Test func doneBeforeTasksAreOneLineOfTheSummaryWithTheRunResumed() throws {
+        var script = EventScript()
+        script.at(0, .workflowStarted(workflow: "build", file: "flow.yaml", tasks: 3, concurrency: 2))
+        for task in ["gen", "lib"] {
+            script.at(1, .taskReady(task: task))
+            script.at(1, .taskSkipped(task: task, reason: "done-before", run: "20261125-030512-123"))
+        }
+        script.at(2, .taskStarted(task: "app", attempt: 1, kind: "shell"))
+        script.at(900, .taskSucceeded(task: "app", attempts: 1, durationMilliseconds: 898))
+        var counts = FinalCounts()
+        counts.succeeded = 1
+        counts.skipped = 2
+        counts.doneBefore = 2
+        script.at(900, .workflowFinished(workflow: "build", status: .succeeded, durationMilliseconds: 900, counts: counts))
+        let file = try OutputFile()
+        defer { file.remove() }
+        script.play(into: try console(file, now: 900))
+        #expect(
+            try file.text() == """
+                workflow build: 3 tasks, concurrency 2
+                ✓ app 0.9s
+
+                task  result     duration  attempts
+                app   succeeded      0.9s         1
+
+                2 tasks done before (run 20261125-030512-123)
+
+                workflow build succeeded in 0.9s: 1 succeeded, 2 done before
+
+                """)
+    }
+
     @Test func colourGoesThroughStyleWhenOn() throws {
         let file = try OutputFile()
         defer { file.remove() }

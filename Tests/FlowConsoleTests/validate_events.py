@@ -13,7 +13,9 @@ stream must keep the invariants of the contract (cli-and-events.md, "Events"):
     before its final event, and nothing of a task comes after its final event;
   - task.started of attempt k > 1 comes after the task.retrying of attempt k - 1;
   - workflow.finished's counts equal the number of final events of each kind, and
-    counts.allowed the number of task.failed events with allowed: true;
+    counts.allowed the number of task.failed events with allowed: true, and counts.up_to_date
+    and counts.done_before (when present) the task.skipped events with that reason;
+  - a task.skipped has `run` exactly when its reason is done-before;
   - with --tasks N: workflow.started's `tasks` is N (and so there are N final events).
 Prints every problem as `LINE: problem` and exits 1 if any; else prints
 `ok: N events, T tasks` and exits 0. Needs python3 and the `jsonschema` package.
@@ -53,6 +55,7 @@ def check(schema, lines, expected_tasks):
     tasks = {}  # id -> {"started": line, "attempt": k, "retried": {k}, "final": line}
     tally = {kind: 0 for kind in FINALS.values()}
     allowed = 0  # task.failed events with allowed: true, which counts.failed includes
+    kept = {"up_to_date": 0, "done_before": 0}  # task.skipped events with these reasons
     last_seq, started, finished, declared, event, n = 0, None, None, None, None, 0
     for n, text in enumerate(lines, 1):
         try:
@@ -88,6 +91,9 @@ def check(schema, lines, expected_tasks):
                     say(n, f"counts.{kind} is {counts.get(kind)}, but {number} task.{kind} events")
             if counts.get("allowed") != allowed:
                 say(n, f"counts.allowed is {counts.get('allowed')}, but {allowed} task.failed events with allowed: true")
+            for key, number in kept.items():
+                if key in counts and counts[key] != number:
+                    say(n, f"counts.{key} is {counts[key]}, but {number} task.skipped events with that reason")
         if not isinstance(task, str):
             continue
         state = tasks.setdefault(task, {"started": None, "attempt": 0, "retried": set(), "final": None})
@@ -112,6 +118,12 @@ def check(schema, lines, expected_tasks):
             state["final"] = n
             tally[FINALS[event]] += 1
             allowed += event == "task.failed" and obj.get("allowed") is True
+            if event == "task.skipped":
+                reason = obj.get("reason")
+                kept["up_to_date"] += reason == "up-to-date"
+                kept["done_before"] += reason == "done-before"
+                if (reason == "done-before") != ("run" in obj):
+                    say(n, f"task.skipped of {task}: reason {reason!r} {'without' if 'run' not in obj else 'with'} a run")
     if n == 0:
         say(1, "no events")
         return problems, 0, 0

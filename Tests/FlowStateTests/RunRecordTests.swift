@@ -69,6 +69,35 @@ import Testing
         #expect(results["deploy"]?.state == .skipped(reason: "needs 'test', which did not succeed"))
     }
 
+    @Test func eachEndedTasksFingerprintIsKeptForResumeAndTheEventsReadBackUnchanged() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let path = base + "/fingerprints.jsonl"
+        let recorder = try RunRecorder(path: path, header: header()) { failure in Issue.record("write failed: \(failure)") }
+        recorder.recordFingerprints { task in task == "build" ? "ab12" : task == "deploy" ? "cd34" : nil }
+        let events = [
+            event(1, .workflowStarted(workflow: "ci", file: "flowrun.yaml", tasks: 3, concurrency: 2)),
+            event(2, .taskStarted(task: "build", attempt: 1, kind: "shell")),
+            event(3, .taskSucceeded(task: "build", attempts: 1, durationMilliseconds: 100)),
+            event(4, .taskSkipped(task: "deploy", reason: "done-before", run: "20261125-030000-000")),
+            event(5, .taskStarted(task: "test", attempt: 1, kind: "shell")),
+            event(6, .taskStarted(task: "lint", attempt: 1, kind: "shell")),
+            event(
+                7,
+                .taskFailed(task: "lint", attempts: 1, durationMilliseconds: 5, reason: "exited with status 1", exitCode: 1, allowed: true)),
+        ]
+        for event in events { recorder.receive(event) }
+        recorder.finish()
+        let record = try RunRecord(path: path)
+        var read: [RunEvent.Kind] = []
+        #expect(try record.forEachEvent { read.append($0.kind) } == 0)
+        #expect(read == events.map(\.kind))
+        let results = record.taskResults()
+        #expect(results["build"] == RecordedTask(state: .succeeded, fingerprint: "ab12"))
+        #expect(results["deploy"] == RecordedTask(state: .skipped(reason: "done-before"), fingerprint: "cd34"))
+        #expect(results["test"] == RecordedTask(state: .unfinished, fingerprint: nil))
+    }
+
     @Test func aTasksOutputPastTheCapIsCutWithAMarkerAndItsEndIsKept() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         var events = [event(1, .taskStarted(task: "build", attempt: 1, kind: "shell"))]

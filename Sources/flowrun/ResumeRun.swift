@@ -1,0 +1,46 @@
+import FlowState
+import Foundation
+
+/// `flowrun run --resume [RUN] FILE`: finds the run to resume among the records of the file.
+enum ResumeRun {
+    /// Whether `word` has the shape of a run id (`20261125-030512-123`, or `...-2` for a second
+    /// run in the same millisecond), so that `--resume RUN FILE` can tell it from a FILE.
+    static func looksLikeRunID(_ word: String) -> Bool {
+        let parts = word.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3 || parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        else { return false }
+        return parts[0].count == 8 && parts[1].count == 6 && parts[2].count == 3
+    }
+
+    /// `--resume RUN FILE [TASK...]` reaches the command as FILE=RUN and TASK=[FILE, ...]: this
+    /// takes RUN out when the first word is a run id and no file of that name exists.
+    static func split(file: String?, tasks: [String]) -> (run: String?, file: String?, tasks: [String]) {
+        guard let file, looksLikeRunID(file), !FileManager.default.fileExists(atPath: file) else { return (nil, file, tasks) }
+        return (file, tasks.first, Array(tasks.dropFirst()))
+    }
+
+    /// The run `run` of the workflow `file` (its id, a unique start of one, or `last`; nil: its
+    /// last run), and each task's end there.
+    /// Throws (exit 2) when there is no such record.
+    static func resumed(run: String?, file: String, environment: [String: String]) throws -> ResumeCheck.Resumed {
+        let runs = RecordedRuns(file: file, environment: environment)
+        let (records, newer) = runs.records()
+        if let run {
+            guard let record = try LogsCommand.find(run, in: records) else {
+                let known = records.prefix(3).map(\.run).joined(separator: ", ")
+                throw CommandFailure(
+                    "--resume: no run \(run) recorded in \(runs.store.folder.path) for \(runs.workflowFile ?? file)"
+                        + (known.isEmpty ? "" : " (the last: \(known); see flowrun runs)"))
+            }
+            return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+        }
+        // The last run is one this flowrun cannot read: refused rather than an older one resumed.
+        if let newest = newer.max(by: { $0.run < $1.run }), newest.run > records.first?.run ?? "" {
+            throw CommandFailure("--resume: \(newest.problem.description)")
+        }
+        guard let record = records.first else {
+            throw CommandFailure("--resume: nothing to resume: \(runs.none) (run it once without --resume, with recording on)")
+        }
+        return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `flowrun run --resume [RUN] FILE`, as a user of GitHub's "re-run failed jobs" or Nextflow's
+/// `-resume` meets it: what succeeded and did not change is kept (`done-before`), the rest runs.
+@Suite struct ResumeTests {
+    /// a -> b -> c, and d beside b; b fails until `b.sh` says otherwise.
+    static let workflow = """
+        version: 1
+        tasks:
+          a: {shell: 'echo a'}
+          b: {needs: a, shell: 'sh b.sh'}
+          c: {needs: b, shell: 'echo c'}
+          d: {needs: a, shell: 'echo d'}
+
+        """
+
+    final class Project {
+        let folder: TemporaryFolder
+        var url: URL { folder.url }
+
+        init(_ workflow: String, files: [String: String] = [:]) throws {
+            folder = try TemporaryFolder()
+            try write("flow.yaml", workflow)
+            for (path, text) in files { try write(path, text) }
+        }
+
+        func write(_ path: String, _ text: String) throws {
+            try Data(text.utf8).write(to: url.appendingPathComponent(path))
+        }
+
+        /// `flowrun run --events jsonl arguments...`: its status, the tasks that started and
+        /// the done-before skips, each with its run.
+        func run(_ arguments: [String]) async throws -> (status: Int32, ran: Set<String>, doneBefore: [String: String], events: EventStream) {
+            let result = try await FlowrunBinary.run(["run", "--events", "jsonl"] + arguments, in: url)
+            let events = try EventStream(result.stdout)
+            let ran = Set(events.named("task.started").compactMap(\.task))
+            var doneBefore: [String: String] = [:]
+            for event in events.named("task.skipped") where event["reason"] as? String == "done-before" {
+                doneBefore[event.task ?? ""] = event["run"] as? String ?? "(no run)"
+            }
+            return (result.status, ran, doneBefore, events)
+        }
+
+        /// The recorded runs' ids, newest first.
+        func runIDs() async throws -> [String] {
+            let listed = try await FlowrunBinary.run(["runs", "--json", "flow.yaml"], in: url)
+            let runs = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            return runs.compactMap { $0["id"] as? String ?? $0["run"] as? String }
+        }
+    }
+
+    @Test func resumeAfterAFailureRunsOnlyTheFailedTaskAndItsDependents() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "echo broken; exit 1\n"])
+        let first = try await project.run(["flow.yaml"])
+        #expect(first.status == 1)
+        #expect(first.ran == ["a", "b", "d"])
+        let failedRun = try #require(try await project.runIDs().first)
+        try project.write("b.sh", "echo fixed\n")
+
+        let resumed = try await project.run(["--resume", "flow.yaml", "--junit", "report.xml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["b", "c"])
+        #expect(resumed.doneBefore == ["a": failedRun, "d": failedRun])
+        let report = try String(contentsOf: project.url.appendingPathComponent("report.xml"), encoding: .utf8)
+        #expect(report.contains("done-before (run \(failedRun))"))
+        let finished = try #require(resumed.events.named("workflow.finished").first)
+        let counts = try #require(finished["counts"] as? [String: Int])
+        #expect(counts["done_before"] == 2)
+        #expect(counts["succeeded"] == 2)
+
+        // Resuming the run that succeeded runs nothing; the plain log says so in one line.
+        let plain = try await FlowrunBinary.run(["run", "--resume", "--events", "plain", "flow.yaml"], in: project.url)
+        #expect(plain.status == 0)
+        let lastRun = try #require(try await project.runIDs().dropFirst().first)
+        #expect(plain.stdout.contains("\n4 tasks done before (run \(lastRun))\n"))
+        #expect(!plain.stdout.contains("[a]"))
+        #expect(plain.stdout.contains(": 4 done before\n"))
+    }
+
+    @Test func resumeRunFileResumesThatRun() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 1\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 1)
+        let failedRun = try #require(try await project.runIDs().first)
+        try project.write("b.sh", "exit 0\n")
+        #expect(try await project.run(["flow.yaml", "a"]).status == 0)  // a later run, of a alone
+
+        let resumed = try await project.run(["--resume", failedRun, "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["b", "c"])
+        #expect(resumed.doneBefore == ["a": failedRun, "d": failedRun])
+        #expect(try await project.run(["--resume-from", failedRun, "flow.yaml"]).ran == ["b", "c"])
+    }
+
+    @Test func aChangedTaskAndItsDependentsRunAgainTheRestIsDoneBefore() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+
+        // d's command changed: d alone runs.
+        try project.write("flow.yaml", Self.workflow.replacingOccurrences(of: "'echo d'", with: "'echo dee'"))
+        let changedLeaf = try await project.run(["--resume", "flow.yaml"])
+        #expect(changedLeaf.ran == ["d"])
+        #expect(Set(changedLeaf.doneBefore.keys) == ["a", "b", "c"])
+
+        // b's command changed: b and c (which needs it) run; a and d are kept.
+        try project.write(
+            "flow.yaml", Self.workflow.replacingOccurrences(of: "'echo d'", with: "'echo dee'").replacingOccurrences(of: "'sh b.sh'", with: "'sh ./b.sh'"))
+        let changedNeed = try await project.run(["--resume", "flow.yaml"])
+        #expect(changedNeed.ran == ["b", "c"])
+        #expect(Set(changedNeed.doneBefore.keys) == ["a", "d"])
+
+        // A renamed task is a new task: it runs.
+        try project.write(
+            "flow.yaml",
+            Self.workflow.replacingOccurrences(of: "'echo d'", with: "'echo dee'").replacingOccurrences(of: "'sh b.sh'", with: "'sh ./b.sh'")
+                .replacingOccurrences(of: "  d: {", with: "  d2: {"))
+        let renamed = try await project.run(["--resume", "flow.yaml"])
+        #expect(renamed.ran == ["d2"])
+        #expect(Set(renamed.doneBefore.keys) == ["a", "b", "c"])
+    }
+
+    @Test func aTaskWhoseInputChangedRunsAgain() async throws {
+        let workflow = """
+            version: 1
+            tasks:
+              count: {inputs: [words.txt], shell: 'wc -w < words.txt'}
+              report: {needs: count, shell: 'echo counted'}
+              other: {shell: 'echo other'}
+
+            """
+        let project = try Project(workflow, files: ["words.txt": "one two\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        try project.write("words.txt", "one two three\n")
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["count", "report"])
+        #expect(Set(resumed.doneBefore.keys) == ["other"])
+
+        // A declared output deleted since is made again, as Nextflow's -resume does.
+        try project.write("flow.yaml", workflow.replacingOccurrences(of: "'echo other'", with: "'echo other > other.txt', outputs: [other.txt]"))
+        #expect(try await project.run(["flow.yaml"]).ran.contains("other"))
+        try FileManager.default.removeItem(at: project.url.appendingPathComponent("other.txt"))
+        let outputGone = try await project.run(["--resume", "flow.yaml"])
+        #expect(outputGone.ran == ["other"])
+        #expect(Set(outputGone.doneBefore.keys).union(outputGone.events.named("task.skipped").compactMap(\.task)) == ["count", "report"])
+    }
+
+    /// a, then long (which waits for a file) beside quick.
+    static let longWorkflow = """
+        version: 1
+        tasks:
+          a: {shell: 'echo a'}
+          quick: {needs: a, shell: 'echo quick'}
+          long: {needs: a, shell: 'echo ready; until [ -e release ]; do sleep 0.05; done'}
+
+        """
+
+    @Test func resumeAfterCtrlCRunsWhatWasCancelled() async throws {
+        let project = try Project(Self.longWorkflow)
+        let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: project.url)
+        #expect(await live.waitFor("\"line\":\"ready\""))
+        #expect(await live.waitFor("\"event\":\"task.succeeded\",\"task\":\"quick\""))
+        live.send(SIGINT)
+        #expect(await live.wait() == 130)
+        let cancelledRun = try #require(try await project.runIDs().first)
+        try project.write("release", "")
+
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["long"])
+        #expect(resumed.doneBefore == ["a": cancelledRun, "quick": cancelledRun])
+    }
+
+    @Test func resumeAfterFlowrunWasKilledRunsWhatHadNotEnded() async throws {
+        let project = try Project(Self.longWorkflow)
+        let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: project.url)
+        #expect(await live.waitFor("\"line\":\"ready\""))
+        #expect(await live.waitFor("\"event\":\"task.succeeded\",\"task\":\"quick\""))
+        // The record gets each event right after the console: wait for it there too (a hang guard).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline, !(try recordText(project).contains("\"line\":\"ready\"")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        live.send(SIGKILL)
+        _ = await live.wait()
+        #expect(live.process.terminationReason == .uncaughtSignal)
+        try project.write("release", "")  // ends the task's loop, should the watchdog be slow
+        let killedRun = try #require(try await project.runIDs().first)
+
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["long"])
+        #expect(resumed.doneBefore == ["a": killedRun, "quick": killedRun])
+    }
+
+    func recordText(_ project: Project) throws -> String {
+        let runs = project.url.appendingPathComponent(".flowrun/runs")
+        guard let workflow = try? FileManager.default.contentsOfDirectory(atPath: runs.path).first else { return "" }
+        let folder = runs.appendingPathComponent(workflow)
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).map {
+            try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
+        }.joined()
+    }
+
+    @Test func resumeWithNoRecordOrAnUnknownRunExits2AndSaysSo() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
+        let none = try await FlowrunBinary.run(["run", "--resume", "flow.yaml"], in: project.url)
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("nothing to resume: no run recorded in "))
+        #expect(none.stdout == "")
+
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        let unknown = try await FlowrunBinary.run(["run", "--resume", "20200101-000000-000", "flow.yaml"], in: project.url)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no run 20200101-000000-000 recorded in "))
+
+        // The last run is a newer flowrun's: refused, rather than an older run resumed.
+        let runs = project.url.appendingPathComponent(".flowrun/runs")
+        let workflow = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).first)
+        let newer = runs.appendingPathComponent(workflow).appendingPathComponent("29991231-235959-999.jsonl")
+        try Data("{\"format\":\"flowrun-run-record\",\"version\":99,\"run\":\"29991231-235959-999\"}\n".utf8).write(to: newer)
+        let refused = try await FlowrunBinary.run(["run", "--resume", "flow.yaml"], in: project.url)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("written by a newer flowrun (record format version 99"))
+        #expect(refused.stdout == "")
+    }
+}
