@@ -35,6 +35,8 @@ final class TaskOperation: Operation, @unchecked Sendable {
     }
     /// The running attempt, for a second Ctrl-C.
     private var killable: (any RunningAttempt)?
+    /// A cancel asked for from another thread that the machine has not had yet (under `lock`).
+    private var pendingCancel: String?
     private var timers: [AttemptMachine.Timer: LoopTimer] = [:]
 
     init(
@@ -72,7 +74,19 @@ final class TaskOperation: Operation, @unchecked Sendable {
     /// then SIGKILL after the grace period; a task waiting to retry ends at once.
     func cancelRun(reason: String) {
         cancel()
-        loop.post { [self] in handle(.cancel(reason: reason)) }
+        lock.withLock { pendingCancel = pendingCancel ?? reason }
+        loop.post { [self] in takePendingCancel() }
+    }
+
+    /// On the loop: hands the machine the cancel asked for, once. Also before an attempt's end,
+    /// which a kill sent right after the cancel (a second Ctrl-C) can bring to the loop first:
+    /// the task then ends cancelled, not failed by the SIGKILL.
+    private func takePendingCancel() {
+        let reason: String? = lock.withLock {
+            defer { pendingCancel = nil }
+            return pendingCancel
+        }
+        if let reason { handle(.cancel(reason: reason)) }
     }
 
     /// Kills the running attempt at once (a second Ctrl-C), from any thread: without waiting
@@ -123,6 +137,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
         )
         let handle = runner.startAttempt(of: task, attempt: attempt, events: events) { [self] result in
             if running?.attempt == attempt { running = nil }
+            takePendingCancel()
             self.handle(.attemptEnded(attempt: attempt, result))
         }
         // Unless it ended inside `startAttempt`.

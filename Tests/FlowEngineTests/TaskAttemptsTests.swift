@@ -227,6 +227,20 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         #expect(h.operation.isFinished)
     }
 
+    /// A second Ctrl-C while cleanup runs cancels and kills it at once: the SIGKILL can bring
+    /// the attempt's end to the loop before the cancel posted just before it.
+    @Test func aKilledAttemptWhoseCancelHasNotReachedTheLoopEndsCancelledNotFailed() throws {
+        let h = try AttemptHarness("")
+        h.start()
+        let attempt = try h.running
+        h.operation.cancelRun(reason: "interrupted (SIGINT)")
+        h.operation.killRun()
+        attempt.end(killed)
+        h.loop.runPosted()
+        #expect(h.ends == [.cancelled(reason: "interrupted (SIGINT)")])
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
     @Test func aSecondCtrlCKillsAtOnce() throws {
         let h = try AttemptHarness("")
         h.start()
