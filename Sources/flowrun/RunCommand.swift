@@ -98,6 +98,10 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("-j/--concurrency must be at least 1") }
         if force, resume || resumeFrom != nil { throw ValidationError("--force runs every task; --resume keeps some: use one of them") }
+        // Rather than a plan that silently leaves the resume out.
+        if dryRun, resume || resumeFrom != nil {
+            throw ValidationError("--dry-run does not show what --resume would keep; `flowrun runs` lists the runs to resume")
+        }
         // nan and inf would make no deadline (or crash one); a day is more than any task needs to stop.
         guard grace.isFinite, (0...Self.longestGrace).contains(grace) else {
             throw ValidationError("--grace must be a number of seconds from 0 to \(Int(Self.longestGrace))")
