@@ -31,8 +31,10 @@ enum RecordedEvent {
             var counts = FinalCounts()
             counts.succeeded = counted["succeeded"] as? Int ?? 0
             counts.failed = counted["failed"] as? Int ?? 0
+            counts.allowed = counted["allowed"] as? Int ?? 0
             counts.cancelled = counted["cancelled"] as? Int ?? 0
             counts.skipped = counted["skipped"] as? Int ?? 0
+            counts.upToDate = counted["up_to_date"] as? Int ?? 0
             return .workflowFinished(workflow: workflow, status: status, durationMilliseconds: duration, counts: counts)
         }
         guard let task = string("task") else { return nil }
@@ -56,7 +58,9 @@ enum RecordedEvent {
             return .taskSucceeded(task: task, attempts: attempts, durationMilliseconds: duration)
         case "task.failed":
             guard let attempts = int("attempts"), let duration = int64("duration_ms"), let reason = string("reason") else { return nil }
-            return .taskFailed(task: task, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: int("exit_code"))
+            return .taskFailed(
+                task: task, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: int("exit_code"),
+                allowed: object["allowed"] as? Bool ?? false)
         case "task.cancelled":
             return string("reason").map { .taskCancelled(task: task, reason: $0) }
         case "task.skipped":

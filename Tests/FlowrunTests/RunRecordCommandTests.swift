@@ -43,6 +43,26 @@ import Testing
         #expect(events.named("workflow.finished").first?["status"] as? String == "failed")
     }
 
+    @Test func logsShowsAnAllowedFailureAsAllowedAsTheRunDid() async throws {
+        let folder = try folder(
+            """
+            version: 1
+            tasks:
+              lint: {continue_on_error: true, shell: "echo style; exit 3"}
+              build: {shell: "echo compiling"}
+            """)
+        let run = try await flowrun(["run", "--events", "plain", "flow.yaml"], in: folder)
+        #expect(run.status == 0)
+        let logs = try await flowrun(["logs"], in: folder)
+        #expect(logs.status == 0, "\(logs.stderr)")
+        #expect(logs.stdout == run.stdout)
+        #expect(logs.stdout.contains("[lint] allowed failure in "))
+        #expect(logs.stdout.contains("1 succeeded, 1 allowed failure"))
+        let jsonl = try await flowrun(["logs", "--events", "jsonl"], in: folder)
+        let events = try EventStream(jsonl.stdout)
+        #expect(events.named("task.failed").first?["allowed"] as? Bool == true)
+    }
+
     @Test func runsListsEachRunNewestFirstWithItsResultAndCounts() async throws {
         let folder = try folder(threeTasks)
         #expect(try await flowrun(["run", "flow.yaml"], in: folder).status == 1)
