@@ -29,6 +29,7 @@ struct Flowrun: ParsableCommand {
     static func runMain() -> Never {
         do {
             if let script = FishCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
+            if let script = BashCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
             try MisspelledCommand.check(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             try command.run()
