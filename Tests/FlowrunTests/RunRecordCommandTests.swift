@@ -43,6 +43,23 @@ import Testing
         #expect(events.named("workflow.finished").first?["status"] as? String == "failed")
     }
 
+    /// As git finds its repository from a subfolder: `flowrun` run in `src/` ran and recorded
+    /// the flowrun.yaml above, so `flowrun runs` and `flowrun logs` there show that run.
+    @Test func runsAndLogsInASubfolderShowTheRunsOfTheFlowrunYamlAbove() async throws {
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  build: {shell: echo compiling}\n".utf8).write(to: folder.url.appendingPathComponent("flowrun.yaml"))
+        let src = folder.url.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let run = try await FlowrunBinary.run(["--events", "plain"], in: src)
+        #expect(run.status == 0, "\(run.stderr)")
+        let runs = try await FlowrunBinary.run(["runs"], in: src)
+        #expect(runs.status == 0, "\(runs.stderr)")
+        #expect(runs.stdout.contains("succeeded"), "\(runs.stdout)")
+        let logs = try await FlowrunBinary.run(["logs"], in: src)
+        #expect(logs.status == 0, "\(logs.stderr)")
+        #expect(logs.stdout == run.stdout)
+    }
+
     @Test func logsShowsAnAllowedFailureAsAllowedAsTheRunDid() async throws {
         let folder = try folder(
             """
