@@ -78,7 +78,7 @@ import Testing
         let failed = try #require(events.first { $0["event"] as? String == "task.failed" })
         #expect(failed["allowed"] as? Bool == true)
         let counts = try #require(events.last?["counts"] as? [String: Int])
-        #expect(counts == ["succeeded": 1, "failed": 1, "allowed": 1, "cancelled": 0, "skipped": 0])
+        #expect(counts == ["succeeded": 1, "failed": 1, "allowed": 1, "cancelled": 0, "skipped": 0, "up_to_date": 0])
     }
 
     /// Jenkins turns a build red (or yellow) for any `<failure>`: an allowed failure passes,
