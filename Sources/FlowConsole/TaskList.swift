@@ -16,6 +16,8 @@ package enum TaskList {
             if !task.needs.isEmpty { details.append("needs: " + task.needs.map { VisibleText.escaped($0.value) }.joined(separator: ", ")) }
             if let queue = task.queue { details.append("queue: " + VisibleText.escaped(queue)) }
             if !details.isEmpty { line += "  (" + details.joined(separator: "; ") + ")" }
+            // The padding lines up what follows; with nothing after the id it would only trail.
+            if line.count == "* \(id):".count + width - id.count { line = "* \(id):" }
             output += line + "\n"
         }
         return output

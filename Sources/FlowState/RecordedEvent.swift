@@ -24,6 +24,10 @@ enum RecordedEvent {
             else { return nil }
             return .workflowStarted(workflow: workflow, file: file, tasks: tasks, concurrency: concurrency)
         }
+        if name == "workflow.cleanup" {
+            guard let reason = string("reason"), let tasks = object["tasks"] as? [String] else { return nil }
+            return .workflowCleanup(reason: reason, tasks: tasks)
+        }
         if name == "workflow.finished" {
             guard let workflow = string("workflow"), let status = string("status").flatMap(RunStatus.init(rawValue:)),
                 let duration = int64("duration_ms"), let counted = object["counts"] as? [String: Any]

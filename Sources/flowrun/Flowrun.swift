@@ -29,8 +29,10 @@ struct Flowrun: ParsableCommand {
     static func runMain() -> Never {
         do {
             if let script = FishCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
-            try MisspelledCommand.check(Array(CommandLine.arguments.dropFirst()))
-            var command = try parseAsRoot()
+            if let script = BashCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
+            let arguments = DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst()))
+            try MisspelledCommand.check(arguments)
+            var command = try parseAsRoot(arguments)
             try command.run()
             try flushStandardOutput()
             Foundation.exit(0)

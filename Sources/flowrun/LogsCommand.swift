@@ -13,7 +13,8 @@ struct LogsCommand: ParsableCommand {
             RUN is a run id from `flowrun runs` (or a unique start of one, or `last`); it defaults \
             to the last run. With TASK, prints that task's output lines only (each line prefixed \
             with [TASK] when several tasks are named). Records are read from .flowrun/ of the \
-            current folder (or $FLOWRUN_STATE_DIR), or beside --file.
+            current folder (or $FLOWRUN_STATE_DIR; when it has none, beside the flowrun.yaml \
+            found above it), or beside --file.
             """
     )
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// The run records `flowrun runs` and `flowrun logs` read: those of one workflow file (the state
 /// folder beside it), or, with no file, every record in `.flowrun/` of the current folder (or
-/// `$FLOWRUN_STATE_DIR`).
+/// `$FLOWRUN_STATE_DIR`), or, when it has none, beside the flowrun.yaml found above.
 struct RecordedRuns {
     let store: RunRecordStore
     /// The workflow file's absolute path, or nil for every workflow of the folder.
@@ -16,7 +16,13 @@ struct RecordedRuns {
             workflowFile = path
         } else {
             let here = FileManager.default.currentDirectoryPath
-            store = RunRecordStore(folder: StateFolder(forWorkflowAt: here + "/flowrun.yaml", environment: environment))
+            var folder = StateFolder(forWorkflowAt: here + "/flowrun.yaml", environment: environment)
+            // With no records here, those of the flowrun.yaml a run would find above (as `flowrun`
+            // in a subfolder recorded them there).
+            if !FileManager.default.fileExists(atPath: folder.path), let found = try? WorkflowFinder.find(from: nil), !found.isInStartingFolder {
+                folder = StateFolder(forWorkflowAt: found.path, environment: environment)
+            }
+            store = RunRecordStore(folder: folder)
             workflowFile = nil
         }
     }

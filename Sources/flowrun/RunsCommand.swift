@@ -11,7 +11,8 @@ struct RunsCommand: ParsableCommand {
         abstract: "List the recorded runs of a workflow, newest first.",
         discussion: """
             Reads the run records in .flowrun/ beside FILE (or $FLOWRUN_STATE_DIR). With no FILE, \
-            lists every run recorded in .flowrun/ of the current folder. A run whose record has no \
+            lists every run recorded in .flowrun/ of the current folder (when it has none, beside \
+            the flowrun.yaml found above it). A run whose record has no \
             end (flowrun was killed, or the machine went down) shows as interrupted.
             """
     )

@@ -71,6 +71,11 @@ import Testing
         #expect(lines.contains("[teardown] | tearing down"))
         #expect(lines.contains { $0.hasPrefix("[teardown] succeeded in ") })
         #expect(lines.contains("[report] skipped: interrupted (SIGINT)"))
+        // The run's record shows it again, the cleanup line included, without a complaint.
+        let logs = try await FlowrunBinary.run(["logs"], in: folder.url)
+        #expect(logs.status == 0)
+        #expect(logs.stderr == "")
+        #expect(logs.stdout == run.stdout)
         withExtendedLifetime(folder) {}
     }
 

@@ -68,6 +68,18 @@ import Testing
         #expect(try await Self.bash(["graph", "--dir", "sub", "fl"], in: project.url) == ["flowrun.yaml"])  // FILE is read from DIR
     }
 
+    /// `flowrun build` runs the task build of the flowrun.yaml found, so `flowrun bu<TAB>`
+    /// completes it, as `task bu<TAB>` does; the commands still complete, and after a task come
+    /// the other tasks, not the commands.
+    @Test func bashCompletesTasksOfTheFileFoundAsTheFirstWord() async throws {
+        let project = try Self.project()
+        let sub = project.url.appendingPathComponent("sub")
+        #expect(try await Self.bash(["bun"], in: sub) == ["bundle"])
+        #expect(try await Self.bash(["li"], in: sub) == ["list"])
+        #expect(try await Self.bash(["bundle", "bu"], in: sub) == ["bump"])
+        #expect(try await Self.bash(["he"], in: project.url) == ["help", "hello.yaml"])
+    }
+
     @Test func bashCompletesNothingForABrokenOrMissingFile() async throws {
         let project = try Self.project()
         #expect(try await Self.bash(["run", "broken.yaml", ""], in: project.url) == [])

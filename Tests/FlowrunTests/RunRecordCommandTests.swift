@@ -43,6 +43,43 @@ import Testing
         #expect(events.named("workflow.finished").first?["status"] as? String == "failed")
     }
 
+    /// As git finds its repository from a subfolder: `flowrun` run in `src/` ran and recorded
+    /// the flowrun.yaml above, so `flowrun runs` and `flowrun logs` there show that run.
+    @Test func runsAndLogsInASubfolderShowTheRunsOfTheFlowrunYamlAbove() async throws {
+        let folder = try TemporaryFolder()
+        try Data("version: 1\ntasks:\n  build: {shell: echo compiling}\n".utf8).write(to: folder.url.appendingPathComponent("flowrun.yaml"))
+        let src = folder.url.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src, withIntermediateDirectories: true)
+        let run = try await FlowrunBinary.run(["--events", "plain"], in: src)
+        #expect(run.status == 0, "\(run.stderr)")
+        let runs = try await FlowrunBinary.run(["runs"], in: src)
+        #expect(runs.status == 0, "\(runs.stderr)")
+        #expect(runs.stdout.contains("succeeded"), "\(runs.stdout)")
+        let logs = try await FlowrunBinary.run(["logs"], in: src)
+        #expect(logs.status == 0, "\(logs.stderr)")
+        #expect(logs.stdout == run.stdout)
+    }
+
+    @Test func logsShowsAnAllowedFailureAsAllowedAsTheRunDid() async throws {
+        let folder = try folder(
+            """
+            version: 1
+            tasks:
+              lint: {continue_on_error: true, shell: "echo style; exit 3"}
+              build: {shell: "echo compiling"}
+            """)
+        let run = try await flowrun(["run", "--events", "plain", "flow.yaml"], in: folder)
+        #expect(run.status == 0)
+        let logs = try await flowrun(["logs"], in: folder)
+        #expect(logs.status == 0, "\(logs.stderr)")
+        #expect(logs.stdout == run.stdout)
+        #expect(logs.stdout.contains("[lint] allowed failure in "))
+        #expect(logs.stdout.contains("1 succeeded, 1 allowed failure"))
+        let jsonl = try await flowrun(["logs", "--events", "jsonl"], in: folder)
+        let events = try EventStream(jsonl.stdout)
+        #expect(events.named("task.failed").first?["allowed"] as? Bool == true)
+    }
+
     @Test func runsListsEachRunNewestFirstWithItsResultAndCounts() async throws {
         let folder = try folder(threeTasks)
         #expect(try await flowrun(["run", "flow.yaml"], in: folder).status == 1)

@@ -61,6 +61,24 @@ import Testing
         _ = folder
     }
 
+    /// `-d DIR` before the command, as `git -C DIR status` and `make -C DIR target` take it.
+    @Test func dirBeforeTheCommandAppliesToThatCommand() async throws {
+        let (folder, root) = try Self.project()
+        let elsewhere = try TemporaryFolder()
+        let list = try await FlowrunBinary.run(["-d", root.path, "list"], in: elsewhere.url)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("* build:"))
+        let validate = try await FlowrunBinary.run(["--dir=\(root.path)", "validate"], in: elsewhere.url)
+        #expect(validate.stdout == "\(root.path)/flowrun.yaml: ok (2 tasks)\n")
+        let graph = try await FlowrunBinary.run(["--dir", root.path, "graph", "test"], in: elsewhere.url)
+        #expect(graph.stdout == "build\ntest <- build\n")
+        // A task still runs as `flowrun -d DIR build`.
+        let build = try await FlowrunBinary.run(["-d", root.path, "build", "--events", "plain"], in: elsewhere.url)
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("built.txt").path))
+        _ = folder
+    }
+
     @Test func noWorkflowFoundNamesTheFoldersSearched() async throws {
         let folder = try TemporaryFolder()
         let deep = folder.url.resolvingSymlinksInPath().appendingPathComponent("a/b")
