@@ -6,7 +6,7 @@ import Foundation
 /// Names starting with `.` match only a pattern that spells the dot, as in the shell.
 package enum PathGlob {
     package static func isPattern(_ path: String) -> Bool {
-        path.contains { $0 == "*" || $0 == "?" || $0 == "[" }
+        path.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
     }
 
     /// The regular files `pattern` (an absolute path) names, sorted by bytes, without duplicates.

@@ -38,13 +38,19 @@ package struct TaskFingerprint: Sendable, Equatable {
 
     /// The fingerprint of `task` with its inputs' digest already taken.
     static func of(_ task: PlannedTask, inputs: String, needs: [TaskFingerprint?]) -> TaskFingerprint {
+        of(task, inputs: inputs, needValues: needs.map { $0?.value })
+    }
+
+    /// The same, given the needs' whole values (nil for a need without a fingerprint).
+    static func of(_ task: PlannedTask, inputs: String, needValues: [String?]) -> TaskFingerprint {
         let environment = task.environment.map { "\($0.name)=\($0.value)" }.joined(separator: "\0")
         return TaskFingerprint(
             definition: hash(TaskDefinition.text(of: task)), environment: hash(environment), inputs: inputs,
-            needs: hash(needs.map { $0?.value ?? "none" }.joined(separator: "\n")))
+            needs: hash(needValues.map { $0 ?? "none" }.joined(separator: "\n")))
     }
 
     static func hash(_ text: String) -> String {
-        FileRecord.hex(SHA256.hash(data: Data(text.utf8)))
+        var text = text
+        return text.withUTF8 { FileRecord.hex(SHA256.hash(data: $0)) }
     }
 }

@@ -17,6 +17,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private let force: Bool
     private let lock = NSLock()
     private var current: [TaskFingerprint?]
+    /// `current`'s whole values, taken when a dependent first needs one: most tasks are needed
+    /// by several.
+    private var values: [String?]
     /// Inputs hashed when a running task was checked, written to the log at its success.
     private var hashedInputs: [Int: [(path: String, record: FileRecord)]] = [:]
     /// Running tasks whose inputs are hashed at their success, not before they start.
@@ -29,6 +32,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.log = log
         self.force = force
         current = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
+        values = [String?](repeating: nil, count: plan.tasks.count)
     }
 
     /// Whether any task of the workflow has a recorded success.
@@ -40,8 +44,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func skipReason(for index: Int) -> String? {
         lock.withLock {
             let task = plan.tasks[index]
-            var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needs: task.needs.map { current[$0] })
-            current[index] = fingerprint
+            var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+            remember(fingerprint, of: index)
             guard TaskDefinition.isTracked(task) else { return nil }
             // Inputs are hashed only when all else matches the record. A task that runs anyway
             // has them hashed at its success, so that a large input it was never run on (a new
@@ -52,7 +56,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 var digests = FileDigests(known: log.files)
                 let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
                 fingerprint.inputs = inputs
-                current[index] = fingerprint
+                remember(fingerprint, of: index)
                 if missing.isEmpty, reasonToRun(task, fingerprint) == nil {
                     for (path, record) in digests.fresh { log.noteFile(path, record) }
                     return Self.reason
@@ -74,7 +78,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             var digests = FileDigests(known: log.files)
             if inputsAtSuccess.remove(index) != nil {
                 fingerprint.inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
-                current[index] = fingerprint
+                remember(fingerprint, of: index)
             }
             let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
             // An output the task did not make: it runs again next time, as make would.
@@ -93,6 +97,18 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Compacts the log; call once the run has ended.
     package func finish() {
         lock.withLock { note { () throws(FingerprintLogError) in try log.compact() } }
+    }
+
+    private func remember(_ fingerprint: TaskFingerprint, of task: Int) {
+        current[task] = fingerprint
+        values[task] = nil
+    }
+
+    private func value(of task: Int) -> String? {
+        if let value = values[task] { return value }
+        let value = current[task]?.value
+        values[task] = value
+        return value
     }
 
     private func note(_ change: () throws(FingerprintLogError) -> Void) {
@@ -122,8 +138,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [String?] = []
             for (index, task) in plan.tasks.enumerated() {
-                var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needs: task.needs.map { current[$0] })
-                current[index] = fingerprint
+                var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+                remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
                     reasons.append("no inputs or outputs")
                     continue
@@ -147,7 +163,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     var digests = FileDigests(known: log.files)
                     let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
                     fingerprint.inputs = inputs
-                    current[index] = fingerprint
+                    remember(fingerprint, of: index)
                     reasons.append(missing.isEmpty ? reasonToRun(task, fingerprint) : "missing input")
                 }
             }
