@@ -1,4 +1,5 @@
 import Crypto
+import FlowConsole
 import Foundation
 
 /// What the up-to-date check remembers of one workflow file: each task's fingerprint at its last
@@ -192,6 +193,9 @@ package final class FingerprintLog: @unchecked Sendable {
 
     // MARK: The end of a run
 
+    /// How much of the compacted log is held before it is written.
+    static let compactionPiece = 64 * 1024
+
     /// Rewrites the log with one line per task and file still known, if anything changed.
     package func compact() throws(FingerprintLogError) {
         if descriptor >= 0 {
@@ -199,22 +203,38 @@ package final class FingerprintLog: @unchecked Sendable {
             descriptor = -1
         }
         guard appended > 0 else { return }
+        try makeFolder()
+        let temporary = path + ".tmp-\(getpid())"
+        let writer: DescriptorWriter
+        do {
+            writer = try DescriptorWriter(creatingFileAt: temporary)
+        } catch {
+            throw FingerprintLogError("cannot write \(temporary): \(error)")
+        }
+        // Written a piece at a time: the whole log of a large workflow is tens of megabytes.
         var text = header
+        func flush(atLeast bytes: Int) {
+            guard text.utf8.count >= bytes else { return }
+            writer.write(text)
+            text.removeAll(keepingCapacity: true)
+        }
         for (path, file) in files.sorted(by: { $0.key < $1.key }) where Self.isWritable(path) {
             text += "F\t\(file.size)\t\(file.modifiedNanoseconds)\t\(file.inode)\t\(file.digest)\t\(path)\n"
+            flush(atLeast: Self.compactionPiece)
         }
         for (task, record) in tasks.sorted(by: { $0.key < $1.key }) {
             let fingerprint = record.fingerprint
             text +=
                 "T\t\(fingerprint.value)\t\(fingerprint.definition)\t\(fingerprint.environment)\t\(fingerprint.inputs)\t\(fingerprint.needs)\t\(record.outputs)\t\(task)\n"
+            flush(atLeast: Self.compactionPiece)
         }
-        try makeFolder()
-        let temporary = path + ".tmp-\(getpid())"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        } catch {
+        flush(atLeast: 0)
+        // On the disk before the rename: a crash must leave the old log or the whole new one.
+        writer.synchronize()
+        writer.close()
+        if let failure = writer.failure {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw FingerprintLogError("cannot write \(temporary): \(error.localizedDescription)")
+            throw FingerprintLogError("\(failure)")
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
