@@ -16,20 +16,7 @@ import Testing
 
         """
 
-    final class Project {
-        let folder: TemporaryFolder
-        var url: URL { folder.url }
-
-        init(_ workflow: String, files: [String: String] = [:]) throws {
-            folder = try TemporaryFolder()
-            try write("flow.yaml", workflow)
-            for (path, text) in files { try write(path, text) }
-        }
-
-        func write(_ path: String, _ text: String) throws {
-            try Data(text.utf8).write(to: url.appendingPathComponent(path))
-        }
-
+    final class Project: WorkflowFolder {
         /// `flowrun run --events jsonl arguments...`: its status, the tasks that started and
         /// the done-before skips, each with its run.
         func run(_ arguments: [String]) async throws -> (status: Int32, ran: Set<String>, doneBefore: [String: String], events: EventStream) {

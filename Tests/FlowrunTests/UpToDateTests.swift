@@ -5,30 +5,7 @@ import Testing
 /// success, and whose outputs are still there unchanged, is skipped as `up-to-date`.
 @Suite struct UpToDateTests {
     /// A folder with `flow.yaml` and the files a test writes, run again and again.
-    final class Project {
-        let folder: TemporaryFolder
-        var url: URL { folder.url }
-
-        init(_ workflow: String, files: [String: String] = [:]) throws {
-            folder = try TemporaryFolder()
-            try write("flow.yaml", workflow)
-            for (path, text) in files { try write(path, text) }
-        }
-
-        func write(_ path: String, _ text: String) throws {
-            let file = url.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: file)
-        }
-
-        func read(_ path: String) throws -> String {
-            try String(contentsOf: url.appendingPathComponent(path), encoding: .utf8)
-        }
-
-        func remove(_ path: String) throws {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(path))
-        }
-
+    final class Project: WorkflowFolder {
         /// Runs `flowrun run --events jsonl flow.yaml arguments...`; the tasks that ran and those up to date.
         func run(_ arguments: [String] = []) async throws -> (ran: Set<String>, upToDate: Set<String>, events: EventStream) {
             let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"] + arguments, in: url)
