@@ -1,7 +1,7 @@
 import FlowModel
 
 /// The failed tasks of a run with the last lines of their output, for the end of a plain or
-/// GitHub Actions log, where a reader looks first (as the live view's summary lists failures):
+/// GitHub Actions log, where a reader looks first, and for the live view's summary:
 ///
 /// ```
 /// failed tasks, with the last lines of their output:
@@ -63,6 +63,13 @@ struct FailureTails {
         default:
             break
         }
+    }
+
+    /// The last output lines of `task`'s failure, oldest first; none for a task that did not fail
+    /// or failed past `failuresWithLines`.
+    func lines(of task: TaskID) -> [(stream: OutputStream, text: String)] {
+        guard let tail = failures.first(where: { $0.task == task })?.tail else { return [] }
+        return Array(tail.inOrder)
     }
 
     /// Appends the failures and their lines, if there were any.

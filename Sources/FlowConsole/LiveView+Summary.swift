@@ -48,6 +48,10 @@ extension LiveView {
             for result in explained {
                 let label = "\(result.task) \(result.outcome == .allowed ? "allowed failure" : result.outcome.rawValue)"
                 text += "\(result.outcome == .failed ? style.red(label) : style.yellow(label)): \(ConsoleText.sanitized(result.reason ?? ""))\n"
+                for (stream, line) in tails.lines(of: result.task) {
+                    let shown = ConsoleText.sanitized(line)
+                    text += style.dim("  \(stream == .stdout ? "|" : "!")") + (shown.isEmpty ? "" : " " + shown) + "\n"
+                }
             }
         }
         if !text.isEmpty { text += "\n" }

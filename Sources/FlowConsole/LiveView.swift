@@ -26,6 +26,8 @@ struct LiveView {
     private var running: [TaskID: Running] = [:]
     private var nextOrder = 0
     private(set) var counts = FinalCounts()
+    /// The failures' last output lines, for the summary: what made them fail may have scrolled away.
+    private(set) var tails = FailureTails()
     /// The run `--resume` kept tasks from, named in the summary's done-before line.
     private(set) var resumedRun: String?
     private var suspended = false
@@ -84,6 +86,7 @@ struct LiveView {
 
     mutating func record(_ event: RunEvent) {
         recorded += 1
+        tails.record(event)
         switch event.kind {
         case .workflowStarted(let workflow, _, let tasks, let concurrency):
             self.workflow = workflow

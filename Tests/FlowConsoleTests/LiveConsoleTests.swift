@@ -12,6 +12,8 @@ import Testing
             clock: { EventScript.base + now }, refreshInterval: .never)
     }
 
+    /// The summary names each failure with its reason and its last output lines, which may have
+    /// scrolled away above.
     @Test func finishPrintsEveryTaskInASummaryTableWithoutANSIWhenColourIsOff() throws {
         let file = try OutputFile()
         defer { file.remove() }
@@ -37,6 +39,8 @@ import Testing
                 deploy  cancelled         -         -
 
                 build failed: exited with status 2
+                  ! warning: slow
+                  |
                 deploy cancelled: the run failed (fail_fast)
 
                 workflow upgrade failed in 8.0s: 1 succeeded, 1 failed, 1 cancelled, 1 skipped
