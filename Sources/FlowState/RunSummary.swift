@@ -21,9 +21,14 @@ package struct RunSummary: Sendable, Equatable {
         endedMilliseconds = max(endedMilliseconds, event.timeMilliseconds)
         switch event.kind {
         case .taskSucceeded: counts.succeeded += 1
-        case .taskFailed: counts.failed += 1
+        case .taskFailed(_, _, _, _, _, let allowed):
+            counts.failed += 1
+            if allowed { counts.allowed += 1 }
         case .taskCancelled: counts.cancelled += 1
-        case .taskSkipped: counts.skipped += 1
+        case .taskSkipped(_, let reason, _):
+            counts.skipped += 1
+            if reason == SkipReason.upToDate { counts.upToDate += 1 }
+            if reason == SkipReason.doneBefore { counts.doneBefore += 1 }
         case .workflowFinished(_, let status, _, let finalCounts):
             counts = finalCounts
             result = Result(rawValue: status.rawValue) ?? .interrupted

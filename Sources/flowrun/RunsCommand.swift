@@ -43,7 +43,8 @@ struct RunsCommand: ParsableCommand {
             [
                 record.run, started(record.header.startedMilliseconds),
                 DurationText.string(milliseconds: summary.endedMilliseconds - record.header.startedMilliseconds),
-                summary.result.rawValue, "\(summary.counts.succeeded)", "\(summary.counts.failed)",
+                // As the console's last line: an allowed failure (continue_on_error) did not fail the run.
+                summary.result.rawValue, "\(summary.counts.succeeded)", "\(summary.counts.failed - summary.counts.allowed)",
                 "\(summary.counts.cancelled)", "\(summary.counts.skipped)",
             ]
         }
@@ -65,6 +66,8 @@ struct RunsCommand: ParsableCommand {
                 "counts": [
                     "succeeded": summary.counts.succeeded, "failed": summary.counts.failed,
                     "cancelled": summary.counts.cancelled, "skipped": summary.counts.skipped,
+                    "allowed": summary.counts.allowed, "up_to_date": summary.counts.upToDate,
+                    "done_before": summary.counts.doneBefore,
                 ],
                 "record": record.path,
             ]

@@ -88,7 +88,7 @@ import Testing
         #expect(listed.count == 2)
         #expect(listed.map { $0["result"] as? String } == ["succeeded", "failed"])
         let failed = try #require(listed.last?["counts"] as? [String: Int])
-        #expect(failed == ["succeeded": 1, "failed": 1, "cancelled": 0, "skipped": 1])
+        #expect(failed == ["succeeded": 1, "failed": 1, "cancelled": 0, "skipped": 1, "allowed": 0, "up_to_date": 0, "done_before": 0])
         #expect((listed[0]["id"] as? String ?? "") > (listed[1]["id"] as? String ?? ""))
         #expect(listed[0]["file"] as? String == folder.url.appendingPathComponent("flow.yaml").standardizedFileURL.path)
         #expect((listed[0]["digest"] as? String)?.hasPrefix("sha256:") == true)
@@ -101,6 +101,19 @@ import Testing
         #expect(lines[1].hasPrefix(listed[0]["id"] as? String ?? "?") && lines[1].contains("succeeded"))
         #expect(lines[2].contains("failed"))
         #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".flowrun/.gitignore").path))
+    }
+
+    /// As the run's last line said: a continue_on_error failure did not fail the run.
+    @Test func runsDoesNotCountAnAllowedFailureAsFailed() async throws {
+        let folder = try folder("version: 1\ntasks:\n  lint: {continue_on_error: true, shell: 'exit 1'}\n  build: {shell: 'true'}\n")
+        #expect(try await flowrun(["run", "flow.yaml"], in: folder).status == 0)
+        let counts = try #require(try await runs(in: folder).first?["counts"] as? [String: Int])
+        #expect(counts["failed"] == 1 && counts["allowed"] == 1)
+        let table = try await flowrun(["runs", "flow.yaml"], in: folder)
+        let columns = table.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(columns.count == 2)
+        let failed = try #require(columns.first?.firstIndex(of: "FAILED"))
+        #expect(columns.last?[failed] == "0", "\(table.stdout)")
     }
 
     @Test func logsWithATaskPrintsThatTasksOutputOnly() async throws {
@@ -171,7 +184,10 @@ import Testing
         #expect(await SignalTests.noneLeft(matching: "sleep \(seconds)"))
         let listed = try await runs(in: folder)
         #expect(listed.first?["result"] as? String == "interrupted")
-        #expect(listed.first?["counts"] as? [String: Int] == ["succeeded": 1, "failed": 0, "cancelled": 0, "skipped": 0])
+        #expect(
+            listed.first?["counts"] as? [String: Int] == [
+                "succeeded": 1, "failed": 0, "cancelled": 0, "skipped": 0, "allowed": 0, "up_to_date": 0, "done_before": 0,
+            ])
         let logs = try await flowrun(["logs"], in: folder)
         #expect(logs.status == 0)
         #expect(logs.stdout.contains("[first] succeeded in "))
