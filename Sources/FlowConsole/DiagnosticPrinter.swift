@@ -5,9 +5,16 @@ import FlowModel
 ///
 /// Messages quote the file, whose values may hold any character: each line is passed through
 /// `VisibleText`, so that none of them can write a terminal escape or start a line of its own.
+///
+/// Under GitHub Actions each one is also a workflow command (`::error file=F,line=L,col=C::...`),
+/// so that it shows as an annotation on the file's line, as a linter's errors do.
 package struct DiagnosticPrinter: Sendable {
     package var style: Style
-    package init(style: Style = Style(enabled: false)) { self.style = style }
+    package var githubAnnotations: Bool
+    package init(style: Style = Style(enabled: false), githubAnnotations: Bool = false) {
+        self.style = style
+        self.githubAnnotations = githubAnnotations
+    }
 
     /// Every diagnostic, sorted by position, one line each (plus its hint).
     package func render(_ diagnostics: [Diagnostic]) -> String {
@@ -19,8 +26,18 @@ package struct DiagnosticPrinter: Sendable {
             if let hint = diagnostic.message.hint {
                 output += "\(style.bold(place)): \(style.cyan("note:")) \(VisibleText.escaped(hint))\n"
             }
+            if githubAnnotations { output += annotation(diagnostic) }
         }
         return output
+    }
+
+    /// `::error file=F,line=L,col=C::MESSAGE` (or `::warning`), the hint on a line of its own.
+    private func annotation(_ diagnostic: Diagnostic) -> String {
+        let location = diagnostic.location
+        var properties = "file=\(PlainLog.escapeProperty(location.file))"
+        if location.line > 0 { properties += ",line=\(location.line),col=\(location.column)" }
+        let message = [diagnostic.message.text, diagnostic.message.hint].compactMap { $0 }.joined(separator: "\n")
+        return "::\(diagnostic.severity == .error ? "error" : "warning") \(properties)::\(PlainLog.escapeData(message))\n"
     }
 
     /// Line 0 stands for the whole file (it cannot be read, or is too large).

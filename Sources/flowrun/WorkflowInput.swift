@@ -34,7 +34,9 @@ enum WorkflowInput {
             }
         }
         if !diagnostics.isEmpty {  // errors, or warnings only (the file still runs)
-            let printer = DiagnosticPrinter(style: Style(enabled: Terminal.usesColor(2, environment: ProcessInfo.processInfo.environment)))
+            let environment = ProcessInfo.processInfo.environment
+            let printer = DiagnosticPrinter(
+                style: Style(enabled: Terminal.usesColor(2, environment: environment)), githubAnnotations: PlainLog.isGitHubActions(environment))
             FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
         }
         guard !diagnostics.hasErrors, let plan else { return .invalid }

@@ -36,6 +36,19 @@ import Testing
         #expect(!result.stderr.contains("did you mean"))
     }
 
+    /// In a GitHub Actions job the problem is also an annotation on the file's line, as a
+    /// linter's are.
+    @Test func underGitHubActionsAProblemIsAnAnnotationOnItsLine() async throws {
+        let folder = try folder(with: "version: 1\ntasks:\n  build:\n    deps: [lint]\n    shell: 'make, all'\n")
+        let result = try await FlowrunBinary.run(["validate", "Taskfile.yaml"], in: folder.url, environment: ["GITHUB_ACTIONS": "true"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.split(separator: "\n").contains(
+                "::error file=Taskfile.yaml,line=4,col=5::unknown key 'deps' in task 'build'%0A'deps' is go-task's; flowrun says 'needs: [a, b]'"),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("Taskfile.yaml:4:5: error: unknown key 'deps'"), "the line a person reads stays")
+    }
+
     @Test func aMissingFileFarFromAnyCommandIsStillReportedAsAFile() async throws {
         let folder = try TemporaryFolder()
         let result = try await FlowrunBinary.run(["deploy-prod.yaml"], in: folder.url)

@@ -11,13 +11,16 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     private let done = DispatchGroup()
 
     /// Starts `flowrun arguments...` in `directory`, with `environment` added to this process's
-    /// and NO_COLOR set; stdin is /dev/null, and both pipes are read as the output comes. With
-    /// `standardOutput`, stdout goes there instead, and is not read.
+    /// and NO_COLOR set (GITHUB_ACTIONS left out unless `environment` sets it: the suite run in a
+    /// GitHub job must check what it checks elsewhere); stdin is /dev/null, and both pipes are
+    /// read as the output comes. With `standardOutput`, stdout goes there instead, and is not read.
     init(_ arguments: [String], in directory: URL?, environment: [String: String] = [:], standardOutput: Pipe? = nil) throws {
         process.executableURL = FlowrunBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"].merging(environment) { $1 }) { $1 }
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["GITHUB_ACTIONS"] = nil
+        process.environment = inherited.merging(["NO_COLOR": "1"].merging(environment) { $1 }) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = standardOutput ?? out
