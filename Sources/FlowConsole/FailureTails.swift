@@ -68,7 +68,8 @@ struct FailureTails {
     /// The last output lines of `task`'s failure, oldest first; none for a task that did not fail
     /// or failed past `failuresWithLines`.
     func lines(of task: TaskID) -> [(stream: OutputStream, text: String)] {
-        guard let tail = failures.first(where: { $0.task == task })?.tail else { return [] }
+        // Only the first failures keep lines: a summary of thousands of failures looks at those.
+        guard let tail = failures.prefix(Self.failuresWithLines).first(where: { $0.task == task })?.tail else { return [] }
         return Array(tail.inOrder)
     }
 
