@@ -102,9 +102,9 @@ package final class FingerprintLog: @unchecked Sendable {
     /// Applies one line; a line it cannot read is skipped (a newer flowrun's line, or damage).
     private func apply(_ fields: [String]) {
         switch fields.first {
-        case "F" where fields.count == 6:
-            guard let size = Int64(fields[1]), let modified = Int64(fields[2]), let inode = UInt64(fields[3]) else { return }
-            files[fields[5]] = FileRecord(size: size, modifiedNanoseconds: modified, inode: inode, digest: fields[4])
+        case "F":
+            guard let file = FileRecord(logFields: fields) else { return }
+            files[fields[7]] = file
         case "T" where fields.count == 8:
             let fingerprint = TaskFingerprint(
                 definition: fields[2], environment: fields[3], inputs: fields[4], needs: fields[5])
@@ -127,7 +127,7 @@ package final class FingerprintLog: @unchecked Sendable {
         for (path, file) in changed where files[path] != file {
             files[path] = file
             guard Self.isWritable(path) else { continue }
-            text += "F\t\(file.size)\t\(file.modifiedNanoseconds)\t\(file.inode)\t\(file.digest)\t\(path)\n"
+            text += file.logLine(path: path) + "\n"
         }
         tasks[task] = record
         let fingerprint = record.fingerprint
@@ -219,7 +219,7 @@ package final class FingerprintLog: @unchecked Sendable {
             text.removeAll(keepingCapacity: true)
         }
         for (path, file) in files.sorted(by: { $0.key < $1.key }) where Self.isWritable(path) {
-            text += "F\t\(file.size)\t\(file.modifiedNanoseconds)\t\(file.inode)\t\(file.digest)\t\(path)\n"
+            text += file.logLine(path: path) + "\n"
             flush(atLeast: Self.compactionPiece)
         }
         for (task, record) in tasks.sorted(by: { $0.key < $1.key }) {
