@@ -97,6 +97,17 @@ import Testing
         #expect(!inputs.areUnchanged(digests: &atEnd))
     }
 
+    /// The log keeps all a record needs to be trusted again: its ctime and when it was hashed.
+    @Test func aFilesLogLineKeepsItsCtimeAndWhenItWasHashed() throws {
+        let record = FileRecord(
+            size: 3, modifiedNanoseconds: 7, changedNanoseconds: 8, inode: 9, digest: "ab", hashedAtNanoseconds: 11)
+        let fields = record.logLine(path: "/w/in").split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        #expect(FileRecord(logFields: fields) == record)
+        #expect(fields.last == "/w/in")
+        // An older flowrun's line, without them: its file is hashed again.
+        #expect(FileRecord(logFields: ["F", "3", "7", "9", "ab", "/w/in"]) == nil)
+    }
+
     // MARK: The rule by which a task's work is kept
 
     static let built = FingerprintLog.TaskRecord(
