@@ -92,6 +92,15 @@ import Testing
         #expect(names(in: folder).isEmpty)
     }
 
+    @Test(arguments: [
+        (".out.txt.flowrun-1x2y3z", true), (".a.flowrun-AbC123", true), (".flowrun-settings", false),
+        ("out.flowrun-abc", false), (".a.flowrun-", false), (".a.flowrun-has-dash", false), (".a.flowrun-abcdefghijklmn", false),
+    ])
+    func leftoversAreKnownByTheirWholeName(name: String, isTemporary: Bool) {
+        #expect(TemporaryName.isTemporary(name) == isTemporary)
+        #expect(TemporaryName.isTemporary(TemporaryName.make(for: "out.txt")))
+    }
+
     @Test func anAnonymousFileHasNoNameAndOnlyItsOwnerCanOpenIt() throws {
         let folder = try makeFolder()
         defer { LeftoverSweep.removeTree(folder) }
