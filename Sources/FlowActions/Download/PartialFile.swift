@@ -59,7 +59,7 @@ package final class PartialFile: @unchecked Sendable {
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
                 let reason = String(cString: strerror(written == 0 ? ENOSPC : errno))
-                throw DownloadFailure("cannot write \(path): \(reason)", retryable: false)
+                throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
             }
             offset += written
         }
@@ -117,14 +117,14 @@ package final class PartialFile: @unchecked Sendable {
         guard fsync(descriptor) == 0 else {
             let reason = String(cString: strerror(errno))
             remove()
-            throw DownloadFailure("cannot write \(path): \(reason)", retryable: false)
+            throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
         }
         let closed = close(descriptor)
         let closeCode = errno
         descriptor = -1
         guard closed == 0 || closeCode == EINTR else {
             unlink(path)
-            throw DownloadFailure("cannot write \(path): \(String(cString: strerror(closeCode)))", retryable: false)
+            throw DownloadFailure("cannot write \(destination): \(String(cString: strerror(closeCode)))", retryable: false)
         }
         guard rename(path, destination) == 0 else {
             let reason = String(cString: strerror(errno))
