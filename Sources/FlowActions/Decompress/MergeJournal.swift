@@ -29,18 +29,15 @@ final class MergeJournal {
 
     /// Moves `from` onto `to`, keeping what was at `to` aside.
     func move(_ from: String, _ to: String) throws(ExtractionFailure) {
-        var aside: String?
-        if FileTree.status(to) != nil {
-            aside = folder.path + "/\(steps.count)"
-            try StagingPlacement.rename(to, aside!)
-        }
-        do {
+        guard FileTree.status(to) != nil else {
             try StagingPlacement.rename(from, to)
-        } catch {
-            if let aside { _ = Foundation.rename(aside, to) }
-            throw error
+            return steps.append(.added(path: to))
         }
-        steps.append(aside.map { .replaced(path: to, aside: $0) } ?? .added(path: to))
+        let aside = folder.path + "/\(steps.count)"
+        try StagingPlacement.rename(to, aside)
+        // Noted before the next rename: if that fails, `undo` puts this file back.
+        steps.append(.replaced(path: to, aside: aside))
+        try StagingPlacement.rename(from, to)
     }
 
     /// Puts `to` back as it was and returns the failure to report: `error`, and if something
