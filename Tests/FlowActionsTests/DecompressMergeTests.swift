@@ -9,16 +9,18 @@ import Testing
 @Suite struct DecompressMergeTests {
     static let names = (UInt8(ascii: "a")...UInt8(ascii: "p")).map { String(UnicodeScalar($0)) }
 
-    /// `to` holds 16 files and a folder `zz`; the archive replaces all 17 files. Moving into
+    /// `to` holds 16 files and a folder `zz`; the archive replaces all 17 files and adds two. Moving into
     /// `zz`, last in name order, fails: as root (whom permission bits do not stop) `zz` is a
     /// tmpfs of its own, so a rename into it is EXDEV; otherwise `zz` is read-only.
     @Test func aMergeThatFailsPartWayPutsBackEveryFileItReplaced() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
         let files = Self.names + ["zz/inner"]
+        // Also new files and a new folder, which the failed merge must take out again.
+        let added = ["n0", "newdir/x"]
         try fixtures.python(
             "with tarfile.open('new.tar', 'w') as t:\n"
-                + "    for n in [\(files.map { "'\($0)'" }.joined(separator: ", "))]:\n"
+                + "    for n in [\((files + added).map { "'\($0)'" }.joined(separator: ", "))]:\n"
                 + "        data = b'new ' + n.encode()\n"
                 + "        i = tarfile.TarInfo(n); i.size = len(data); t.addfile(i, io.BytesIO(data))\n")
         try FileManager.default.createDirectory(atPath: fixtures.path("out/zz"), withIntermediateDirectories: true)
