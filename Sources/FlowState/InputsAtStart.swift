@@ -2,9 +2,15 @@
 /// it ran (the task wrote to its input, an editor saved it): its result then stands, but it is
 /// not recorded as up to date, so the next run builds it again, as make, ninja and Bazel do.
 ///
-/// Statuses are enough for a file that had settled when the task started; one changed too
-/// shortly before (`FileStatus.isRacy`) is hashed at the start and again at the end.
+/// Statuses are enough for a file that had settled when the task started; a small one changed
+/// too shortly before (`FileStatus.isRacy`) is hashed at the start and again at the end. A
+/// large racy one (a download or an extraction that just ended) is compared by status only:
+/// hashing it at the start would hold up the task's start, its timeout and a Ctrl-C, and a
+/// same-sized rewrite of it within one timestamp tick is out of reach of any build tool's stat.
 struct InputsAtStart {
+    /// The most a racy file may hold to be hashed at the start.
+    static let hashedAtStartLimit: Int64 = 1 << 20
+
     private let patterns: [String]
     private let files: [(pattern: String, path: String, status: FileStatus?)]
     /// The digests at the start of the racy files, by path.
@@ -16,7 +22,7 @@ struct InputsAtStart {
         files = digests.statuses(ofPatterns: patterns)
         var racyDigests: [String: String?] = [:]
         for (_, path, status) in files {
-            guard let status, status.isRacy(at: digests.moment) else { continue }
+            guard let status, status.size <= Self.hashedAtStartLimit, status.isRacy(at: digests.moment) else { continue }
             racyDigests[path] = digests.digest(of: path, status: status)
         }
         self.racyDigests = racyDigests
