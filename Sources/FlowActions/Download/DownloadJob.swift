@@ -156,7 +156,7 @@ final class DownloadJob: RunningAttempt, Sendable {
             }
             do throws(DownloadFailure) {
                 try result.get()
-                guard file.sha256 == sha256 else {
+                guard file.sha256 == sha256.lowercased() else {
                     throw DownloadFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
                 }
             } catch {
