@@ -104,7 +104,7 @@ final class DownloadJob: RunningAttempt, Sendable {
             _ = onCancel { self.end(.cancelled) }
             if isCancelled { end(.cancelled) }
         case .finished(let path, let sha256):
-            copyFinished(path: path, sha256: sha256)
+            copyFinished(.path(path), sha256: sha256)
         }
     }
 
@@ -116,10 +116,6 @@ final class DownloadJob: RunningAttempt, Sendable {
         case .failed(let failure): end(.failed(failure))
         case .abandoned: joinTransfer()
         }
-    }
-
-    private func copyFinished(path: String, sha256: String) {
-        copyFinished(.path(path), sha256: sha256)
     }
 
     /// Another task's transfer of the same URL, checked against this task's sha256 or else the
