@@ -36,6 +36,8 @@ package final class TestHTTPServer: Sendable {
         package var closeAfter: Int?
         /// Sends the head and this many body bytes, then nothing more, holding the connection open.
         package var stallAfter: Int?
+        /// Closes the connection without a byte of answer.
+        package var unanswered = false
         /// How a 206 that `servesRanges` makes goes wrong.
         package var rangeFault: RangeFault?
 
@@ -212,7 +214,9 @@ package final class TestHTTPServer: Sendable {
                     server.record(request)
                     return context.close(promise: nil)
                 }
-                respond(server.answer(request), context: context)
+                let response = server.answer(request)
+                if response.unanswered { return context.close(promise: nil) }
+                respond(response, context: context)
             }
         }
 

@@ -33,6 +33,28 @@ import Testing
         #expect(server.requests.filter { $0.path == "/second" }.map(\.reusedConnection) == [true, false])
     }
 
+    @Test func aConnectionThatDiesUnansweredIsTriedOnceMoreOnly() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/silent") { _ in
+            var response = TestHTTPServer.Response()
+            response.unanswered = true
+            return response
+        }
+        let runner = Runner.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Runner.tasks([("get", "{download: {url: '\(server.baseURL)/silent', to: s.bin}, retries: 0}")], in: folder)
+        let result = await Runner.run(tasks[0], runner: runner).result
+        #expect(
+            result
+                == .failedAdvising(
+                    reason: "\(server.baseURL)/silent: the server closed the connection early", retryable: true, notBeforeMilliseconds: nil))
+        #expect(server.requestCount("/silent") == 2)
+        #expect(Runner.folderContents(folder) == [])
+    }
+
     /// Download tasks planned with `environment` as the process environment.
     static func tasks(_ entries: [(String, String)], in folder: String, environment: [String: String]) throws -> [PlannedTask] {
         let yaml = "version: 1\ntasks:\n" + entries.map { "  \($0.0): \($0.1)" }.joined(separator: "\n") + "\n"
