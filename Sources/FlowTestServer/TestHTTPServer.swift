@@ -7,7 +7,9 @@ import NIOSSL
 
 /// A real HTTP/1.1 server on 127.0.0.1 for download tests: each path answers as its route says
 /// (ranges, statuses, bodies that end early or stall, redirects), and every request is counted.
-/// With `tls`, it serves HTTPS. It is also a proxy: a CONNECT is answered 200 and the tunnel's
+/// With `tls`, it serves HTTPS. With `dropsReusedConnections`, a request that comes on a
+/// connection which already carried one is read and then answered by closing the connection:
+/// the race of a client reusing a kept-alive connection the server is closing, made certain. It is also a proxy: a CONNECT is answered 200 and the tunnel's
 /// requests are served from the same routes (AsyncHTTPClient tunnels plain http too), over TLS
 /// with `tunnelTLS`.
 package final class TestHTTPServer: Sendable {
@@ -16,6 +18,8 @@ package final class TestHTTPServer: Sendable {
         package var target: String
         package var path: String
         package var headers: [(String, String)]
+        /// Whether the connection had carried a request before this one.
+        package var reusedConnection = false
         package func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
@@ -32,12 +36,28 @@ package final class TestHTTPServer: Sendable {
         package var closeAfter: Int?
         /// Sends the head and this many body bytes, then nothing more, holding the connection open.
         package var stallAfter: Int?
+        /// Closes the connection without a byte of answer.
+        package var unanswered = false
+        /// How a 206 that `servesRanges` makes goes wrong.
+        package var rangeFault: RangeFault?
 
         package init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
             self.status = status
             self.headers = headers
             self.body = body
         }
+    }
+
+    /// A 206 that does not continue the bytes the client has, as misbehaving servers send.
+    package enum RangeFault: Sendable {
+        /// The 206 carries this ETag, as if If-Range had been ignored on a changed file.
+        case etag(String)
+        /// Content-Range ends in `/*`.
+        case unknownTotal
+        /// The range, and the bytes sent, start this many bytes after the one asked for.
+        case offset(Int)
+        /// The 206 carries this Last-Modified.
+        case lastModified(String)
     }
 
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -48,9 +68,11 @@ package final class TestHTTPServer: Sendable {
 
     /// TLS spoken inside a CONNECT tunnel: this server then stands for the HTTPS origin too.
     let tunnelTLS: NIOSSLContext?
+    let dropsReusedConnections: Bool
 
-    package init(tls: NIOSSLContext? = nil, tunnelTLS: NIOSSLContext? = nil) throws {
+    package init(tls: NIOSSLContext? = nil, tunnelTLS: NIOSSLContext? = nil, dropsReusedConnections: Bool = false) throws {
         self.tunnelTLS = tunnelTLS
+        self.dropsReusedConnections = dropsReusedConnections
         let server = Box()
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -114,8 +136,12 @@ package final class TestHTTPServer: Sendable {
         try? group.syncShutdownGracefully()
     }
 
-    fileprivate func answer(_ request: Request) -> Response {
+    fileprivate func record(_ request: Request) {
         seen.withLockedValue { $0.append(request) }
+    }
+
+    fileprivate func answer(_ request: Request) -> Response {
+        record(request)
         guard let route = routes.withLockedValue({ $0[request.path] }) else { return Response(status: 404) }
         var response = route(request)
         guard response.servesRanges, response.status == 200 else { return response }
@@ -130,9 +156,21 @@ package final class TestHTTPServer: Sendable {
             guard validators.contains(ifRange) else { return response }
         }
         let total = response.body.count
+        var first = start, totalText = "\(total)"
+        switch response.rangeFault {
+        case .etag(let tag):
+            response.headers.removeAll { $0.0.lowercased() == "etag" }
+            response.headers.append(("ETag", tag))
+        case .lastModified(let date):
+            response.headers.removeAll { $0.0.lowercased() == "last-modified" }
+            response.headers.append(("Last-Modified", date))
+        case .unknownTotal: totalText = "*"
+        case .offset(let shift): first = min(max(0, start + shift), total - 1)
+        case nil: break
+        }
         response.status = 206
-        response.headers.append(("Content-Range", "bytes \(start)-\(total - 1)/\(total)"))
-        response.body = Array(response.body[start...])
+        response.headers.append(("Content-Range", "bytes \(first)-\(total - 1)/\(totalText)"))
+        response.body = Array(response.body[first...])
         return response
     }
 
@@ -146,6 +184,8 @@ package final class TestHTTPServer: Sendable {
 
         private let server: Box
         private var head: HTTPRequestHead?
+        /// Requests this connection has carried.
+        private var carried = 0
 
         init(server: Box) { self.server = server }
 
@@ -167,7 +207,15 @@ package final class TestHTTPServer: Sendable {
                     return openTunnel(context: context)
                 }
                 let path = URL(string: head.uri).map { $0.path.isEmpty ? "/" : $0.path } ?? head.uri
-                let response = server.answer(Request(target: head.uri, path: path, headers: head.headers.map { ($0.name, $0.value) }))
+                var request = Request(target: head.uri, path: path, headers: head.headers.map { ($0.name, $0.value) })
+                request.reusedConnection = carried > 0
+                carried += 1
+                if request.reusedConnection, server.dropsReusedConnections {
+                    server.record(request)
+                    return context.close(promise: nil)
+                }
+                let response = server.answer(request)
+                if response.unanswered { return context.close(promise: nil) }
                 respond(response, context: context)
             }
         }

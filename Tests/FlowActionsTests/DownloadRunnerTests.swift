@@ -392,6 +392,36 @@ import Testing
         #expect(server.requestCount("/blob") == 1)
     }
 
+    /// A `to` that cannot take the file is the task's failure: the blob is good, so it stays,
+    /// and nothing is fetched again.
+    @Test func aCachedBlobThatCannotBePlacedFailsTheTaskAndStaysInTheCache() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(54_321)
+        let digest = Self.sha256(body)
+        server.route("/blob") { _ in .init(body: body) }
+        let environment = ["FLOWRUN_CACHE_DIR": folder + "/cache"]
+        try FileManager.default.createDirectory(atPath: folder + "/taken", withIntermediateDirectories: false)
+        let tasks = try Self.tasks(
+            [
+                ("fill", "{download: {url: '\(server.baseURL)/blob', to: b.bin, sha256: \(digest)}}"),
+                ("taken", "{download: {url: '\(server.baseURL)/blob', to: taken, sha256: \(digest)}}"),
+            ], in: folder)
+        let first = Self.runner(in: folder, environment)
+        #expect(await Self.run(tasks[0], runner: first).result == .succeeded)
+        first.finishRun()
+        let second = Self.runner(in: folder, environment)
+        defer { second.finishRun() }
+        guard case .failedAdvising(let reason, _, _) = await Self.run(tasks[1], runner: second).result else {
+            Issue.record("the folder was replaced"); return
+        }
+        #expect(reason.contains("\(folder)/taken"), "\(reason)")
+        #expect(server.requestCount("/blob") == 1)
+        #expect(Self.folderContents(folder + "/cache/sha256") == [digest])
+    }
+
     /// Two runners stand for two flowrun processes: both fill one cache at once, and the blob
     /// is whole, with no temporary file left beside it.
     @Test func twoRunsFillingTheCacheAtOnceLeaveOneWholeBlob() async throws {

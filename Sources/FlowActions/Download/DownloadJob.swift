@@ -20,18 +20,18 @@ final class DownloadJob: RunningAttempt, Sendable {
     private let completion: @Sendable (AttemptResult) -> Void
     private let state = NIOLockedValueBox(State())
     private let key: SharedTransfers.Key
-    /// The URL as `--dry-run` shows it, with secret values as `***`: what failure reasons name.
-    private let shownURL: String
+    /// Failure reasons show the task's secret values as `--dry-run` does: `***`.
+    private let mask: SecretMask
 
     init(
-        runner: DownloadRunner, task: TaskID, action: DownloadAction, shownURL: String, mayRetry: Bool,
+        runner: DownloadRunner, task: TaskID, action: DownloadAction, mask: SecretMask, mayRetry: Bool,
         progress: ProgressThrottle, completion: @escaping @Sendable (AttemptResult) -> Void
     ) {
         self.runner = runner
         self.task = task
         self.action = action
         self.mayRetry = mayRetry
-        self.shownURL = shownURL
+        self.mask = mask
         self.progress = progress
         self.completion = completion
         key = SharedTransfers.Key(url: action.url.value, headers: action.headers.map { "\($0.name): \($0.value.value)" })
@@ -39,7 +39,7 @@ final class DownloadJob: RunningAttempt, Sendable {
 
     func begin() {
         if let sha256 = action.sha256, let cache = runner.cache, let blob = cache.lookup(sha256: sha256) {
-            copy(from: blob, expecting: sha256) { _ in
+            copy(from: .path(blob), expecting: sha256) { _ in
                 cache.evict(sha256: sha256)
                 self.joinTransfer()
             }
@@ -85,8 +85,7 @@ final class DownloadJob: RunningAttempt, Sendable {
         case .completed:
             result = .succeeded
         case .failed(let failure):
-            let reason = shownURL == action.url.value ? failure.reason : failure.reason.replacingOccurrences(of: action.url.value, with: shownURL)
-            result = .failedAdvising(reason: reason, retryable: failure.retryable, notBeforeMilliseconds: failure.retryAfterMilliseconds)
+            result = .failedAdvising(reason: mask(failure.reason), retryable: failure.retryable, notBeforeMilliseconds: failure.retryAfterMilliseconds)
         case .cancelled:
             result = .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil)
         }
@@ -105,34 +104,36 @@ final class DownloadJob: RunningAttempt, Sendable {
             _ = onCancel { self.end(.cancelled) }
             if isCancelled { end(.cancelled) }
         case .finished(let path, let sha256):
-            copyFinished(path: path, sha256: sha256)
+            copyFinished(.path(path), sha256: sha256)
         }
     }
 
     private func sharedTransferEnded(_ ending: SharedTransfers.Ending) {
         if isCancelled { return end(.cancelled) }
         switch ending {
-        case .finished(let path, let sha256): copyFinished(path: path, sha256: sha256)
+        case .finished(let bytes): copyFinished(.finished(bytes), sha256: bytes.sha256)
         case .failed(let failure) where failure.retryable: joinTransfer()
         case .failed(let failure): end(.failed(failure))
+        case .abandoned: joinTransfer()
         }
     }
 
-    /// Another task's file of the same URL, checked against this task's sha256 or else the
-    /// digest the transfer computed (a later task may have changed it: then fetch again).
-    private func copyFinished(path: String, sha256: String) {
+    /// Another task's transfer of the same URL, checked against this task's sha256 or else the
+    /// digest the transfer computed (a later task may have changed the file: then fetch again).
+    private func copyFinished(_ source: LocalCopy.Source, sha256: String) {
         if let expected = action.sha256, expected.lowercased() != sha256 {
             return end(.failed(DownloadFailure("sha256 mismatch for \(action.to.value): expected \(expected.lowercased()), got \(sha256)", retryable: false)))
         }
-        copy(from: path, expecting: sha256) { _ in
+        copy(from: source, expecting: sha256) { _ in
             self.runner.shared.forget(self.key)
             self.joinTransfer()
         }
     }
 
     /// Copies a local file to `to` through a temporary file; `fallback` runs instead of failing
-    /// when the copy cannot be used.
-    private func copy(from source: String, expecting sha256: String, fallback: @escaping @Sendable (DownloadFailure) -> Void) {
+    /// when the source cannot be read or its bytes are not those expected. Failing to place the
+    /// copy at `to` is this task's failure.
+    private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (DownloadFailure) -> Void) {
         let file: PartialFile
         do {
             file = try PartialFile(destination: action.to.value)
@@ -151,11 +152,18 @@ final class DownloadJob: RunningAttempt, Sendable {
             }
             do throws(DownloadFailure) {
                 try result.get()
+                guard file.sha256 == sha256.lowercased() else {
+                    throw DownloadFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
+                }
+            } catch {
+                file.remove()
+                return fallback(error)
+            }
+            do throws(DownloadFailure) {
                 let digest = try file.finish(expectedSHA256: sha256)
                 self.end(.completed(sha256: digest, bytes: file.size))
             } catch {
-                file.remove()
-                fallback(error)
+                self.end(.failed(error))
             }
         }
     }
@@ -166,7 +174,7 @@ final class DownloadJob: RunningAttempt, Sendable {
         do {
             file = try runner.partialFile(for: task, destination: action.to.value)
         } catch {
-            runner.shared.ended(key, with: .failed(error))
+            runner.shared.ended(key, with: .abandoned)
             return end(.failed(error))
         }
         let url = action.url.value
@@ -175,7 +183,7 @@ final class DownloadJob: RunningAttempt, Sendable {
             let copy = LocalCopy()
             guard onCancel({ copy.cancel() }) else { return finished(.failure(Self.cancelled)) }
             let path = URL(string: url)?.path ?? String(url.dropFirst(5))
-            copy.start(from: path, into: file, progress: progress.report) { result in
+            copy.start(from: .path(path), into: file, progress: progress.report) { result in
                 finished(copy.isCancelled ? .failure(Self.cancelled) : result)
             }
         } else if url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") {
@@ -197,15 +205,25 @@ final class DownloadJob: RunningAttempt, Sendable {
         do throws(DownloadFailure) {
             try result.get()
             if cancelled { throw Self.cancelled }
+        } catch {
+            runner.attemptEnded(task, file: file, keep: !cancelled && error.retryable && mayRetry)
+            runner.shared.ended(key, with: cancelled ? .abandoned : .failed(error))
+            return end(cancelled ? .cancelled : .failed(error))
+        }
+        // The bytes are whole: tasks waiting for them get them open, whatever happens at this
+        // task's `to` (its own sha256 or a rename that fails are its failures only).
+        let bytes = FinishedFile(path: file.path, sha256: file.sha256)
+        let shared: SharedTransfers.Ending = bytes.map { .finished($0) } ?? .abandoned
+        do throws(DownloadFailure) {
             let digest = try file.finish(expectedSHA256: action.sha256)
             runner.attemptEnded(task, file: file, keep: false)
-            runner.shared.ended(key, with: .finished(path: action.to.value, sha256: digest))
+            runner.shared.ended(key, with: shared, placedAt: action.to.value)
             if action.sha256 != nil { runner.cache?.store(action.to.value, sha256: digest) }
             end(.completed(sha256: digest, bytes: file.size))
         } catch {
-            runner.attemptEnded(task, file: file, keep: !cancelled && error.retryable && mayRetry)
-            runner.shared.ended(key, with: .failed(cancelled ? DownloadFailure("cancelled", retryable: true) : error))
-            end(cancelled ? .cancelled : .failed(error))
+            runner.attemptEnded(task, file: file, keep: false)
+            runner.shared.ended(key, with: shared)
+            end(.failed(error))
         }
     }
 

@@ -37,10 +37,14 @@ package final class DownloadRunner: TaskRunner, Sendable {
             completion(.failed(reason: "not a download task", exitCode: nil))
             return DownloadJob.Finished()
         }
-        var shownURL = action.url.value
-        if case .download(let shown) = task.shown?.action { shownURL = shown.url.value }
+        var mask = SecretMask([])
+        if case .download(let shown) = task.shown?.action {
+            mask = SecretMask(
+                [(action.url.value, shown.url.value), (action.to.value, shown.to.value)]
+                    + zip(action.headers, shown.headers).map { ($0.value.value, $1.value.value) })
+        }
         let job = DownloadJob(
-            runner: self, task: task.id, action: action, shownURL: shownURL, mayRetry: attempt <= task.spec.retries,
+            runner: self, task: task.id, action: action, mask: mask, mayRetry: attempt <= task.spec.retries,
             progress: ProgressThrottle { done, total in events.progress(done, total, .bytes) },
             completion: completion
         )

@@ -21,7 +21,14 @@ package final class Downloader: Sendable {
         var group: MultiThreadedEventLoopGroup?
         /// Read with the first client: a run without https downloads never parses SSL_CERT_FILE.
         var tls: Result<TLSConfiguration, DownloadFailure>?
-        var byProxy: [ProxyRules.Proxy?: HTTPClient] = [:]
+        var byKind: [ClientKind: HTTPClient] = [:]
+    }
+
+    /// A client per proxy in use; `fresh` ones use each connection once (for a retry after a
+    /// kept-alive connection died).
+    private struct ClientKind: Hashable {
+        var proxy: ProxyRules.Proxy?
+        var fresh: Bool
     }
 
     private let clients = NIOLockedValueBox(Clients())
@@ -51,15 +58,16 @@ package final class Downloader: Sendable {
     package func shutdown() {
         let (all, group) = clients.withLockedValue { clients in
             defer { clients = Clients() }
-            return (Array(clients.byProxy.values), clients.group)
+            return (Array(clients.byKind.values), clients.group)
         }
         for client in all { try? client.syncShutdown() }
         try? group?.syncShutdownGracefully()
     }
 
-    private func client(for proxy: ProxyRules.Proxy?) throws(DownloadFailure) -> HTTPClient {
+    private func client(for proxy: ProxyRules.Proxy?, fresh: Bool) throws(DownloadFailure) -> HTTPClient {
+        let kind = ClientKind(proxy: proxy, fresh: fresh)
         let made: Result<HTTPClient, DownloadFailure> = clients.withLockedValue { clients in
-            if let client = clients.byProxy[proxy] { return .success(client) }
+            if let client = clients.byKind[kind] { return .success(client) }
             let tls = clients.tls ?? Self.tlsConfiguration(certificateFile: certificateFile)
             clients.tls = tls
             let tlsConfiguration: TLSConfiguration
@@ -83,8 +91,9 @@ package final class Downloader: Sendable {
             // The task's retries decide: the pool's own would retry a refused connection or a
             // certificate error until the connect timeout, with no word of it.
             configuration.connectionPool.retryConnectionEstablishment = false
+            if fresh { configuration.maximumUsesPerConnection = 1 }
             let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
-            clients.byProxy[proxy] = client
+            clients.byKind[kind] = client
             return .success(client)
         }
         return try made.get()
@@ -111,17 +120,26 @@ package final class Downloader: Sendable {
         return attempt
     }
 
+    /// How far an attempt has gone out of its way: each is done at most once.
+    private struct Detours {
+        /// A 206 did not continue the kept bytes, so the file was emptied and asked for whole.
+        var restartedFromZero = false
+        /// This request is the retry of one whose kept-alive connection died.
+        var onFreshConnection = false
+    }
+
     /// One request of the attempt, on the file's queue; a redirect makes the next one here,
     /// rather than in the client, so that credentials stay with their host (`RedirectChain`).
     private func request(
-        _ target: String, chain: RedirectChain, into file: PartialFile, attempt: HTTPAttempt,
+        _ target: String, chain: RedirectChain, into file: PartialFile, attempt: HTTPAttempt, detours: Detours = Detours(),
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
         completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
     ) {
-        let url = chain.original
+        // Failures name the URL that failed, and the task's when a redirect led there.
+        let url = target == chain.original ? target : "\(target) (redirected from \(chain.original))"
         do throws(DownloadFailure) {
             guard let parsed = URL(string: target) else { throw DownloadFailure("\(url): not a valid URL", retryable: false) }
-            let client = try client(for: try proxies.proxy(for: parsed))
+            let client = try client(for: try proxies.proxy(for: parsed), fresh: detours.onFreshConnection)
             let request: HTTPClient.Request
             do {
                 request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
@@ -136,20 +154,42 @@ package final class Downloader: Sendable {
             }
             task.futureResult.whenComplete { result in
                 file.queue.async {
-                    guard case .failure(let redirect as HTTPTransfer.Redirect) = result else {
-                        return completion(Self.outcome(result, transfer: transfer, file: file, url: url))
+                    func again(_ target: String, _ chain: RedirectChain, _ detours: Detours) {
+                        self.request(target, chain: chain, into: file, attempt: attempt, detours: detours, progress: progress, completion: completion)
                     }
-                    switch chain.following(redirect.location, from: parsed) {
-                    case .success(let (next, nextChain)):
-                        self.request(next, chain: nextChain, into: file, attempt: attempt, progress: progress, completion: completion)
-                    case .failure(let failure):
-                        completion(.failure(failure))
+                    switch result {
+                    case .failure(let redirect as HTTPTransfer.Redirect):
+                        switch chain.following(redirect.location, from: parsed) {
+                        case .success(let (next, nextChain)): again(next, nextChain, Detours(restartedFromZero: detours.restartedFromZero))
+                        case .failure(let failure): completion(.failure(failure))
+                        }
+                    case .failure(let refused as HTTPTransfer.RangeRefused):
+                        // Once: a server that never continues a file fails rather than loops.
+                        guard !detours.restartedFromZero else {
+                            return completion(.failure(DownloadFailure("\(url): \(refused.problem)", retryable: true)))
+                        }
+                        again(chain.original, chain.restarted(), Detours(restartedFromZero: true))
+                    case .failure(let error)
+                    where !detours.onFreshConnection && !transfer.receivedHead && !attempt.isCancelled && Self.connectionDied(error):
+                        // As curl: the server closed a kept-alive connection as the request went
+                        // out, which is no fault of the file's; whatever the task's retries.
+                        again(target, chain, Detours(restartedFromZero: detours.restartedFromZero, onFreshConnection: true))
+                    default:
+                        completion(Self.outcome(result, transfer: transfer, file: file, url: url))
                     }
                 }
             }
         } catch {
             completion(.failure(error))
         }
+    }
+
+    /// The ways a connection fails when the server closed it before answering.
+    static func connectionDied(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError { return error == .remoteConnectionClosed }
+        if let error = error as? IOError { return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE }
+        if let error = error as? ChannelError { return error == .ioOnClosedChannel || error == .eof }
+        return false
     }
 
     private static func outcome(

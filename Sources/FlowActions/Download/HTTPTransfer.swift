@@ -43,7 +43,18 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         var location: String
     }
 
+    /// A 206 that does not continue the kept bytes (`ResumedRange`): the file is emptied, and
+    /// the attempt asks for the whole file instead.
+    struct RangeRefused: Error {
+        var problem: String
+    }
+
+    /// Whether the response's head came: until then, no byte of the response has been seen.
+    private let headSeen = NIOLockedValueBox(false)
+    var receivedHead: Bool { headSeen.withLockedValue { $0 } }
+
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        headSeen.withLockedValue { $0 = true }
         if [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
             return task.eventLoop.makeFailedFuture(Redirect(location: location))
         }
@@ -54,7 +65,6 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
             ?? head.headers.first(name: "Last-Modified")
         let failure = Self.failure(of: head, url: url)
-        let resumedAt = head.status == .partialContent ? ContentRange(head.headers.first(name: "Content-Range")) : nil
         file.queue.async {
             do throws(DownloadFailure) {
                 if head.status == .rangeNotSatisfiable, resuming {
@@ -65,15 +75,16 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                 if let failure { throw failure }
                 let total: Int64?
                 if head.status == .partialContent {
-                    // A resumed body must start where the kept bytes end; anything else restarts.
-                    guard resuming, let range = resumedAt, range.start == file.size else {
+                    if let problem = ResumedRange.problem(of: head, keptBytes: file.size, validator: file.validator, knownTotal: file.expectedSize) {
                         try file.restart()
-                        throw DownloadFailure("\(url): the server resumed at an unexpected offset", retryable: true)
+                        return promise.fail(RangeRefused(problem: problem))
                     }
-                    total = range.total
+                    total = ContentRange(head.headers.first(name: "Content-Range"))?.total ?? file.expectedSize
+                    file.expectedSize = total
                 } else {
                     if file.size > 0 { try file.restart() }
                     file.validator = validator
+                    file.expectedSize = contentLength
                     total = contentLength
                 }
                 self.expectedLength.withLockedValue { $0 = total }
@@ -151,19 +162,5 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         let retryable = code == 408 || code == 429 || code >= 500
         let after = head.headers.first(name: "Retry-After").flatMap { RetryAfter.milliseconds($0) }
         return DownloadFailure("\(url): HTTP \(code) \(head.status.reasonPhrase)", retryable: retryable, retryAfterMilliseconds: retryable ? after : nil)
-    }
-}
-
-/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
-struct ContentRange {
-    var start: Int64
-    var total: Int64?
-
-    init?(_ value: String?) {
-        guard let value, value.hasPrefix("bytes ") else { return nil }
-        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
-        guard let range = parts.first, let startText = range.split(separator: "-").first, let start = Int64(startText) else { return nil }
-        self.start = start
-        total = parts.count == 2 ? Int64(parts[1]) : nil
     }
 }

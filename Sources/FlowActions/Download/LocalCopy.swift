@@ -12,10 +12,16 @@ final class LocalCopy: Sendable {
     func cancel() { cancelled.withLockedValue { $0 = true } }
     var isCancelled: Bool { cancelled.withLockedValue { $0 } }
 
+    /// What is copied: a file by path, or a shared transfer's bytes.
+    enum Source: Sendable {
+        case path(String)
+        case finished(FinishedFile)
+    }
+
     /// Calls `completion` on the file's queue once `source` is copied in full, or failed, or
     /// stopped by `cancel()`; the file is emptied first, as a copy never resumes.
     func start(
-        from source: String, into file: PartialFile, progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        from source: Source, into file: PartialFile, progress: @escaping @Sendable (Int64, Int64?) -> Void,
         completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
     ) {
         file.queue.async {
@@ -25,16 +31,29 @@ final class LocalCopy: Sendable {
 
     /// Copies at once on the calling thread, which must be the file's queue.
     func copyNow(from source: String, into file: PartialFile) -> Result<Void, DownloadFailure> {
-        Result { () throws(DownloadFailure) in try copy(from: source, into: file, progress: { _, _ in }) }
+        Result { () throws(DownloadFailure) in try copy(from: .path(source), into: file, progress: { _, _ in }) }
     }
 
-    private func copy(from source: String, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(DownloadFailure) {
+    private func copy(from source: Source, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(DownloadFailure) {
         if file.size > 0 { try file.restart() }
-        let fd = open(source, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw DownloadFailure("cannot read \(source): \(String(cString: strerror(errno)))", retryable: false)
+        switch source {
+        case .path(let path):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw DownloadFailure("cannot read \(path): \(String(cString: strerror(errno)))", retryable: false)
+            }
+            defer { close(fd) }
+            try copy(from: fd, named: path, into: file, progress: progress)
+        case .finished(let finished):
+            try withExtendedLifetime(finished) { () throws(DownloadFailure) in
+                try copy(from: finished.descriptor, named: "the transferred file", into: file, progress: progress)
+            }
         }
-        defer { close(fd) }
+    }
+
+    /// Reads with pread from the start, so that tasks sharing one descriptor never disturb
+    /// each other's offset.
+    private func copy(from fd: Int32, named source: String, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(DownloadFailure) {
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             throw DownloadFailure("cannot read \(source): not a regular file", retryable: false)
@@ -43,13 +62,15 @@ final class LocalCopy: Sendable {
         progress(0, total)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
+        var offset: Int64 = 0
         while !isCancelled {
-            let count = read(fd, buffer.baseAddress!, buffer.count)
+            let count = pread(fd, buffer.baseAddress!, buffer.count, off_t(offset))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw DownloadFailure("cannot read \(source): \(String(cString: strerror(errno)))", retryable: false)
             }
             if count == 0 { return }
+            offset += Int64(count)
             try file.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             progress(file.size, max(total, file.size))
         }

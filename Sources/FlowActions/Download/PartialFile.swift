@@ -16,6 +16,9 @@ package final class PartialFile: @unchecked Sendable {
     package private(set) var size: Int64 = 0
     /// The response's ETag, else its Last-Modified: what a resumed request's If-Range sends.
     package var validator: String?
+    /// The whole file's length as the response that began it gave it: what a resumed 206's
+    /// total must be.
+    package var expectedSize: Int64?
     private var descriptor: Int32
     private var hasher = SHA256()
 
@@ -99,6 +102,7 @@ package final class PartialFile: @unchecked Sendable {
         size = 0
         writebackStarted = 0
         validator = nil
+        expectedSize = nil
     }
 
     /// The digest of what was written so far, in lowercase hex.

@@ -6,6 +6,7 @@ import Foundation
 struct RedirectChain: Sendable {
     let original: String
     private(set) var headers: [(String, String)]
+    private let taskHeaders: [(String, String)]
     private let limit: Int
     private var visited: [String]
     private var credentialsDropped = false
@@ -13,8 +14,14 @@ struct RedirectChain: Sendable {
     init(original: String, headers: [(String, String)], limit: Int) {
         self.original = original
         self.headers = headers
+        taskHeaders = headers
         self.limit = limit
         visited = [original]
+    }
+
+    /// The chain anew from the task's URL: for an attempt that starts over.
+    func restarted() -> RedirectChain {
+        RedirectChain(original: original, headers: taskHeaders, limit: limit)
     }
 
     private static let credentials: Set<String> = ["authorization", "cookie", "proxy-authorization"]

@@ -3,6 +3,9 @@ import NIOConcurrencyHelpers
 /// The transfers of one run by URL and headers, so that tasks fetching the same URL make one
 /// request: a task finding one under way waits for it, and one finding it finished copies the
 /// file it produced.
+///
+/// Tasks share only the transfer and its errors: each places the bytes at its own `to`, and
+/// what goes wrong there (a `to` that is a folder) is that task's failure alone.
 final class SharedTransfers: Sendable {
     struct Key: Hashable, Sendable {
         var url: String
@@ -10,8 +13,12 @@ final class SharedTransfers: Sendable {
     }
 
     enum Ending: Sendable {
-        case finished(path: String, sha256: String)
+        /// The bytes are whole: each waiting task copies them to its own `to`.
+        case finished(FinishedFile)
         case failed(DownloadFailure)
+        /// The leading task stopped for a reason of its own (cancelled, or its temporary file
+        /// could not be made): a waiting task transfers instead.
+        case abandoned
     }
 
     enum Role {
@@ -44,13 +51,15 @@ final class SharedTransfers: Sendable {
         }
     }
 
-    /// Called by the leader: a failure clears the entry, so that the next task transfers again.
-    func ended(_ key: Key, with ending: Ending) {
+    /// Called by the leader, with the `to` it placed the bytes at, which later tasks copy; with
+    /// none, or after a failure, the entry is cleared and the next task transfers again.
+    func ended(_ key: Key, with ending: Ending, placedAt path: String? = nil) {
         let waiters: [@Sendable (Ending) -> Void] = entries.withLockedValue { entries in
             guard case .running(let waiters) = entries[key] else { return [] }
-            switch ending {
-            case .finished(let path, let sha256): entries[key] = .finished(path: path, sha256: sha256)
-            case .failed: entries[key] = nil
+            if case .finished(let bytes) = ending, let path {
+                entries[key] = .finished(path: path, sha256: bytes.sha256)
+            } else {
+                entries[key] = nil
             }
             return waiters
         }
