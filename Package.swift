@@ -30,6 +30,7 @@ let package = Package(
         .target(
             name: "FlowState",
             dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FlowReport", dependencies: ["FlowModel", "FlowConsole", "FlowState"]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(
@@ -58,12 +59,13 @@ let package = Package(
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState",
+                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState", "FlowReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowStateTests", dependencies: ["FlowState"]),
+        .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
             name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"],
