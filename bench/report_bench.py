@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Report benchmark (issue 21's targets): `flowrun report` of the 5,000-task run benchmark's
+record under 1 s, its HTML under 5 MB, and the HTML opened and drawn in headless Chromium in
+under 3 s.
+
+Runs the run benchmark's 5,000-task DAG of shell tasks (`true`) once at -j2 with its record in
+bench/out/report-state ($FLOWRUN_STATE_DIR), then times `flowrun report --html --trace` of that
+record (median of --repeat), and `chromium --headless --dump-dom` of the HTML (the page's script
+has drawn every bar when the DOM is dumped), and prints the sizes.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gen_workflows import generate
+from measure import build_flowrun, launch, log
+
+BENCH = Path(__file__).resolve().parent
+OUT = BENCH / "out"
+STATE = OUT / "report-state"
+JOBS = 2
+TIMEOUT_S = 600.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", type=int, default=5000, help="tasks in the DAG (default 5000)")
+    ap.add_argument("--repeat", type=int, default=5, help="runs of flowrun report (default 5)")
+    ap.add_argument("--flowrun", help="flowrun binary (default: swift build -c release into .build-release)")
+    a = ap.parse_args()
+    flowrun = str(Path(a.flowrun).resolve()) if a.flowrun else str(build_flowrun(".build-release"))
+    flow, _ = generate("dag", a.size)
+    shutil.rmtree(STATE, ignore_errors=True)
+    env = dict(os.environ, FLOWRUN_STATE_DIR=str(STATE))
+    log(f"recording a run of {flow.name}")
+    r = launch([flowrun, "run", "-j", str(JOBS), "--events", "plain", str(flow)], TIMEOUT_S,
+               stdout=str(OUT / "report-bench.out"), stderr=str(OUT / "report-bench.err"), env=env)
+    if r.timed_out or r.code != 0:
+        sys.exit(f"the run: {'timed out' if r.timed_out else f'exit {r.code}'}; see {OUT / 'report-bench.err'}")
+    html, trace = OUT / "report-bench.html", OUT / "report-bench.json"
+    walls = []
+    for rep in range(a.repeat):
+        log(f"report {rep + 1}/{a.repeat}")
+        r = launch([flowrun, "report", "-f", str(flow), "--html", str(html), "--trace", str(trace)], TIMEOUT_S,
+                   stderr=str(OUT / "report-bench.err"), env=env)
+        if r.timed_out or r.code != 0:
+            sys.exit(f"flowrun report: exit {r.code}; see {OUT / 'report-bench.err'}")
+        walls.append(r.wall)
+    draw = None
+    chromium = shutil.which("chromium")
+    if chromium:
+        profile = tempfile.mkdtemp(prefix="report-bench-")
+        started = time.monotonic()
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                              f"--user-data-dir={profile}", "--dump-dom", html.as_uri()], capture_output=True, timeout=120)
+        draw = time.monotonic() - started
+        shutil.rmtree(profile, ignore_errors=True)
+        bars = dom.stdout.count(b'class="bar ')
+    record = sorted(STATE.glob("runs/*/*.jsonl"))[-1]
+    print(f"report benchmark: dag {a.size} shell tasks, -j{JOBS}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    print(f"  flowrun: {flowrun}")
+    print(f"  record {record.stat().st_size / 1e6:.1f} MB; HTML {html.stat().st_size / 1e6:.2f} MB (target < 5 MB); "
+          f"trace {trace.stat().st_size / 1e6:.2f} MB")
+    print(f"  flowrun report --html --trace: median {statistics.median(walls):.3f} s (target < 1 s); "
+          f"walls {' '.join(f'{w:.3f}' for w in walls)}")
+    if draw is not None:
+        print(f"  chromium --headless --dump-dom (start, open, draw {bars} bars): {draw:.2f} s (target < 3 s)")
+    else:
+        print("  chromium not installed: the drawing time was not measured")
+
+
+main()
