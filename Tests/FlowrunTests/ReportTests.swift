@@ -66,6 +66,16 @@ import Testing
         #expect(!run.stdout.contains("compiling"))
     }
 
+    /// As a `--junit` report that cannot be written: the run goes on, then says so and exits 1.
+    @Test func aJobSummaryThatCannotBeWrittenFailsAnOtherwiseGreenRun() async throws {
+        let folder = try WorkflowFolder("version: 1\ntasks:\n  build: {shell: echo compiling}\n")
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "flow.yaml"], in: folder.url,
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/nonexistent-folder/summary.md"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot write /nonexistent-folder/summary.md"), "\(run.stderr)")
+    }
+
     @Test func reportNamesARunThatDoesNotExist() async throws {
         let folder = try WorkflowFolder(workflow)
         let none = try await FlowrunBinary.run(["report"], in: folder.url)
