@@ -15,7 +15,8 @@ enum TimelinePage {
         """
 
     static let style = """
-        body { margin: 0; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; background: #fff; }
+        body { margin: 0; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; background: #fff;
+          display: flex; flex-direction: column; height: 100vh; }
         header { padding: 10px 16px 6px; border-bottom: 1px solid #d0d7de; }
         h1 { font-size: 18px; margin: 0 0 4px; }
         #meta span { margin-right: 14px; }
@@ -26,7 +27,7 @@ enum TimelinePage {
         #legend span { display: inline-block; margin-right: 10px; }
         #legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
         #critical-names { color: #57606a; }
-        #scroller { overflow: auto; height: calc(100vh - 128px); position: relative; }
+        #scroller { overflow: auto; flex: 1; min-height: 0; position: relative; }
         #axis-wrap { position: sticky; top: 0; background: #fff; z-index: 1; border-bottom: 1px solid #d0d7de; }
         svg { display: block; }
         text { font-size: 11px; fill: #1f2328; }
@@ -58,7 +59,7 @@ enum TimelinePage {
           overflow: auto; max-height: 30vh; font-size: 12px; white-space: pre; }
         #details button { float: right; }
         /* file.html#chart-only: the chart alone, without the header and its legend. */
-        .chart-only header { display: none; } .chart-only #scroller { height: 100vh; }
+        .chart-only header { display: none; }
 
         """
 
@@ -69,6 +70,9 @@ enum TimelinePage {
         <div id="controls">
         <label><input type="radio" name="rows" value="task" checked> one row per task</label>
         <label><input type="radio" name="rows" value="slot"> one row per concurrency slot</label>
+        <label>show <select id="only"><option value="all">every task</option><option value="failed">failed or retried</option>
+        <option value="critical">the critical path</option></select></label>
+        <input id="filter" type="search" placeholder="task id contains" size="16">
         <label>zoom <select id="zoom"><option>1</option><option>2</option><option>4</option><option>10</option><option>40</option></select></label>
         <span id="legend"></span>
         </div>
@@ -90,7 +94,7 @@ enum TimelinePage {
         const ROW = 18, LABEL = 230;
         const chart = document.getElementById("chart"), axis = document.getElementById("axis");
         const tip = document.getElementById("tip"), details = document.getElementById("details");
-        let mode = "task", zoom = 1, selected = -1;
+        let mode = "task", zoom = 1, selected = -1, only = "all", filter = "";
         let span = Math.max(D.duration, 1);
         for (const t of T) for (const a of t[ATTEMPTS]) span = Math.max(span, a[1]);
 
@@ -149,10 +153,11 @@ enum TimelinePage {
                 '" width="6" height="10" transform="rotate(45 ' + x(t[END]) + " " + (y + 9) + ')"/>');
             }
           }
+          const shown = T.map((t, i) => i).filter(visible);
           if (mode === "task") {
-            rows = T.length;
-            T.forEach((t, i) => {
-              const y = i * ROW, id = t[ID].length > 34 ? t[ID].slice(0, 33) + "…" : t[ID];
+            rows = shown.length;
+            shown.forEach((i, row) => {
+              const t = T[i], y = row * ROW, id = t[ID].length > 34 ? t[ID].slice(0, 33) + "…" : t[ID];
               parts.push('<text class="label l-' + t[RESULT] + (t[CRIT] ? " crit" : "") + '" data-t="' + i + '" x="4" y="' + (y + 13) +
                 '">' + esc(id) + "</text>");
               bars(i, y);
@@ -160,7 +165,7 @@ enum TimelinePage {
           } else {
             rows = Math.max(D.slots, 1);
             for (let s = 0; s < D.slots; s++) parts.push('<text class="label" x="4" y="' + (s * ROW + 13) + '">slot ' + (s + 1) + "</text>");
-            T.forEach((t, i) => { if (t[SLOT] != null) bars(i, t[SLOT] * ROW); });
+            for (const i of shown) if (T[i][SLOT] != null) bars(i, T[i][SLOT] * ROW);
           }
           chart.setAttribute("width", LABEL + width + 20);
           chart.setAttribute("height", rows * ROW + 4);
@@ -175,6 +180,14 @@ enum TimelinePage {
           axis.innerHTML = ticks.join("");
           if (selected >= 0) mark(selected);
           document.body.dataset.drawn = mode;
+        }
+        // Which tasks the chart shows: the "show" choice and the id filter, at 5,000 tasks.
+        function visible(i) {
+          const t = T[i];
+          if (filter && !t[ID].includes(filter)) return false;
+          if (only === "failed") return t[RESULT] === "failed" || t[RESULT] === "allowed" || t[ATTEMPTS].length > 1;
+          if (only === "critical") return t[CRIT] === 1;
+          return true;
         }
         function niceStep(raw) {
           const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
@@ -231,6 +244,8 @@ enum TimelinePage {
         document.getElementById("close").addEventListener("click", () => { details.style.display = "none"; selected = -1; mark(-1); });
         for (const input of document.querySelectorAll('input[name="rows"]')) input.addEventListener("change", e => { mode = e.target.value; draw(); });
         document.getElementById("zoom").addEventListener("change", e => { zoom = +e.target.value; draw(); });
+        document.getElementById("only").addEventListener("change", e => { only = e.target.value; draw(); });
+        document.getElementById("filter").addEventListener("input", e => { filter = e.target.value; draw(); });
         let resizeTimer = 0;
         addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(draw, 100); });
         if (location.hash === "#chart-only") document.body.classList.add("chart-only");
