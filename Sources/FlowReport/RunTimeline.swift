@@ -49,7 +49,8 @@ package struct RunTimeline: Sendable {
         package var critical = false
         /// Its last output lines (see `TimelineBuilder.tailLines`), a marker where an attempt began.
         package var tail: [String] = []
-        /// Output lines it printed that the tail no longer holds.
+        /// Output lines it printed that the tail does not hold (all of them when the run's tails
+        /// outgrew `TimelineBuilder.keptTailBytes`).
         package var droppedLines = 0
 
         package init(id: TaskID, needs: [Int], kind: String, queue: String?, priority: String?) {

@@ -12,12 +12,18 @@ package struct TimelineBuilder: Sendable {
     package static let tailLines = 20
     /// Longer output lines are cut, so that a tail stays a readable size.
     package static let maximumLineLength = 300
+    /// Bytes of ended tasks' tails kept in all, failures and the others apart: what a run of
+    /// 100,000 chatty tasks holds (the HTML keeps 2 MiB of them, the job summary under 1 MiB).
+    package static let keptFailureTailBytes = 4 << 20
+    package static let keptTailBytes = 2 << 20
 
     private var partial: RunTimeline
     private var index: [TaskID: Int] = [:]
     /// The start of each task's attempt that has not ended yet.
     private var open: [Int: (number: Int, start: Int64)] = [:]
     private var finished = false
+    private var keptFailureBytes = 0
+    private var keptBytes = 0
 
     package init(workflow: String, run: String?, file: String, startedMilliseconds: Int64, plan: [RecordHeader.PlanEntry]) {
         var positions: [TaskID: Int] = [:]
@@ -81,6 +87,7 @@ package struct TimelineBuilder: Sendable {
         closeAttempt(of: at, at: time, result: result, reason: reason)
         partial.tasks[at].endMilliseconds = time
         partial.tasks[at].result = result
+        keepOrDropTail(of: at, failed: result == .failed || result == .allowed)
         partial.tasks[at].reason = reason
         if partial.tasks[at].readyMilliseconds == nil { partial.tasks[at].readyMilliseconds = time }
     }
@@ -89,6 +96,21 @@ package struct TimelineBuilder: Sendable {
         guard let attempt = open.removeValue(forKey: at) else { return }
         partial.tasks[at].attempts.append(
             RunTimeline.Attempt(number: attempt.number, startMilliseconds: attempt.start, endMilliseconds: time, result: result, reason: reason))
+    }
+
+    /// Keeps an ended task's tail while the budget lasts; past it, the lines are counted as left out.
+    private mutating func keepOrDropTail(of at: Int, failed: Bool) {
+        var bytes = 0
+        for line in partial.tasks[at].tail.suffix(Self.tailLines) { bytes += line.utf8.count + 1 }
+        guard bytes > 0 else { return }
+        if failed, keptFailureBytes + bytes <= Self.keptFailureTailBytes {
+            keptFailureBytes += bytes
+        } else if !failed, keptBytes + bytes <= Self.keptTailBytes {
+            keptBytes += bytes
+        } else {
+            partial.tasks[at].droppedLines += partial.tasks[at].tail.count
+            partial.tasks[at].tail = []
+        }
     }
 
     private mutating func appendLine(_ line: String, to at: Int) {

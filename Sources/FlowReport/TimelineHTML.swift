@@ -46,7 +46,7 @@ package enum TimelineHTML {
             }
             text += "],[\(task.needs.map(String.init).joined(separator: ","))],"
             // false: it printed, but the budget left its lines out (flowrun logs has them).
-            text += tails[at].map { JSONText.quoted($0) } ?? (task.tail.isEmpty ? "null" : "false")
+            text += tails[at].map { JSONText.quoted($0) } ?? (task.tail.isEmpty && task.droppedLines == 0 ? "null" : "false")
             text += ",\(task.droppedLines)]"
         }
         return text + "\n]}"

@@ -70,6 +70,23 @@ import Testing
         #expect(task.droppedLines == 980)
     }
 
+    /// 1,000 tasks of 20 lines of 300 bytes: the tails held stay within the budget, and the tasks
+    /// past it say how many lines they printed.
+    @Test func theTailsHeldStayWithinTheBudgetWhateverTheRun() {
+        let tasks = (0..<1000).map { "t\($0)" }
+        var script = RunScript(tasks.map { .init(task: $0, needs: [], kind: "shell") })
+        for task in tasks {
+            script.at(0, .taskStarted(task: task, attempt: 1, kind: "shell"))
+            for line in 0..<20 { script.at(0, .taskOutput(task: task, stream: .stdout, line: String(repeating: "\(line % 10)", count: 299))) }
+            script.at(1, .taskSucceeded(task: task, attempts: 1, durationMilliseconds: 1))
+        }
+        let timeline = script.timeline()
+        let held = timeline.tasks.reduce(0) { sum, task in sum + task.tail.reduce(0) { $0 + $1.utf8.count + 1 } }
+        #expect(held <= TimelineBuilder.keptTailBytes && held > TimelineBuilder.keptTailBytes - 6000)
+        #expect(timeline.tasks.first?.tail.count == 20)
+        #expect(timeline.tasks.last?.tail == [] && timeline.tasks.last?.droppedLines == 20)
+    }
+
     @Test func readsARecordBackAsTheLiveRunSawIt() throws {
         let script = RunScript.failedRun()
         let folder = try ScratchFolder()
