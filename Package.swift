@@ -31,6 +31,7 @@ let package = Package(
         .target(
             name: "FlowState",
             dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FlowReport", dependencies: ["FlowModel", "FlowConsole", "FlowState", "FlowFiles"]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(
@@ -59,13 +60,14 @@ let package = Package(
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState",
+                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState", "FlowReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowStateTests", dependencies: ["FlowState"]),
         .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
+        .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
             name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"],

@@ -38,12 +38,20 @@ package struct RecordHeader: Sendable, Equatable {
         /// The task's fingerprint (its definition and inputs) when it ran, for `--resume` and
         /// the up-to-date check; nil until something computes it.
         package var fingerprint: String?
+        /// The task's queue (nil for the default one) and priority, for `flowrun report`; a
+        /// record written before they were kept has neither, and reads back as nil for both.
+        package var queue: String?
+        package var priority: String?
 
-        package init(task: TaskID, needs: [TaskID], kind: String, fingerprint: String? = nil) {
+        package init(
+            task: TaskID, needs: [TaskID], kind: String, fingerprint: String? = nil, queue: String? = nil, priority: String? = nil
+        ) {
             self.task = task
             self.needs = needs
             self.kind = kind
             self.fingerprint = fingerprint
+            self.queue = queue
+            self.priority = priority
         }
     }
 
@@ -83,6 +91,15 @@ package struct RecordHeader: Sendable, Equatable {
             Self.appendString(entry.kind, to: &bytes)
             bytes += ",\"fingerprint\":".utf8
             if let fingerprint = entry.fingerprint { Self.appendString(fingerprint, to: &bytes) } else { bytes += "null".utf8 }
+            // Optional keys, added after version 1 first shipped: older readers ignore them.
+            if let queue = entry.queue {
+                bytes += ",\"queue\":".utf8
+                Self.appendString(queue, to: &bytes)
+            }
+            if let priority = entry.priority {
+                bytes += ",\"priority\":".utf8
+                Self.appendString(priority, to: &bytes)
+            }
             bytes.append(UInt8(ascii: "}"))
         }
         bytes += "]}\n".utf8
@@ -115,7 +132,7 @@ package struct RecordHeader: Sendable, Equatable {
             guard let task = entry["task"] as? String else { return nil }
             return PlanEntry(
                 task: task, needs: entry["needs"] as? [String] ?? [], kind: entry["kind"] as? String ?? "",
-                fingerprint: entry["fingerprint"] as? String)
+                fingerprint: entry["fingerprint"] as? String, queue: entry["queue"] as? String, priority: entry["priority"] as? String)
         }
     }
 

@@ -5,7 +5,9 @@ struct CommandLineWords {
     var directory: String?
 
     /// The options that take a value, whose value is no positional word.
-    private static let valued: Set<String> = ["-d", "--dir", "-j", "--concurrency", "--env", "--grace", "--events", "--events-file", "--junit", "--format"]
+    private static let valued: Set<String> = [
+        "-d", "--dir", "-j", "--concurrency", "--env", "--grace", "--events", "--events-file", "--junit", "--format", "--report-html", "--trace",
+    ]
     private static let subcommands: Set<String> = ["run", "validate", "graph", "list"]
 
     init(_ words: [String], before index: Int) {

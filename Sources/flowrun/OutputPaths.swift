@@ -9,8 +9,8 @@ import Glibc
 /// folder is resolved. A character device (a terminal, `/dev/null`) is never refused: writing
 /// to it twice destroys nothing.
 enum OutputPaths {
-    static func refuseOverlaps(workflow: String, eventsFile: String?, junit: String?) throws {
-        let outputs = [("--events-file", eventsFile), ("--junit", junit)].compactMap { option, path in path.map { (option, $0) } }
+    static func refuseOverlaps(workflow: String, eventsFile: String?, junit: String?, others: [(String, String?)] = []) throws {
+        let outputs = ([("--events-file", eventsFile), ("--junit", junit)] + others).compactMap { option, path in path.map { (option, $0) } }
         let workflowFile = FileIdentity(workflow)
         for (index, (option, path)) in outputs.enumerated() {
             let identity = FileIdentity(path)

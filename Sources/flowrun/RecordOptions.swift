@@ -48,9 +48,7 @@ struct RecordOptions: ParsableArguments {
         let started = Int64(Date().timeIntervalSince1970 * 1000)
         do {
             let (run, path) = try store.newRecord(forWorkflow: workflowFile, startedMilliseconds: started)
-            let entries = plan.tasks.map { task in
-                RecordHeader.PlanEntry(task: task.id, needs: task.needs.map { plan.tasks[$0].id }, kind: task.spec.action.kind)
-            }
+            let entries = RecordHeader.PlanEntry.entries(of: plan)
             let header = RecordHeader(
                 run: run, workflow: plan.workflow.name, file: workflowFile, digest: WorkflowDigest.ofFile(at: workflowFile),
                 startedMilliseconds: started, outputCap: recordOutputCap.bytes, plan: entries)

@@ -68,6 +68,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JUnit XML report (one testcase per task) to this file.", valueName: "PATH"), completion: .file())
     var junit: String?
 
+    @OptionGroup(title: "Run report") var report: RunReportOptions
+
     @Flag(help: "Do not use colour (also: the NO_COLOR variable).")
     var noColor = false
 
@@ -138,13 +140,15 @@ struct RunCommand: ParsableCommand {
             return
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
-        try OutputPaths.refuseOverlaps(workflow: file, eventsFile: eventsFile, junit: junit)
+        try OutputPaths.refuseOverlaps(
+            workflow: file, eventsFile: eventsFile, junit: junit, others: [("--report-html", report.reportHtml), ("--trace", report.trace)])
         // Read before this run's record is made (and old ones pruned).
         let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
         let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
         let standardOutputClosed = StandardOutputClosed()
         var sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
         if let recorder { sinks.append(recorder) }
+        if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
         let bus = EventBus(sinks: sinks)
         let (runner, loop): (any TaskRunner, any EngineLoop) =
             engineOnly

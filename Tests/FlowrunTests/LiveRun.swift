@@ -20,6 +20,7 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
         if let directory { process.currentDirectoryURL = directory }
         var inherited = ProcessInfo.processInfo.environment
         inherited["GITHUB_ACTIONS"] = nil
+        inherited["GITHUB_STEP_SUMMARY"] = nil  // a test under GitHub Actions must not write to the job's own summary
         process.environment = inherited.merging(["NO_COLOR": "1"].merging(environment) { $1 }) { $1 }
         let out = Pipe()
         let err = Pipe()

@@ -1,0 +1,94 @@
+import FlowConsole
+
+/// The Markdown a run appends to GitHub's job summary (`$GITHUB_STEP_SUMMARY`): its result and
+/// duration, the counts, and a table of the failed tasks with the last lines of their output.
+///
+/// GitHub refuses a step's summary over 1 MiB, so the text stays under `limit` whatever the run:
+/// failure rows that would pass it are left out, and a line says how many.
+package enum JobSummary {
+    /// GitHub's limit is 1 MiB for the step; room is left for what earlier commands of the step wrote.
+    package static let limit = 1 << 20 - 64 * 1024
+    /// How many of a failed task's last output lines the table shows.
+    package static let lines = 10
+    /// Longer output lines are cut in the table.
+    static let maximumLineLength = 200
+
+    package static func render(_ timeline: RunTimeline, limit: Int = Self.limit) -> String {
+        let icon =
+            switch timeline.result {
+            case .succeeded: "✅"
+            case .failed: "❌"
+            case .cancelled, .interrupted: "⚠️"
+            }
+        var text = "### \(icon) flowrun: \(escaped(timeline.workflow)) \(timeline.result.rawValue)"
+        text += " in \(DurationText.string(milliseconds: timeline.durationMilliseconds))\n\n"
+        if let run = timeline.run { text += "Run <code>\(escaped(run))</code> of <code>\(escaped(timeline.file))</code>. " }
+        text += counts(timeline) + "\n"
+        let failures = timeline.tasks.filter { $0.result == .failed || $0.result == .allowed }
+        guard !failures.isEmpty else { return text }
+        text += "\n| Failed task | Reason | Duration | Last lines of output |\n|---|---|---|---|\n"
+        var shown = 0
+        for task in failures {
+            let row = row(for: task)
+            // Room kept for the closing note.
+            guard text.utf8.count + row.utf8.count + 200 <= limit else { break }
+            text += row
+            shown += 1
+        }
+        if shown < failures.count {
+            let logs = timeline.run.map { " (<code>flowrun logs \(escaped($0)) TASK</code> shows each)" } ?? ""
+            text += "\n\(failures.count - shown) more failed task(s) left out: GitHub keeps a job summary under 1 MiB\(logs).\n"
+        }
+        return text
+    }
+
+    /// `12 tasks: 9 succeeded, 1 failed, 2 skipped (1 up to date)`.
+    static func counts(_ timeline: RunTimeline) -> String {
+        let counts = timeline.counts
+        var parts: [String] = []
+        if counts.succeeded > 0 { parts.append("\(counts.succeeded) succeeded") }
+        if counts.failed > 0 {
+            parts.append("\(counts.failed) failed" + (counts.allowed > 0 ? " (\(counts.allowed) allowed)" : ""))
+        }
+        if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
+        if counts.skipped > 0 {
+            var detail: [String] = []
+            if counts.upToDate > 0 { detail.append("\(counts.upToDate) up to date") }
+            if counts.doneBefore > 0 { detail.append("\(counts.doneBefore) done before") }
+            parts.append("\(counts.skipped) skipped" + (detail.isEmpty ? "" : " (" + detail.joined(separator: ", ") + ")"))
+        }
+        let unfinished = timeline.tasks.count - counts.succeeded - counts.failed - counts.cancelled - counts.skipped
+        if unfinished > 0 { parts.append("\(unfinished) not finished") }
+        return "\(timeline.tasks.count) task\(timeline.tasks.count == 1 ? "" : "s"): " + (parts.isEmpty ? "none ran" : parts.joined(separator: ", ")) + "."
+    }
+
+    private static func row(for task: RunTimeline.Task) -> String {
+        let duration = task.busy.map { DurationText.string(milliseconds: $0.end - $0.start) } ?? "-"
+        var reason = escaped(task.reason ?? "failed")
+        if task.result == .allowed { reason += " (allowed: continue_on_error)" }
+        if task.attempts.count > 1 { reason += " after \(task.attempts.count) attempts" }
+        let lines = task.tail.suffix(Self.lines).map { line in
+            escaped(line.count > maximumLineLength ? String(line.prefix(maximumLineLength)) + "…" : line)
+        }
+        let output = lines.isEmpty ? "" : "<pre>" + lines.joined(separator: "<br>") + "</pre>"
+        return "| <code>\(escaped(task.id))</code> | \(reason) | \(duration) | \(output) |\n"
+    }
+
+    /// Text that cannot break out of its table cell or be read as HTML or Markdown.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "|": result += "&#124;"
+            case "`": result += "&#96;"
+            case "\n", "\r": result += " "
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

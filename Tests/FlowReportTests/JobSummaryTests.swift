@@ -1,0 +1,76 @@
+import FlowModel
+import Foundation
+import Testing
+
+@testable import FlowReport
+
+/// GitHub's job summary: what a person reads on the run's page after a failure.
+@Suite struct JobSummaryTests {
+    @Test func aFailedRunShowsItsResultItsCountsAndEachFailureWithItsLastLines() {
+        let text = JobSummary.render(RunScript.failedRun().timeline())
+        #expect(
+            text == """
+                ### ❌ flowrun: ci failed in 4.0s
+
+                Run <code>20261125-030512-000</code> of <code>/srv/ci/flowrun.yaml</code>. \
+                5 tasks: 2 succeeded, 1 failed, 2 skipped (1 up to date).
+
+                | Failed task | Reason | Duration | Last lines of output |
+                |---|---|---|---|
+                | <code>test</code> | exited with status 2 after 2 attempts | 3.0s | \
+                <pre>flaky red<br>── attempt 2 ──<br>assertion failed: &lt;b&gt;&amp;&lt;/b&gt;</pre> |
+
+                """)
+    }
+
+    @Test func aSucceededRunHasNoTable() {
+        var script = RunScript([.init(task: "a", needs: [], kind: "shell")])
+        var counts = FinalCounts()
+        counts.succeeded = 1
+        script.at(0, .taskStarted(task: "a", attempt: 1, kind: "shell"))
+        script.at(1200, .taskSucceeded(task: "a", attempts: 1, durationMilliseconds: 1200))
+        script.at(1200, .workflowFinished(workflow: "ci", status: .succeeded, durationMilliseconds: 1200, counts: counts))
+        let text = JobSummary.render(script.timeline())
+        #expect(text.hasPrefix("### ✅ flowrun: ci succeeded in 1.2s\n"))
+        #expect(text.hasSuffix("1 task: 1 succeeded.\n"))
+        #expect(!text.contains("|"))
+    }
+
+    @Test func aCellCannotBreakTheTable() {
+        #expect(JobSummary.escaped("a|b`c<d>&\ne") == "a&#124;b&#96;c&lt;d&gt;&amp; e")
+    }
+
+    /// 5,000 failures, each with 10 long lines (about 10 MB of rows): the summary stays under
+    /// GitHub's 1 MiB and says how many it left out.
+    @Test func staysUnderGitHubsLimitWhateverTheRun() {
+        let tasks = (0..<5000).map { "task-\($0)" }
+        var script = RunScript(tasks.map { .init(task: $0, needs: [], kind: "shell") })
+        for (index, task) in tasks.enumerated() {
+            let time = Int64(index)
+            script.at(time, .taskStarted(task: task, attempt: 1, kind: "shell"))
+            for line in 0..<10 { script.at(time, .taskOutput(task: task, stream: .stdout, line: "\(line) " + String(repeating: "x", count: 300))) }
+            script.at(time + 1, .taskFailed(task: task, attempts: 1, durationMilliseconds: 1, reason: "exited with status 1", exitCode: 1))
+        }
+        let text = JobSummary.render(script.timeline())
+        #expect(text.utf8.count < 1 << 20)
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| <code>task-") }.count
+        #expect(rows > 100)
+        #expect(
+            text.hasSuffix(
+                "\n\(5000 - rows) more failed task(s) left out: GitHub keeps a job summary under 1 MiB (<code>flowrun logs 20261125-030512-000 TASK</code> shows each).\n"
+            ))
+    }
+
+    @Test func appendingKeepsWhatEarlierStepsWrote() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/summary.md"
+        try ReportFile.write("# Build\nearlier step\n", to: path)
+        try ReportFile.append("flowrun's part\n", to: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "# Build\nearlier step\nflowrun's part\n")
+    }
+
+    @Test func aSummaryThatCannotBeWrittenIsAnError() {
+        #expect(throws: WriteFailure.self) { try ReportFile.append("x", to: "/nonexistent-\(UUID().uuidString)/summary.md") }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `flowrun report` and `run --report-html/--trace`, and the job summary under GitHub Actions:
+/// the wiring from a run, or its record, to the files a user opens.
+@Suite struct ReportTests {
+    let workflow = """
+        version: 1
+        name: ci
+        tasks:
+          build: {shell: "echo compiling"}
+          test: {needs: build, retries: 1, retry_delay: 10ms, queue: tests, priority: high, shell: "echo 'assert <x> failed'; exit 3"}
+          deploy: {needs: test, shell: "echo deploying"}
+        queues:
+          tests: {concurrency: 1}
+        """
+
+    func slices(_ trace: String) throws -> [[String: Any]] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(trace.utf8)) as? [String: Any])
+        return (object["traceEvents"] as? [[String: Any]] ?? []).filter { $0["ph"] as? String == "X" }
+    }
+
+    @Test func aRunWritesItsTimelineItsTraceAndAppendsToTheJobSummary() async throws {
+        let folder = try WorkflowFolder(workflow, files: ["summary.md": "## earlier step\n"])
+        let summary = folder.url.appendingPathComponent("summary.md").path
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "--report-html", "run.html", "--trace", "run.json", "flow.yaml"], in: folder.url,
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary])
+        #expect(run.status == 1, "\(run.stderr)")
+        let markdown = try folder.read("summary.md")
+        #expect(markdown.hasPrefix("## earlier step\n### ❌ flowrun: ci failed in "), "\(markdown)")
+        #expect(markdown.contains("| <code>test</code> | exited with status 3 after 2 attempts |"), "\(markdown)")
+        #expect(markdown.contains("assert &lt;x&gt; failed"))
+        #expect(markdown.contains("3 tasks: 1 succeeded, 1 failed, 1 skipped."))
+        // test ran twice: a slice per attempt, its queue and exit status on the last.
+        let slices = try slices(try folder.read("run.json"))
+        #expect(slices.map { $0["name"] as? String } == ["build", "test", "test"])
+        let last = try #require(slices.last?["args"] as? [String: Any])
+        #expect(last["queue"] as? String == "tests" && last["exit_status"] as? Int == 3 && last["result"] as? String == "failed")
+        let page = try folder.read("run.html")
+        #expect(page.contains("\"workflow\":\"ci\"") && page.contains("[\"deploy\",\"skipped\""))
+
+        // The same from the record, afterwards.
+        let report = try await FlowrunBinary.run(["report", "--trace", "again.json", "--markdown", "-"], in: folder.url)
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.hasPrefix("### ❌ flowrun: ci failed in "))
+        #expect(report.stdout.contains("| <code>test</code> | exited with status 3 after 2 attempts |"))
+        #expect(try self.slices(try folder.read("again.json")).map { $0["name"] as? String } == ["build", "test", "test"])
+    }
+
+    @Test func reportWithNoOutputWritesTheTimelineOfTheLastRunBesideTheUser() async throws {
+        let folder = try WorkflowFolder(workflow)
+        _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        let report = try await FlowrunBinary.run(["report"], in: folder.url)
+        #expect(report.status == 0, "\(report.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("flowrun-report-") }
+        #expect(written.count == 1 && written[0].hasSuffix(".html"))
+        #expect(report.stderr.contains(written.first ?? "?"))
+    }
+
+    @Test func aReportPathThatCannotBeWrittenIsRefusedBeforeTheRun() async throws {
+        let folder = try WorkflowFolder(workflow)
+        let run = try await FlowrunBinary.run(["run", "--report-html", "missing/run.html", "flow.yaml"], in: folder.url)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("missing/run.html"), "\(run.stderr)")
+        #expect(!run.stdout.contains("compiling"))
+    }
+
+    /// As a `--junit` report that cannot be written: the run goes on, then says so and exits 1.
+    @Test func aJobSummaryThatCannotBeWrittenFailsAnOtherwiseGreenRun() async throws {
+        let folder = try WorkflowFolder("version: 1\ntasks:\n  build: {shell: echo compiling}\n")
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "flow.yaml"], in: folder.url,
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/nonexistent-folder/summary.md"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot write /nonexistent-folder/summary.md"), "\(run.stderr)")
+    }
+
+    @Test func reportNamesARunThatDoesNotExist() async throws {
+        let folder = try WorkflowFolder(workflow)
+        let none = try await FlowrunBinary.run(["report"], in: folder.url)
+        #expect(none.status == 2 && none.stderr.contains("no run recorded"), "\(none.stderr)")
+        _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        let wrong = try await FlowrunBinary.run(["report", "1999"], in: folder.url)
+        #expect(wrong.status == 2 && wrong.stderr.contains("no run '1999'"), "\(wrong.stderr)")
+    }
+}
