@@ -24,18 +24,19 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "FlowModel"),
+        .target(name: "FlowFiles"),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(
             name: "FlowState",
-            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(
             name: "FlowActions",
             dependencies: [
-                "FlowModel", "FlowPlanning", "FlowEngine", "CSpawn", "CArchive", "CImageCodec",
+                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CSpawn", "CArchive", "CImageCodec",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -53,7 +54,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
-        .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),
         .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
             name: "flowrun",
@@ -64,6 +65,7 @@ let package = Package(
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowStateTests", dependencies: ["FlowState"]),
+        .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
             name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"],

@@ -20,10 +20,6 @@ int flowrun_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
-int flowrun_mkstemp_cloexec(char *template_path) {
-    return mkostemp(template_path, O_CLOEXEC);
-}
-
 /* Signals the child sets back to their default action: every standard one, whose action
  * flowrun or its own parent may have changed (SIGPIPE is ignored, SIGINT and friends blocked),
  * and the realtime ones that are not at their default when the first child starts (nothing in

@@ -32,6 +32,14 @@ package struct DescriptorWriter: Sendable {
         self.onFailure = onFailure
     }
 
+    /// Writes to `descriptor`, which `close()` closes: a file the caller opened for this writer.
+    package init(owning descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+        self.ownsDescriptor = true
+        self.onFailure = nil
+    }
+
     /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
     /// `close()` closes it.
     package init(creatingFileAt path: String) throws(OpenError) {

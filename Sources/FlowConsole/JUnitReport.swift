@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import Foundation
 
@@ -129,15 +130,16 @@ package final class JUnitReport: EventSink {
             } ?? path
         let url = URL(fileURLWithPath: destination)
         let folder = url.deletingLastPathComponent().path
-        let temporary = "\(folder)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary: (descriptor: Int32, path: String)
         do {
-            writer = try DescriptorWriter(creatingFileAt: temporary)
+            temporary = try TemporaryFile.create(in: folder, for: url.lastPathComponent, access: .shared)
         } catch {
             throw DescriptorWriter.OpenError(path: path, code: error.code)
         }
+        writer = DescriptorWriter(owning: temporary.descriptor, name: path)
         // The new report keeps the old one's permissions, as an edit in place would.
         if isRegular { _ = fchmod(writer.descriptor, target.st_mode & 0o7777) }
-        replacing = (temporary, destination)
+        replacing = (temporary.path, destination)
     }
 
     /// Why the report could not be written, once `finish()` has tried; nil if it was written.

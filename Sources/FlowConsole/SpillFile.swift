@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 import Glibc
 
@@ -5,8 +6,9 @@ import Glibc
 /// held past a small buffer (a GitHub Actions group until its task ends), so that memory stays
 /// bounded however much a task prints.
 ///
-/// The file is created in a folder (`$TMPDIR`, else `/tmp`) and unlinked at once, so it is gone when the
-/// descriptor is closed (at `deinit`), even if flowrun is killed.
+/// The file is created in a folder (`$TMPDIR`, else `/tmp`) without a name (`O_TMPFILE`, or
+/// unlinked at once where the file system lacks it), so it is gone when the descriptor is
+/// closed (at `deinit`), even if flowrun is killed; only its owner may read it (0600).
 final class SpillFile {
     /// Bytes read back per `write` of `copy(to:)`.
     static let chunkBytes = 1 << 20
@@ -25,11 +27,11 @@ final class SpillFile {
 
     init(in folder: String) throws(Failure) {
         self.folder = folder
-        var template = Array("\(folder)/flowrun-spill-XXXXXX".utf8CString)
-        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw Failure(folder: folder, code: errno) }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)  // no task may inherit it
-        unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        do {
+            descriptor = try TemporaryFile.anonymous(in: folder)
+        } catch {
+            throw Failure(folder: folder, code: error.code)
+        }
     }
 
     deinit { close(descriptor) }

@@ -21,6 +21,8 @@ package struct AttemptMachine: Sendable {
         case attemptEnded(attempt: Int, AttemptResult)
         case timerFired(Timer)
         case cancel(reason: String)
+        /// The run has stopped (fail-fast): no attempt after this one, whatever the retries.
+        case stopRetrying(reason: String)
     }
 
     /// A timer the machine asks for; it is told when one fires, and ignores one that is stale.
@@ -84,6 +86,10 @@ package struct AttemptMachine: Sendable {
     private let jitter: @Sendable () -> Double
     private var phase = Phase.idle
     private var cancelReason: String?
+    /// Why no further attempt starts, once `stopRetrying` came.
+    private var retryStop: String?
+    /// The failure of the attempt a back-off waits to retry: the task's end if none follows.
+    private var lastFailure: TaskEnd?
     private var startedAt: Int64 = 0
 
     package init(policy: Policy, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) }) {
@@ -105,6 +111,7 @@ package struct AttemptMachine: Sendable {
         case .attemptEnded(let attempt, let result): attemptEnded(attempt, result, now: now)
         case .timerFired(let timer): timerFired(timer, now: now)
         case .cancel(let reason): cancel(reason, now: now)
+        case .stopRetrying(let reason): stopRetrying(reason)
         }
     }
 
@@ -155,6 +162,11 @@ package struct AttemptMachine: Sendable {
         guard attempt <= policy.retries, retryable else {
             return end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode), after: actions)
         }
+        if let retryStop {
+            let reason = Self.notRetried(reason, because: retryStop)
+            return end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode), after: actions)
+        }
+        lastFailure = .failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode)
         let delay = max(RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter()), notBefore)
         phase = .backingOff(attempt: attempt)
         actions.append(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
@@ -191,6 +203,24 @@ package struct AttemptMachine: Sendable {
         case .backingOff(let attempt):
             return end(.cancelled(reason: reason), after: [.disarm(.backoff(attempt: attempt))])
         }
+    }
+
+    /// The running attempt goes on, but a failed one is the last; a back-off ends the task at
+    /// once with the failure it waited to retry.
+    private mutating func stopRetrying(_ reason: String) -> [Action] {
+        guard retryStop == nil else { return [] }
+        retryStop = reason
+        guard case .backingOff(let attempt) = phase,
+            case .failed(let attempts, let duration, let failure, let exitCode) = lastFailure
+        else { return [] }
+        let ended = TaskEnd.failed(
+            attempts: attempts, durationMilliseconds: duration, reason: Self.notRetried(failure, because: reason), exitCode: exitCode)
+        return end(ended, after: [.disarm(.backoff(attempt: attempt))])
+    }
+
+    /// A failure's reason, saying why it was not retried.
+    static func notRetried(_ reason: String, because stop: String) -> String {
+        "\(reason); not retried: \(stop)"
     }
 
     private mutating func stop(_ attempt: Int, _ why: Stop, now: Int64) -> [Action] {

@@ -61,6 +61,8 @@ package final class Engine: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var startedAt: Int64 = 0
     private var flushQueued = false
+    /// Fail-fast has stopped the run: tasks that run on start no new attempt.
+    private var retriesStopped = false
 
     /// - Parameter loop: the run's loop; the runner's attempts must report on it.
     /// - Parameter gate: skips tasks that need not run (up to date); nil runs every task.
@@ -275,6 +277,20 @@ package final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Once fail-fast has stopped the run, no new attempt starts: the running tasks finish, as
+    /// the spec says, but a failed attempt is their last. `when: failure` and `when: always`
+    /// tasks keep their retries: they are the run's answer to the failure.
+    private func stopRetries() {
+        guard !retriesStopped else { return }
+        retriesStopped = true
+        for (task, operation) in operations.enumerated() where plan.tasks[task].spec.when == .success {
+            // Posted to the loop: it ends no operation here, under `lock`.
+            operation?.stopRetrying(reason: Self.failFastReason)
+        }
+    }
+
+    static let failFastReason = "an earlier task failed (fail_fast)"
+
     private func taskEnded(_ task: Int, _ end: TaskEnd) {
         operations[task] = nil
         let id = plan.tasks[task].id
@@ -290,6 +306,7 @@ package final class Engine: @unchecked Sendable {
             counts.failed += 1
             if allowed { counts.allowed += 1 }
             outcome = .failed
+            if !allowed, options.failFast { stopRetries() }
             bus.post(
                 .taskFailed(
                     task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode, allowed: allowed))

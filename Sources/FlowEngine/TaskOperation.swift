@@ -89,6 +89,12 @@ final class TaskOperation: Operation, @unchecked Sendable {
         if let reason { handle(.cancel(reason: reason)) }
     }
 
+    /// Starts no attempt after the running one (fail-fast stopped the run), from any thread: a
+    /// task waiting to retry ends failed at once.
+    func stopRetrying(reason: String) {
+        loop.post { [self] in handle(.stopRetrying(reason: reason)) }
+    }
+
     /// Kills the running attempt at once (a second Ctrl-C), from any thread: without waiting
     /// for the loop, which may be held up writing to a stdout nobody reads.
     func killRun() {

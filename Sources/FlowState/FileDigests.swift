@@ -1,33 +1,36 @@
 import Foundation
 
-/// Digests of files, taken from the log's records while a file's size, mtime and inode are
-/// those recorded, and hashed otherwise; what it hashed is kept for the log.
+/// Digests of files, taken from the log's records while a record stands for the file's status
+/// now (`FileRecord.stands(for:)`), and hashed otherwise; what it hashed is kept for the log.
 struct FileDigests {
     let known: [String: FileRecord]
+    let fileSystem: any FileSystem
+    /// The wall clock before any file was looked at: the moment each record made here is of.
+    let moment: Int64
     /// Files hashed now whose record is new or changed.
     private(set) var fresh: [(path: String, record: FileRecord)] = []
+    /// The same, by path: a file asked for twice is hashed once while its status holds.
+    private var hashed: [String: FileRecord] = [:]
 
-    init(known: [String: FileRecord]) {
+    init(known: [String: FileRecord], fileSystem: any FileSystem = LocalFileSystem()) {
         self.known = known
+        self.fileSystem = fileSystem
+        moment = fileSystem.nowNanoseconds
     }
 
     /// The file's digest; nil if it is missing or cannot be read.
     mutating func digest(of path: String) -> String? {
-        guard let status = FileRecord.status(of: path) else { return nil }
+        guard let status = fileSystem.status(of: path) else { return nil }
         return digest(of: path, status: status)
     }
 
-    private mutating func digest(
-        of path: String, status: (size: Int64, modifiedNanoseconds: Int64, inode: UInt64)
-    ) -> String? {
-        if let record = known[path], record.size == status.size, record.modifiedNanoseconds == status.modifiedNanoseconds,
-            record.inode == status.inode
-        {
-            return record.digest
-        }
-        guard let digest = FileRecord.hash(of: path) else { return nil }
-        fresh.append(
-            (path, FileRecord(size: status.size, modifiedNanoseconds: status.modifiedNanoseconds, inode: status.inode, digest: digest)))
+    mutating func digest(of path: String, status: FileStatus) -> String? {
+        if let record = known[path], record.stands(for: status) { return record.digest }
+        if let record = hashed[path], record.status == status { return record.digest }
+        guard let digest = fileSystem.hash(of: path) else { return nil }
+        let record = FileRecord(status: status, digest: digest, hashedAtNanoseconds: moment)
+        fresh.append((path, record))
+        hashed[path] = record
         return digest
     }
 
@@ -40,23 +43,27 @@ struct FileDigests {
             text += "pattern\0\(pattern)\n"
             // A plain path to a file, the usual entry, is stat'ed once here rather than by
             // PathGlob and again for its record.
-            if !PathGlob.isPattern(pattern), let status = Self.regularFileStatus(of: pattern) {
+            if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
                 text += "\(pattern)\0\(digest(of: pattern, status: status) ?? "unreadable")\n"
                 continue
             }
-            let files = PathGlob.files(matching: pattern)
+            let files = fileSystem.files(matching: pattern)
             if files.isEmpty { missing.append(pattern) }
             for file in files { text += "\(file)\0\(digest(of: file) ?? "unreadable")\n" }
         }
         return (TaskFingerprint.hash(text), missing)
     }
 
-    /// The size, mtime and inode of `path` if it is a regular file (symlinks followed, as
-    /// PathGlob does); nil for a folder, a missing path or anything else.
-    private static func regularFileStatus(of path: String) -> (size: Int64, modifiedNanoseconds: Int64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        return (Int64(info.st_size), nanoseconds, UInt64(info.st_ino))
+    /// Each file `patterns` name, under its pattern, with its status now (nil: unreadable).
+    func statuses(ofPatterns patterns: [String]) -> [(pattern: String, path: String, status: FileStatus?)] {
+        var found: [(pattern: String, path: String, status: FileStatus?)] = []
+        for pattern in patterns {
+            if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
+                found.append((pattern, pattern, status))
+                continue
+            }
+            for file in fileSystem.files(matching: pattern) { found.append((pattern, file, fileSystem.status(of: file))) }
+        }
+        return found
     }
 }

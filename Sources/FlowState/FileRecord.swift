@@ -1,28 +1,67 @@
 import Crypto
 import Foundation
 
-/// What flowrun last saw of a file: its size, mtime and inode, and the SHA-256 of its contents
-/// then. Contents are hashed again only when one of the three changed (as ninja and Bazel do).
+/// What flowrun last saw of a file: its status (size, mtime, ctime, inode), the SHA-256 of its
+/// contents then, and when it looked. Contents are hashed again when the status changed (as
+/// ninja and Bazel do), or when the file had changed too shortly before the look for its
+/// status to tell a later change (`FileStatus.isRacy`, git's racy rule).
 package struct FileRecord: Sendable, Equatable {
     package var size: Int64
     package var modifiedNanoseconds: Int64
+    package var changedNanoseconds: Int64
     package var inode: UInt64
     /// Lowercase hex.
     package var digest: String
+    /// The wall clock just before the file was stat'ed and hashed; 0 if unknown (never trusted).
+    package var hashedAtNanoseconds: Int64
 
-    package init(size: Int64, modifiedNanoseconds: Int64, inode: UInt64, digest: String) {
+    package init(
+        size: Int64, modifiedNanoseconds: Int64, changedNanoseconds: Int64 = 0, inode: UInt64, digest: String,
+        hashedAtNanoseconds: Int64 = 0
+    ) {
         self.size = size
         self.modifiedNanoseconds = modifiedNanoseconds
+        self.changedNanoseconds = changedNanoseconds
         self.inode = inode
         self.digest = digest
+        self.hashedAtNanoseconds = hashedAtNanoseconds
     }
 
-    /// The file's size, mtime and inode now; nil if it cannot be read.
-    package static func status(of path: String) -> (size: Int64, modifiedNanoseconds: Int64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        return (Int64(info.st_size), nanoseconds, UInt64(info.st_ino))
+    package init(status: FileStatus, digest: String, hashedAtNanoseconds: Int64) {
+        self.init(
+            size: status.size, modifiedNanoseconds: status.modifiedNanoseconds, changedNanoseconds: status.changedNanoseconds,
+            inode: status.inode, digest: digest, hashedAtNanoseconds: hashedAtNanoseconds)
+    }
+
+    package var status: FileStatus {
+        FileStatus(size: size, modifiedNanoseconds: modifiedNanoseconds, changedNanoseconds: changedNanoseconds, inode: inode)
+    }
+
+    /// Whether `digest` is still the file's, given its status now: the status is the one
+    /// recorded, and the file had settled when it was hashed.
+    package func stands(for now: FileStatus) -> Bool {
+        now == status && !status.isRacy(at: hashedAtNanoseconds)
+    }
+
+    /// The record's line in the fingerprint log, without its newline.
+    func logLine(path: String) -> String {
+        "F\t\(size)\t\(modifiedNanoseconds)\t\(changedNanoseconds)\t\(inode)\t\(hashedAtNanoseconds)\t\(digest)\t\(path)"
+    }
+
+    /// The record and its path from the fields of a log line written by `logLine`; nil for any
+    /// other line (an older flowrun's, without the ctime: its files are hashed again).
+    init?(logFields fields: [String]) {
+        guard fields.count == 8, fields[0] == "F", let size = Int64(fields[1]), let modified = Int64(fields[2]),
+            let changed = Int64(fields[3]), let inode = UInt64(fields[4]), let hashedAt = Int64(fields[5])
+        else { return nil }
+        self.init(
+            size: size, modifiedNanoseconds: modified, changedNanoseconds: changed, inode: inode, digest: fields[6],
+            hashedAtNanoseconds: hashedAt)
+    }
+
+    /// The file's status now; nil if it cannot be read.
+    package static func status(of path: String) -> FileStatus? {
+        LocalFileSystem().status(of: path)
     }
 
     /// The SHA-256 of the file's contents, read in chunks; nil if it cannot be read.

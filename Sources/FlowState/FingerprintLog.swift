@@ -1,5 +1,6 @@
 import Crypto
 import FlowConsole
+import FlowFiles
 import Foundation
 
 /// What the up-to-date check remembers of one workflow file: each task's fingerprint at its last
@@ -102,9 +103,9 @@ package final class FingerprintLog: @unchecked Sendable {
     /// Applies one line; a line it cannot read is skipped (a newer flowrun's line, or damage).
     private func apply(_ fields: [String]) {
         switch fields.first {
-        case "F" where fields.count == 6:
-            guard let size = Int64(fields[1]), let modified = Int64(fields[2]), let inode = UInt64(fields[3]) else { return }
-            files[fields[5]] = FileRecord(size: size, modifiedNanoseconds: modified, inode: inode, digest: fields[4])
+        case "F":
+            guard let file = FileRecord(logFields: fields) else { return }
+            files[fields[7]] = file
         case "T" where fields.count == 8:
             let fingerprint = TaskFingerprint(
                 definition: fields[2], environment: fields[3], inputs: fields[4], needs: fields[5])
@@ -127,7 +128,7 @@ package final class FingerprintLog: @unchecked Sendable {
         for (path, file) in changed where files[path] != file {
             files[path] = file
             guard Self.isWritable(path) else { continue }
-            text += "F\t\(file.size)\t\(file.modifiedNanoseconds)\t\(file.inode)\t\(file.digest)\t\(path)\n"
+            text += file.logLine(path: path) + "\n"
         }
         tasks[task] = record
         let fingerprint = record.fingerprint
@@ -157,7 +158,8 @@ package final class FingerprintLog: @unchecked Sendable {
         if descriptor < 0 {
             try makeFolder()
             let isNew = (FileRecord.status(of: path)?.size ?? 0) == 0 || ignoredProblem != nil
-            descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (isNew ? O_TRUNC : 0), 0o644)
+            // O_NOFOLLOW: a symlink planted in the state folder is not written through.
+            descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (isNew ? O_TRUNC : 0), 0o600)
             guard descriptor >= 0 else { throw FingerprintLogError("cannot write \(path): \(String(cString: strerror(errno)))") }
             if isNew {
                 ignoredProblem = nil
@@ -204,42 +206,31 @@ package final class FingerprintLog: @unchecked Sendable {
         }
         guard appended > 0 else { return }
         try makeFolder()
-        let temporary = path + ".tmp-\(getpid())"
-        let writer: DescriptorWriter
-        do {
-            writer = try DescriptorWriter(creatingFileAt: temporary)
+        do throws(FileError) {
+            // A random name opened with O_EXCL|O_NOFOLLOW: nothing planted in the folder is
+            // written through. Fsynced before the rename: a crash leaves the old log or the new.
+            let compacted = try AtomicFile(destination: path, access: .owner)
+            // Written a piece at a time: the whole log of a large workflow is tens of megabytes.
+            var text = header
+            func flush(atLeast bytes: Int) throws(FileError) {
+                guard text.utf8.count >= bytes else { return }
+                try compacted.write(text)
+                text.removeAll(keepingCapacity: true)
+            }
+            for (path, file) in files.sorted(by: { $0.key < $1.key }) where Self.isWritable(path) {
+                text += file.logLine(path: path) + "\n"
+                try flush(atLeast: Self.compactionPiece)
+            }
+            for (task, record) in tasks.sorted(by: { $0.key < $1.key }) {
+                let fingerprint = record.fingerprint
+                text +=
+                    "T\t\(fingerprint.value)\t\(fingerprint.definition)\t\(fingerprint.environment)\t\(fingerprint.inputs)\t\(fingerprint.needs)\t\(record.outputs)\t\(task)\n"
+                try flush(atLeast: Self.compactionPiece)
+            }
+            try flush(atLeast: 0)
+            try compacted.commit()
         } catch {
-            throw FingerprintLogError("cannot write \(temporary): \(error)")
-        }
-        // Written a piece at a time: the whole log of a large workflow is tens of megabytes.
-        var text = header
-        func flush(atLeast bytes: Int) {
-            guard text.utf8.count >= bytes else { return }
-            writer.write(text)
-            text.removeAll(keepingCapacity: true)
-        }
-        for (path, file) in files.sorted(by: { $0.key < $1.key }) where Self.isWritable(path) {
-            text += "F\t\(file.size)\t\(file.modifiedNanoseconds)\t\(file.inode)\t\(file.digest)\t\(path)\n"
-            flush(atLeast: Self.compactionPiece)
-        }
-        for (task, record) in tasks.sorted(by: { $0.key < $1.key }) {
-            let fingerprint = record.fingerprint
-            text +=
-                "T\t\(fingerprint.value)\t\(fingerprint.definition)\t\(fingerprint.environment)\t\(fingerprint.inputs)\t\(fingerprint.needs)\t\(record.outputs)\t\(task)\n"
-            flush(atLeast: Self.compactionPiece)
-        }
-        flush(atLeast: 0)
-        // On the disk before the rename: a crash must leave the old log or the whole new one.
-        writer.synchronize()
-        writer.close()
-        if let failure = writer.failure {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw FingerprintLogError("\(failure)")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw FingerprintLogError("cannot replace \(path): \(reason)")
+            throw FingerprintLogError(error.description)
         }
         appended = 0
     }

@@ -7,15 +7,20 @@ import Foundation
 /// `--resume` skips the tasks that succeeded in the run resumed and have not changed since.
 ///
 /// A task is done before when it succeeded in that run (or was kept as up to date or done
-/// before there), its fingerprint (`TaskFingerprint`: definition, env, inputs, needs) equals the
-/// one recorded then, its outputs, if it declares any, are there, and none of its needs runs now: the dependents of a task that runs again
-/// run too, as GitHub's "re-run failed jobs" reruns the jobs that need a failed one. Unlike the
-/// up-to-date check, a task with no `inputs` or `outputs` is kept too: what it made is taken on
-/// the earlier run's word, as Nextflow's `-resume` does.
+/// before there), none of its needs runs now (the dependents of a task that runs again run
+/// too, as GitHub's "re-run failed jobs" reruns the jobs that need a failed one), and it passes
+/// the up-to-date check's rule (`UpToDateCheck.reasonToRun`) against what it left then: its
+/// fingerprint (`TaskFingerprint`: definition, env, inputs, needs) and its declared outputs'
+/// contents are those recorded at its success. The record keeps the two as one digest
+/// (`resumeKey`). Unlike the up-to-date check, a task with no `inputs` or `outputs` is kept
+/// too: what it made is taken on the earlier run's word, as Nextflow's `-resume` does. A task
+/// whose output was missing at its success, or whose input changed while it ran, has no key
+/// and runs again.
 ///
 /// The up-to-date check (`inner`), when there is one, is asked first, so that its state stays
-/// whole, and its fingerprints are taken rather than hashing inputs twice. Inputs are hashed before a task starts only when the run resumed says it succeeded;
-/// a task that runs has them hashed at its success, for the record.
+/// whole, and what it recorded is taken rather than hashing files twice. Inputs are hashed
+/// before a task starts only when the run resumed says it succeeded; a task that runs has them
+/// hashed at its success, for the record.
 package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// A run to resume: its id, and each task's end and fingerprint there.
     package struct Resumed: Sendable {
@@ -33,6 +38,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let resumed: Resumed?
     private let lock = NSLock()
     private var fingerprints: [TaskFingerprint?]
+    /// What each task left in this run, as the record keeps it (`resumeKey`).
+    private var keys: [String?]
     /// Tasks that run in this run (the gate did not skip them).
     private var runs: [Bool]
     private var indexes: [TaskID: Int] = [:]
@@ -43,6 +50,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         self.resumed = resumed
         fingerprints = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
         runs = [Bool](repeating: false, count: plan.tasks.count)
+        keys = [String?](repeating: nil, count: plan.tasks.count)
         for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }
     }
 
@@ -50,17 +58,21 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     package func skipReason(for index: Int) -> String? {
         if let reason = inner?.skipReason(for: index) {
-            lock.withLock { fingerprints[index] = inner?.fingerprint(at: index) ?? fingerprint(of: index) }
+            lock.withLock { keep(index) }
             return reason
         }
         return lock.withLock {
             let task = plan.tasks[index]
-            if let resumed, let recorded = resumed.tasks[task.id], recorded.state.isSuccess, let value = recorded.fingerprint,
-                !task.needs.contains(where: { runs[$0] }), Self.outputsExist(of: task)
+            if let resumed, let recorded = resumed.tasks[task.id], recorded.state.isSuccess, let key = recorded.fingerprint,
+                !task.needs.contains(where: { runs[$0] })
             {
                 let now = fingerprint(of: index)
-                if now.value == value {
+                var digests = FileDigests(known: [:])
+                let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+                // The up-to-date rule, against the record's digest of what the task left.
+                if outputs.missing.isEmpty, FingerprintLog.TaskRecord(fingerprint: now, outputs: outputs.digest).resumeKey == key {
                     fingerprints[index] = now
+                    keys[index] = key
                     return SkipReason.doneBefore
                 }
             }
@@ -71,20 +83,31 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     package func taskSucceeded(_ index: Int) {
         inner?.taskSucceeded(index)
+        lock.withLock { keep(index) }
+    }
+
+    /// What the task left (it succeeded, or was kept as up to date), for the record: the up-to-
+    /// date check's record when it tracks the task (none if it did not record it as built),
+    /// else taken now. Called with `lock` held.
+    private func keep(_ index: Int) {
+        let task = plan.tasks[index]
+        if let inner, TaskDefinition.isTracked(task) {
+            fingerprints[index] = inner.fingerprint(at: index)
+            keys[index] = inner.builtRecord(at: index)?.resumeKey
+            return
+        }
         // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
-        lock.withLock { fingerprints[index] = inner?.fingerprint(at: index) ?? fingerprint(of: index) }
+        let now = inner?.fingerprint(at: index) ?? fingerprint(of: index)
+        fingerprints[index] = now
+        var digests = FileDigests(known: [:])
+        let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+        keys[index] = outputs.missing.isEmpty ? FingerprintLog.TaskRecord(fingerprint: now, outputs: outputs.digest).resumeKey : nil
     }
 
-    /// The fingerprint of `task` in this run, once known (it ended, or was skipped): what the
-    /// record keeps for a later `--resume`.
+    /// What the task left in this run, once known (it ended, or was skipped): what the record
+    /// keeps for a later `--resume`.
     package func fingerprint(of task: TaskID) -> String? {
-        lock.withLock { indexes[task].flatMap { fingerprints[$0]?.value } }
-    }
-
-    /// Whether each declared (or implied) output of `task` names a file: one deleted since is
-    /// made again, as Nextflow's `-resume` reruns a task whose outputs are gone.
-    private static func outputsExist(of task: PlannedTask) -> Bool {
-        TaskDefinition.outputs(of: task).allSatisfy { !PathGlob.files(matching: $0).isEmpty }
+        lock.withLock { indexes[task].flatMap { keys[$0] } }
     }
 
     /// The task's fingerprint now, its needs' taken as they ended in this run.
@@ -103,4 +126,10 @@ extension RecordedTask.State {
         case .failed, .cancelled, .unfinished: false
         }
     }
+}
+
+extension FingerprintLog.TaskRecord {
+    /// The record's fingerprint and outputs' digest as one digest: what a run record keeps of a
+    /// task for `--resume`.
+    var resumeKey: String { TaskFingerprint.hash(fingerprint.value + "\0" + outputs) }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import FlowFiles
 import Foundation
 
 /// The run records in a state folder: `runs/NAME-KEY/RUN.jsonl`, one folder per workflow file,
@@ -27,7 +28,7 @@ package struct RunRecordStore: Sendable {
     package func newRecord(forWorkflow workflowFile: String, startedMilliseconds: Int64) throws -> (run: String, path: String) {
         try folder.create()
         let records = recordsPath(forWorkflow: workflowFile)
-        try FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: true)
+        try Folders.make(records, access: .owner)
         let base = Self.runID(milliseconds: startedMilliseconds)
         var run = base
         var number = 1

@@ -35,7 +35,8 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
 
     /// Creates the record file at `path` (which must not exist) and writes `header` to it.
     package init(path: String, header: RecordHeader, onFailure: @escaping @Sendable (WriteFailure) -> Void) throws(RecordProblem) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+        // 0600: a task's output may hold a secret. O_EXCL|O_NOFOLLOW: nothing planted is written through.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
         self.path = path
         self.outputCap = header.outputCap

@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 
 /// Where flowrun keeps what it remembers of a workflow's runs: `.flowrun/` beside the workflow
@@ -25,14 +26,15 @@ package struct StateFolder: Sendable, Equatable {
         }
     }
 
-    /// Makes the folder if it is missing, with a `.gitignore` so that its contents stay out of
-    /// the user's repository (as `.pytest_cache/` and `.ruff_cache/` do).
+    /// Makes the folder if it is missing, private to its user (0700: records hold task output,
+    /// which may hold secrets; one an older flowrun made wider is narrowed), with a `.gitignore`
+    /// so that its contents stay out of the user's repository (as `.pytest_cache/` does).
     package func create() throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Folders.make(path, access: .owner)
         let ignore = (path as NSString).appendingPathComponent(".gitignore")
         guard !FileManager.default.fileExists(atPath: ignore) else { return }
-        try Data("# Made by flowrun: its run records and state, not for version control.\n*\n".utf8)
-            .write(to: URL(fileURLWithPath: ignore), options: .atomic)
+        try AtomicFile.write(
+            "# Made by flowrun: its run records and state, not for version control.\n*\n", to: ignore, access: .owner)
     }
 
     /// A path inside the folder.

@@ -24,6 +24,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var hashedInputs: [Int: [(path: String, record: FileRecord)]] = [:]
     /// Running tasks whose inputs are hashed at their success, not before they start.
     private var inputsAtSuccess: Set<Int> = []
+    /// Each running tracked task's inputs as they were at its start.
+    private var inputsAtStart: [Int: InputsAtStart] = [:]
+    /// What each task left when it succeeded in this run, or was found up to date: nil for one
+    /// not recorded (it did not make an output, or an input changed while it ran).
+    private var built: [FingerprintLog.TaskRecord?]
     private var failure: FingerprintLogError?
 
     /// - Parameter force: run every task (`--force`); successes are still recorded.
@@ -33,6 +38,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.force = force
         current = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
         values = [String?](repeating: nil, count: plan.tasks.count)
+        built = [FingerprintLog.TaskRecord?](repeating: nil, count: plan.tasks.count)
     }
 
     /// Whether any task of the workflow has a recorded success.
@@ -50,21 +56,24 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             // Inputs are hashed only when all else matches the record. A task that runs anyway
             // has them hashed at its success, so that a large input it was never run on (a new
             // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
+            var digests = FileDigests(known: log.files)
             if !force, let record = log.tasks[task.id], record.fingerprint.definition == fingerprint.definition,
                 record.fingerprint.environment == fingerprint.environment, record.fingerprint.needs == fingerprint.needs
             {
-                var digests = FileDigests(known: log.files)
                 let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
                 fingerprint.inputs = inputs
                 remember(fingerprint, of: index)
-                if missing.isEmpty, reasonToRun(task, fingerprint) == nil {
+                if missing.isEmpty, reasonToRun(task, fingerprint, digests: &digests) == nil {
                     for (path, record) in digests.fresh { log.noteFile(path, record) }
+                    built[index] = record
                     return Self.reason
                 }
-                hashedInputs[index] = digests.fresh
             } else {
                 inputsAtSuccess.insert(index)
             }
+            // Taken before the task starts: an input it changes makes it run again next time.
+            inputsAtStart[index] = InputsAtStart(TaskDefinition.inputs(of: task), digests: &digests)
+            hashedInputs[index] = digests.fresh
             note { () throws(FingerprintLogError) in try log.forget(task.id) }
             return nil
         }
@@ -74,9 +83,13 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             let task = plan.tasks[index]
             var hashed = hashedInputs.removeValue(forKey: index) ?? []
+            let atStart = inputsAtStart.removeValue(forKey: index)
+            let hashInputsNow = inputsAtSuccess.remove(index) != nil
             guard TaskDefinition.isTracked(task), var fingerprint = current[index] else { return }
             var digests = FileDigests(known: log.files)
-            if inputsAtSuccess.remove(index) != nil {
+            // The result stands, but what it was made from is gone: not up to date next time.
+            guard atStart?.areUnchanged(digests: &digests) ?? false else { return }
+            if hashInputsNow {
                 fingerprint.inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
                 remember(fingerprint, of: index)
             }
@@ -85,6 +98,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             guard missing.isEmpty else { return }
             hashed += digests.fresh
             let record = FingerprintLog.TaskRecord(fingerprint: fingerprint, outputs: outputs)
+            built[index] = record
             note { () throws(FingerprintLogError) in try log.recordSuccess(of: task.id, record, files: hashed) }
         }
     }
@@ -92,6 +106,13 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// The fingerprint of the task at `index` in this run, once it was checked (`--resume` records it).
     package func fingerprint(at index: Int) -> TaskFingerprint? {
         lock.withLock { current[index] }
+    }
+
+    /// What the task at `index` left in this run, once it succeeded or was found up to date:
+    /// its fingerprint and its outputs' digest (`--resume` records them); nil if it was not
+    /// recorded as built.
+    package func builtRecord(at index: Int) -> FingerprintLog.TaskRecord? {
+        lock.withLock { built[index] }
     }
 
     /// Compacts the log; call once the run has ended.
@@ -116,18 +137,28 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     }
 
     /// Why `task`, whose fingerprint is now `fingerprint`, must run; nil if it is up to date.
-    func reasonToRun(_ task: PlannedTask, _ fingerprint: TaskFingerprint) -> String? {
-        guard let record = log.tasks[task.id] else { return "never ran" }
-        let recorded = record.fingerprint
-        if recorded.definition != fingerprint.definition { return "changed command" }
-        if recorded.environment != fingerprint.environment { return "changed env" }
-        if recorded.inputs != fingerprint.inputs { return "changed input" }
-        if recorded.needs != fingerprint.needs { return "changed need" }
-        var digests = FileDigests(known: log.files)
-        let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+    func reasonToRun(_ task: PlannedTask, _ fingerprint: TaskFingerprint, digests: inout FileDigests) -> String? {
+        Self.reasonToRun(recorded: log.tasks[task.id], fingerprint: fingerprint) {
+            digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+        }
+    }
+
+    /// The rule by which a task's work is kept, by this check and by `--resume`: why it must
+    /// run, given what it left when it succeeded (`recorded`), its fingerprint now and its
+    /// outputs now (their digest and the patterns that name no file, taken only if needed);
+    /// nil if it is up to date.
+    package static func reasonToRun(
+        recorded: FingerprintLog.TaskRecord?, fingerprint: TaskFingerprint, outputs: () -> (digest: String, missing: [String])
+    ) -> String? {
+        guard let recorded else { return "never ran" }
+        if recorded.fingerprint.definition != fingerprint.definition { return "changed command" }
+        if recorded.fingerprint.environment != fingerprint.environment { return "changed env" }
+        if recorded.fingerprint.inputs != fingerprint.inputs { return "changed input" }
+        if recorded.fingerprint.needs != fingerprint.needs { return "changed need" }
+        let (outputs, missing) = outputs()
         // No path in a reason: it may hold a secret value, which --dry-run never shows.
         if !missing.isEmpty { return "missing output" }
-        if outputs != record.outputs { return "changed output" }
+        if outputs != recorded.outputs { return "changed output" }
         return nil
     }
 
@@ -164,7 +195,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
                     fingerprint.inputs = inputs
                     remember(fingerprint, of: index)
-                    reasons.append(missing.isEmpty ? reasonToRun(task, fingerprint) : "missing input")
+                    reasons.append(missing.isEmpty ? reasonToRun(task, fingerprint, digests: &digests) : "missing input")
                 }
             }
             return reasons

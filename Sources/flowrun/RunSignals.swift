@@ -25,12 +25,22 @@ import Glibc
 ///
 /// A cancelled run whose end cannot be written (a stdout nobody reads holds the writing
 /// thread, and with it the run) still exits: `lastWordsSeconds` after every task was killed.
+/// Sooner when only a standard output that takes nothing (a full pipe nobody reads) holds it:
+/// once, after the cancel, only writing has been left for `stalledSeconds` (every task has
+/// ended, or no task process is left and a task's end waits for room for its last output), or
+/// the engine's loop has not run a block posted to it for as long (it is stuck in that write,
+/// and cannot pass the cancel on), flowrun kills the tasks' process groups and exits: nobody is
+/// reading what it would wait to write.
 ///
 /// - Warning: every `var` is guarded by `lock`.
 final class RunSignals: @unchecked Sendable {
     static let handled = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
     /// How long a run whose tasks were all killed has to write its end before flowrun exits anyway.
     static let lastWordsSeconds = 5.0
+    /// How long a cancelled run waits on a standard output that takes nothing, before it exits.
+    static let stalledSeconds = 0.5
+    /// How often a cancelled run looks at standard output and the engine.
+    static let stallCheckSeconds = 0.1
 
     private enum Phase {
         case loading(suspended: Bool)
@@ -49,6 +59,10 @@ final class RunSignals: @unchecked Sendable {
     private var exitDeadline: Date?
     /// A terminal whose cursor the live view hides, shown again by an exit at once.
     private var liveTerminal: Int32?
+    /// Since when, with standard output stalled, only writing has been left of the run.
+    private var onlyWritingSince: Date?
+    /// When a block was posted to the engine's loop that has not run yet: how long it is stuck.
+    private var loopPingedAt: Date?
 
     /// Blocks the handled signals in the calling thread and every thread created after it, and
     /// SIGCHLD, which nothing waits for: a child's exit is signalled to the thread that spawned
@@ -87,6 +101,7 @@ final class RunSignals: @unchecked Sendable {
                 {
                     exitNow(status: 128 + number)
                 }
+                if let number = onlyStandardOutputHoldsTheRun() { exitNow(status: 128 + number) }
             }
         }
         thread.start()
@@ -98,7 +113,7 @@ final class RunSignals: @unchecked Sendable {
             var number: Int32 = 0
             return sigwait(&set, &number) == 0 ? number : 0
         }
-        let seconds = max(0, deadline.timeIntervalSinceNow)
+        let seconds = min(max(0, deadline.timeIntervalSinceNow), Self.stallCheckSeconds)
         var timeout = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         return max(0, sigtimedwait(&set, nil, &timeout))
     }
@@ -185,6 +200,44 @@ final class RunSignals: @unchecked Sendable {
         statusSignal = number
         exitDeadline = Date().addingTimeInterval(grace + Self.lastWordsSeconds)
         return .cancel(engine)
+    }
+
+    /// The signal to exit with when a cancelled run waits on nothing but a standard output that
+    /// has taken nothing for `stalledSeconds`: every task has ended, or the loop has been stuck
+    /// as long. nil while it should go on waiting.
+    private func onlyStandardOutputHoldsTheRun() -> Int32? {
+        guard
+            let (engine, number) = lock.withLock({ () -> (Engine, Int32)? in
+                guard case .running(let engine) = phase, let number = statusSignal else { return nil }
+                return (engine, number)
+            })
+        else { return nil }
+        // A full pipe is not writable; a file, a terminal being read, or a closed pipe
+        // (an error at once) are.
+        var output = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+        let stalled = Glibc.poll(&output, 1, 0) == 0
+        let now = Date()
+        let (pinged, ping): (Date?, Bool) = lock.withLock {
+            guard stalled else {
+                onlyWritingSince = nil
+                return (nil, false)
+            }
+            let ping = loopPingedAt == nil
+            if ping { loopPingedAt = now }
+            return (loopPingedAt, ping)
+        }
+        guard stalled else { return nil }
+        if ping { engine.afterPosted { [self] in lock.withLock { loopPingedAt = nil } } }
+        // The loop has not run a block posted while stdout was already stalled.
+        if let pinged, now.timeIntervalSince(pinged) >= Self.stalledSeconds { return number }
+        // A task whose process has exited but whose last output waits for room is over too.
+        let onlyWriting = engine.isOver || TaskGroups.shared.current.isEmpty
+        let since: Date? = lock.withLock {
+            onlyWritingSince = onlyWriting ? onlyWritingSince ?? now : nil
+            return onlyWritingSince
+        }
+        guard let since, now.timeIntervalSince(since) >= Self.stalledSeconds else { return nil }
+        return number
     }
 
     private static func reason(_ number: Int32) -> String {

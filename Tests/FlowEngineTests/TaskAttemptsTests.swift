@@ -101,6 +101,47 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         #expect(h.ends.count == 1)
     }
 
+    // MARK: Fail-fast
+
+    /// Once fail-fast has stopped the run, a task waiting to retry starts no new attempt: it
+    /// ends failed at once, with the failure it waited to retry.
+    @Test func failFastDuringBackOffEndsTheTaskFailedWithNoNewAttempt() throws {
+        let h = try AttemptHarness("retries: 3, retry_delay: 5s")
+        h.start()
+        let begun = h.loop.now
+        h.loop.advance(by: 700)
+        try h.running.end(exit1)
+        h.loop.advance(by: 1_000)
+        h.operation.stopRetrying(reason: "an earlier task failed (fail_fast)")
+        h.loop.runPosted()
+        let reason = "exited with status 1; not retried: an earlier task failed (fail_fast)"
+        #expect(h.ends == [.failed(attempts: 1, durationMilliseconds: h.loop.now - 1_000 - begun, reason: reason, exitCode: 1)])
+        #expect(h.loop.armedDeadlines.isEmpty)
+        h.loop.advance(by: 120_000)
+        #expect(h.attempts.count == 1)
+        #expect(h.ends.count == 1)
+    }
+
+    /// A running attempt finishes, as the spec says running tasks do; if it fails, it is the last.
+    @Test(arguments: [AttemptResult.succeeded, exit1])
+    func failFastLetsTheRunningAttemptFinishButRetriesNone(result: AttemptResult) throws {
+        let h = try AttemptHarness("retries: 3, retry_delay: 1s")
+        h.start()
+        h.operation.stopRetrying(reason: "an earlier task failed (fail_fast)")
+        h.loop.runPosted()
+        #expect(try h.running.signals.isEmpty)
+        try h.running.end(result)
+        h.loop.advance(by: 120_000)
+        #expect(h.attempts.count == 1)
+        #expect(h.retrying.isEmpty)
+        if result == .succeeded {
+            #expect(h.ends == [.succeeded(attempts: 1, durationMilliseconds: 0)])
+        } else {
+            let reason = "exited with status 1; not retried: an earlier task failed (fail_fast)"
+            #expect(h.ends == [.failed(attempts: 1, durationMilliseconds: 0, reason: reason, exitCode: 1)])
+        }
+    }
+
     // MARK: Timeout and grace
 
     /// SIGTERM (with SIGCONT) at the timeout, SIGKILL once `--grace` more has passed.

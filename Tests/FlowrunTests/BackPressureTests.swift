@@ -167,9 +167,11 @@ import Testing
         while !stopped() && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         #expect(stopped())
         #expect(!run.exists("marker"))
-        let (status, _, badLines, other) = try await offThePool { run.readAll() }
+        let (status, _, badLines, _) = try await offThePool { run.readAll() }
         #expect(status == 130)
         #expect(badLines <= 1)  // the line the task was killed in the middle of
-        #expect(other.contains { $0.hasPrefix("[flood] cancelled") }, "\(other)")
+        // No "[flood] cancelled" line is asked for: once only writing is left and stdout takes
+        // nothing for 0.5 s, flowrun exits without it (SignalTests covers that exit), so whether
+        // it is there depends on how soon this reader starts.
     }
 }

@@ -133,6 +133,44 @@ import Testing
         #expect(Set(outputGone.doneBefore.keys).union(outputGone.events.named("task.skipped").compactMap(\.task)) == ["count", "report"])
     }
 
+    /// As the up-to-date check: a task is kept only with its declared outputs as it left them.
+    @Test func aTaskWhoseOutputWasEditedSinceRunsAgain() async throws {
+        let workflow = """
+            version: 1
+            tasks:
+              make: {outputs: [made.txt], shell: 'echo made > made.txt'}
+              check: {needs: make, shell: 'sh check.sh'}
+              other: {shell: 'echo other'}
+
+            """
+        let project = try Project(workflow, files: ["check.sh": "exit 1\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 1)
+        try project.write("made.txt", "edited by hand\n")
+        try project.write("check.sh", "grep -q made made.txt\n")
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["make", "check"])
+        #expect(Set(resumed.doneBefore.keys) == ["other"])
+        #expect(try project.read("made.txt") == "made\n")
+    }
+
+    /// As the up-to-date check: a task whose input changed while it ran is not kept.
+    @Test func aTaskWhoseInputChangedWhileItRanRunsAgain() async throws {
+        let workflow = """
+            version: 1
+            tasks:
+              gen: {inputs: [in.txt], outputs: [out.txt], shell: 'cat in.txt > out.txt; echo more >> in.txt'}
+              check: {needs: gen, shell: 'sh check.sh'}
+
+            """
+        let project = try Project(workflow, files: ["in.txt": "one\n", "check.sh": "exit 1\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 1)
+        try project.write("check.sh", "exit 0\n")
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran == ["gen", "check"])
+    }
+
     /// a, then long (which waits for a file) beside quick.
     static let longWorkflow = """
         version: 1

@@ -220,4 +220,33 @@ import Testing
         #expect(await run.wait(seconds: 120) == 130)
         withExtendedLifetime(unread) {}
     }
+
+    /// Ctrl-C with stdout a full pipe that nobody reads: the tasks' groups are killed and flowrun
+    /// exits without waiting for the grace period and the last words (65 s here) to write what
+    /// nobody will read.
+    @Test func ctrlCEndsFlowrunAtOnceWhenStdoutIsAFullPipeNobodyReads() async throws {
+        let folder = try TemporaryFolder()
+        try Data(
+            """
+            version: 1
+            tasks:
+              quiet: {priority: high, shell: "echo $$ >> pids; exec sleep 1000"}
+              loud: {shell: "echo $$ >> pids; head -c 3000000 /dev/zero | tr '\\\\0' x | fold -w 100; exec sleep 1000"}
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let unread = Pipe()
+        let run = try LiveRun(
+            ["run", "--grace", "60", "--concurrency", "2", "--events", "plain", "flow.yaml"], in: folder.url, standardOutput: unread)
+        _ = try await pids(in: folder, "pids", count: 1)
+        // Until the pipe is full (a hang guard only).
+        let deadline = ContinuousClock.now + .seconds(120)
+        var output = pollfd(fd: unread.fileHandleForWriting.fileDescriptor, events: Int16(POLLOUT), revents: 0)
+        while poll(&output, 1, 0) == 1, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        run.send(SIGINT)
+        // Far less than the 65 s flowrun would wait for the grace period and its last words.
+        #expect(await run.wait(seconds: 30) == 130)
+        let pids = try await pids(in: folder, "pids", count: 1)
+        #expect(await Self.allGone(pids))
+        withExtendedLifetime(unread) {}
+    }
 }

@@ -7,10 +7,6 @@
 /// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).
 int flowrun_pipe_cloexec(int fds[2]);
 
-/// mkostemp(template, O_CLOEXEC): a temporary file that a child spawned by another thread at the
-/// same moment cannot inherit (Swift's Glibc module does not show mkostemp).
-int flowrun_mkstemp_cloexec(char *template_path);
-
 /// Starts `path` with `argv` and `envp` in `directory`, leading a process group of its own, with
 /// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal
 /// mask and every signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed

@@ -1,4 +1,5 @@
 import CArchive
+import FlowFiles
 import FlowModel
 import Glibc
 
@@ -7,7 +8,7 @@ import Glibc
 /// owner ids and modification time, as bsdtar stores them.
 enum ArchiveWriter {
     static func write(
-        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: AtomicOutputFile,
+        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: AtomicFile,
         control: CombineControl
     ) throws(CombineFailure) {
         guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
@@ -18,9 +19,15 @@ enum ArchiveWriter {
             if !finished { archive_write_fail(archive) }
             archive_write_free(archive)
         }
+        // ARCHIVE_WARN is a failure too: an entry libarchive could not store as given (a name
+        // it could not convert, a size it cut) is not the file the task promised.
         func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(CombineFailure) {
-            guard status < ARCHIVE_WARN else { return }
-            let reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(status)"
+            if status == ARCHIVE_OK { return }
+            var reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(status)"
+            // libarchive's own words for a failed write(2) are only "Write error": add the
+            // kernel's (its other errnos, such as EILSEQ for a format problem, say nothing more).
+            let code = archive_errno(archive)
+            if [ENOSPC, EDQUOT, EIO, EFBIG, EROFS, EPIPE, EBADF].contains(code) { reason += ": " + String(cString: strerror(code)) }
             throw CombineFailure("cannot write \(output.destination): \(doing()): \(reason)")
         }
         switch format {
@@ -58,6 +65,9 @@ enum ArchiveWriter {
                 guard count > 0 else { return }
                 let result = archive_write_data(archive, block.baseAddress, Int(count))
                 if result < 0 { try check(Int32(result), "entry \(name)") }
+                guard result == count else {
+                    throw CombineFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count) bytes")
+                }
                 written += count
                 done += count
                 control.progress(done, of: total, .bytes)

@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 
 /// One combine attempt's work, start to end, on the calling thread: expands the inputs,
@@ -14,7 +15,7 @@ struct CombineJob {
         let inputs = try CombineInputs(patterns: action.inputs.map(\.value), workdir: workdir, output: destination).files
         guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
         try control.checkCancelled()
-        let output = try AtomicOutputFile(destination: destination)
+        let output = try AtomicFile.combineOutput(destination)
         do {
             switch action.format {
             case .image:
@@ -29,7 +30,7 @@ struct CombineJob {
                     control: control)
             }
             try control.checkCancelled()
-            try output.commit()
+            try output.commitOutput()
         } catch {
             output.discard()
             throw error

@@ -1,8 +1,10 @@
+import FlowFiles
+
 /// `format: concat`: the inputs' bytes, one after another, as `cat` writes them.
 enum ConcatWriter {
     /// `total`: the inputs' sizes when the task started, for progress.
     static func write(
-        _ inputs: [CombineInputs.Input], total: Int64, to output: AtomicOutputFile, control: CombineControl
+        _ inputs: [CombineInputs.Input], total: Int64, to output: AtomicFile, control: CombineControl
     ) throws(CombineFailure) {
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)

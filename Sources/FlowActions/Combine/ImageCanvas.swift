@@ -1,4 +1,5 @@
 import CImageCodec
+import FlowFiles
 
 /// The combined image being built: 8-bit RGB over an opaque background colour, or RGBA over
 /// the default transparent one, that scaled rows are composited onto and that is written as
@@ -45,7 +46,7 @@ final class ImageCanvas {
     }
 
     /// Writes the canvas as a PNG to `output`; a cancel of `control` stops it within 32 rows.
-    func write(to output: AtomicOutputFile, control: CombineControl) throws(CombineFailure) {
+    func write(to output: AtomicFile, control: CombineControl) throws(CombineFailure) {
         var message = [CChar](repeating: 0, count: 512)
         let status = pixels.withUnsafeBufferPointer {
             flowrun_png_encode(

@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 
 /// `format: image`: PNG and JPEG inputs laid out in cells of one size, each scaled to fit
@@ -9,7 +10,7 @@ import FlowModel
 /// filtered across (its cell's width by its own height).
 enum ImageCombiner {
     static func write(
-        _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: AtomicOutputFile,
+        _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: AtomicFile,
         control: CombineControl
     ) throws(CombineFailure) {
         var cellWidth = options.cellSize?.width ?? 0

@@ -1,4 +1,5 @@
 import CArchive
+import FlowFiles
 import FlowModel
 import Foundation
 
@@ -30,8 +31,11 @@ package struct ArchiveExtractor {
         let target = (to as NSString).standardizingPath
         let parent = (target as NSString).deletingLastPathComponent
         try FileTree.makeFolders(parent.isEmpty ? "." : parent)
-        let staging = try makeStaging(beside: target)
-        defer { FileTree.remove(staging) }
+        let (stagingFolder, staging) = try makeStaging(beside: target)
+        defer {
+            FileTree.remove(staging)
+            stagingFolder.release()
+        }
         try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
             // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
             try ThreadLocale.withUTF8 { () throws(ExtractionFailure) in
@@ -43,26 +47,21 @@ package struct ArchiveExtractor {
         try StagingPlacement.place(staging, at: target)
     }
 
-    /// A hidden folder beside `to`, so that placing it is a rename on one file system; the path
-    /// is resolved, so that libarchive's check for symlinks sees none above the archive's own.
-    private func makeStaging(beside target: String) throws(ExtractionFailure) -> String {
+    /// A hidden folder beside `to` (a `TemporaryFolder`, locked while this extraction lives, so
+    /// that a later run removes it only if this one was killed), so that placing it is a rename
+    /// on one file system; the path is resolved, so that libarchive's check for symlinks sees
+    /// none above the archive's own.
+    private func makeStaging(beside target: String) throws(ExtractionFailure) -> (TemporaryFolder, String) {
         let parent = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent
-        var template = Array(((parent.isEmpty ? "." : parent) + "/.\(name).flowrun-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw ExtractionFailure("cannot create a staging folder beside '\(target)': \(FileTree.errorText())")
+        let folder: TemporaryFolder
+        do {
+            folder = try TemporaryFolder(in: parent.isEmpty ? "." : parent, for: name, access: .shared)
+        } catch {
+            throw ExtractionFailure("cannot create a staging folder beside '\(target)': \(FileTree.errorText(error.code))")
         }
-        chmod(made, 0o777 & ~Self.umaskValue)
-        guard let resolved = realpath(made, nil) else { return String(cString: made) }
+        guard let resolved = realpath(folder.path, nil) else { return (folder, folder.path) }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return (folder, String(cString: resolved))
     }
-
-    /// Read, not set: `umask(0)` to learn it would race with files other tasks create meanwhile.
-    private static let umaskValue: mode_t = {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
-        let digits = line?.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) }
-        return digits.flatMap { mode_t($0, radix: 8) } ?? 0o022
-    }()
 }

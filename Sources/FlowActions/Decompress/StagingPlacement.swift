@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 
 /// Puts a finished staging folder in place at `to`.
@@ -5,7 +6,9 @@ import Foundation
 /// A missing or empty `to` becomes the staging folder by one rename. An existing `to` is
 /// merged into, as `tar -C to -x` does: the archive's files replace same-named files, other
 /// files stay. Every conflict (a file where the archive has a folder, or the other way round)
-/// is found before anything moves, so that a failure leaves `to` as it was.
+/// is found before anything moves; every file replaced is first moved aside (`MergeJournal`),
+/// so that a step that fails part-way (a read-only folder, another file system) puts back
+/// what was replaced and takes out what was added: `to` is left as it was.
 enum StagingPlacement {
     static func place(_ staging: String, at to: String) throws(ExtractionFailure) {
         guard let existing = FileTree.status(to) else {
@@ -20,11 +23,17 @@ enum StagingPlacement {
         }
         if !isLink, try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
         try findConflicts(staging, to)
-        try merge(staging, to)
+        let journal = try MergeJournal(beside: staging)
+        do {
+            try merge(staging, to, journal)
+        } catch {
+            throw journal.undo(after: error, at: to)
+        }
+        journal.finish()
         FileTree.remove(staging)
     }
 
-    private static func rename(_ from: String, _ to: String) throws(ExtractionFailure) {
+    static func rename(_ from: String, _ to: String) throws(ExtractionFailure) {
         guard Foundation.rename(from, to) == 0 else {
             throw ExtractionFailure("cannot move '\(from)' to '\(to)': \(FileTree.errorText())")
         }
@@ -43,14 +52,16 @@ enum StagingPlacement {
         }
     }
 
-    private static func merge(_ source: String, _ destination: String) throws(ExtractionFailure) {
+    /// In name order, so that what a failure part-way has already done does not depend on the
+    /// file system's order.
+    private static func merge(_ source: String, _ destination: String, _ journal: MergeJournal) throws(ExtractionFailure) {
         chmod(source, 0o700)  // moving out of a folder needs write access to it
-        for name in try FileTree.children(source) {
+        for name in try FileTree.children(source).sorted() {
             let from = source + "/" + name, to = destination + "/" + name
             if let existing = FileTree.status(to), FileTree.isDirectory(existing) {
-                try merge(from, to)
+                try merge(from, to, journal)
             } else {
-                try rename(from, to)
+                try journal.move(from, to)
             }
         }
     }

@@ -5,7 +5,8 @@ import Glibc
 /// against a task's `sha256`, and read only by a task giving the same digest.
 ///
 /// A blob appears by rename from a fully written, fsynced temporary file in the same folder,
-/// so that two flowrun processes filling the cache at once never read a partial blob.
+/// so that two flowrun processes filling the cache at once never read a partial blob. Private
+/// to its user (0600 blobs, 0700 folders): a download may be a secret.
 package struct DownloadCache: Sendable {
     package let root: String
 
@@ -41,7 +42,7 @@ package struct DownloadCache: Sendable {
         if lookup(sha256: sha256) != nil { return nil }
         let blob = blobPath(sha256: sha256)
         do {
-            let partial = try PartialFile(destination: blob)
+            let partial = try PartialFile(destination: blob, access: .owner)
             return partial.queue.sync {
                 let copy = LocalCopy()
                 let result = copy.copyNow(from: path, into: partial)

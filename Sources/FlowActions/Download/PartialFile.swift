@@ -1,5 +1,5 @@
-import CSpawn
 import Crypto
+import FlowFiles
 import Foundation
 import Glibc
 
@@ -19,28 +19,18 @@ package final class PartialFile: @unchecked Sendable {
     private var descriptor: Int32
     private var hasher = SHA256()
 
-    /// Creates `.NAME.flowrun-XXXXXX` in the destination's folder, creating the folder if needed
-    /// (as `curl --create-dirs`).
-    package init(destination: String) throws(DownloadFailure) {
+    /// Creates `.NAME.flowrun-RANDOM` (a `TemporaryFile`) in the destination's folder, making
+    /// the folder if needed (as `curl --create-dirs`). `access`: `.owner` for the cache.
+    package init(destination: String, access: FileAccess = .shared) throws(DownloadFailure) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
-        let folder = url.deletingLastPathComponent().path
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Folders.make(url.deletingLastPathComponent().path, access: access)
+            (descriptor, path) = try TemporaryFile.create(
+                in: url.deletingLastPathComponent().path, for: url.lastPathComponent, access: access)
         } catch {
-            throw DownloadFailure("cannot create folder \(folder): \(Self.message(of: error))", retryable: false)
+            throw DownloadFailure(error.description, retryable: false)
         }
-        var template = Array("\(folder)/.\(url.lastPathComponent).flowrun-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { flowrun_mkstemp_cloexec($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw DownloadFailure("cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))", retryable: false)
-        }
-        descriptor = fd
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        // mkstemp makes it 0600; the finished file gets the mode a new file would (0666 & ~umask).
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
     }
 
     deinit {
@@ -66,9 +56,10 @@ package final class PartialFile: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw DownloadFailure("cannot write \(path): \(String(cString: strerror(errno)))", retryable: false)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                let reason = String(cString: strerror(written == 0 ? ENOSPC : errno))
+                throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
             }
             offset += written
         }
@@ -126,20 +117,21 @@ package final class PartialFile: @unchecked Sendable {
         guard fsync(descriptor) == 0 else {
             let reason = String(cString: strerror(errno))
             remove()
-            throw DownloadFailure("cannot write \(path): \(reason)", retryable: false)
+            throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
         }
-        close(descriptor)
+        let closed = close(descriptor)
+        let closeCode = errno
         descriptor = -1
+        guard closed == 0 || closeCode == EINTR else {
+            unlink(path)
+            throw DownloadFailure("cannot write \(destination): \(String(cString: strerror(closeCode)))", retryable: false)
+        }
         guard rename(path, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(path)
             throw DownloadFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
         }
-        let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        Folders.synchronize(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
         return digest
     }
 

@@ -1,0 +1,73 @@
+import FlowFiles
+import Foundation
+
+/// What a merge into an existing `to` has done, so that a failure part-way can be undone: each
+/// file it replaces is first moved aside into a hidden folder beside the staging folder (the
+/// same file system), and each path it fills is noted.
+///
+/// Undone in reverse order, the moved-aside files go back by rename, so they are the very
+/// files that were there (contents, mode, times, links), and what the merge added is removed.
+final class MergeJournal {
+    private enum Step {
+        /// The archive's item moved to `path`, where nothing was.
+        case added(path: String)
+        /// What was at `path` moved to `aside`, then the archive's item moved to `path`.
+        case replaced(path: String, aside: String)
+    }
+
+    private let folder: TemporaryFolder
+    private var steps: [Step] = []
+
+    init(beside staging: String) throws(ExtractionFailure) {
+        let parent = (staging as NSString).deletingLastPathComponent
+        do {
+            folder = try TemporaryFolder(in: parent, for: "replaced", access: .owner)
+        } catch {
+            throw ExtractionFailure("cannot merge into an existing folder: \(error.description)")
+        }
+    }
+
+    /// Moves `from` onto `to`, keeping what was at `to` aside.
+    func move(_ from: String, _ to: String) throws(ExtractionFailure) {
+        guard FileTree.status(to) != nil else {
+            try StagingPlacement.rename(from, to)
+            return steps.append(.added(path: to))
+        }
+        let aside = folder.path + "/\(steps.count)"
+        try StagingPlacement.rename(to, aside)
+        // Noted before the next rename: if that fails, `undo` puts this file back.
+        steps.append(.replaced(path: to, aside: aside))
+        try StagingPlacement.rename(from, to)
+    }
+
+    /// Puts `to` back as it was and returns the failure to report: `error`, and if something
+    /// could not be put back, where it was kept.
+    func undo(after error: ExtractionFailure, at to: String) -> ExtractionFailure {
+        var stuck = 0
+        for step in steps.reversed() {
+            switch step {
+            case .added(let path):
+                FileTree.remove(path)
+            case .replaced(let path, let aside):
+                FileTree.remove(path)
+                if Foundation.rename(aside, path) != 0 { stuck += 1 }
+            }
+        }
+        steps = []
+        guard stuck > 0 else {
+            finish()
+            return error
+        }
+        // Kept under a name no later run sweeps away: these are the user's files.
+        let kept = "\(to)-replaced-by-flowrun-\(UInt32.random(in: 0...UInt32.max))"
+        _ = Foundation.rename(folder.path, kept)
+        folder.release()
+        return ExtractionFailure("\(error.message); \(stuck) replaced files could not be put back in '\(to)': they are in '\(kept)'")
+    }
+
+    /// Drops what was kept aside: the merge is done (or wholly undone).
+    func finish() {
+        FileTree.remove(folder.path)
+        folder.release()
+    }
+}

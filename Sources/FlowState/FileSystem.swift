@@ -1,0 +1,47 @@
+import Foundation
+
+/// What the up-to-date and resume checks ask of the disk, so that their rules can be tested on
+/// an in-memory twin with a clock that moves only when told (ninja's `DiskInterface`).
+package protocol FileSystem: Sendable {
+    /// The status of `path` (symlinks followed); nil if it cannot be read.
+    func status(of path: String) -> FileStatus?
+    /// The status of `path` if it is a regular file (symlinks followed); nil otherwise.
+    func regularFileStatus(of path: String) -> FileStatus?
+    /// The regular files an `inputs`/`outputs` entry names (`PathGlob`), sorted.
+    func files(matching pattern: String) -> [String]
+    /// The SHA-256 of the file's contents, lowercase hex; nil if it cannot be read.
+    func hash(of path: String) -> String?
+    /// The wall clock, in nanoseconds since 1970, as file timestamps count.
+    var nowNanoseconds: Int64 { get }
+}
+
+/// The real disk.
+package struct LocalFileSystem: FileSystem {
+    package init() {}
+
+    package func status(of path: String) -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStatus(info)
+    }
+
+    package func regularFileStatus(of path: String) -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileStatus(info)
+    }
+
+    package func files(matching pattern: String) -> [String] {
+        PathGlob.files(matching: pattern)
+    }
+
+    package func hash(of path: String) -> String? {
+        FileRecord.hash(of: path)
+    }
+
+    package var nowNanoseconds: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}

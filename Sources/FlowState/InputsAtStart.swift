@@ -1,0 +1,36 @@
+/// A task's inputs as they were when it started, to tell at its end whether one changed while
+/// it ran (the task wrote to its input, an editor saved it): its result then stands, but it is
+/// not recorded as up to date, so the next run builds it again, as make, ninja and Bazel do.
+///
+/// Statuses are enough for a file that had settled when the task started; one changed too
+/// shortly before (`FileStatus.isRacy`) is hashed at the start and again at the end.
+struct InputsAtStart {
+    private let patterns: [String]
+    private let files: [(pattern: String, path: String, status: FileStatus?)]
+    /// The digests at the start of the racy files, by path.
+    private let racyDigests: [String: String?]
+
+    /// The inputs named by `patterns` now; racy files are hashed with `digests`.
+    init(_ patterns: [String], digests: inout FileDigests) {
+        self.patterns = patterns
+        files = digests.statuses(ofPatterns: patterns)
+        var racyDigests: [String: String?] = [:]
+        for (_, path, status) in files {
+            guard let status, status.isRacy(at: digests.moment) else { continue }
+            racyDigests[path] = digests.digest(of: path, status: status)
+        }
+        self.racyDigests = racyDigests
+    }
+
+    /// Whether the same patterns name the same files now, with the same statuses, and the racy
+    /// ones with the same contents.
+    func areUnchanged(digests: inout FileDigests) -> Bool {
+        let now = digests.statuses(ofPatterns: patterns)
+        guard now.count == files.count else { return false }
+        for (then, now) in zip(files, now) where then.pattern != now.pattern || then.path != now.path || then.status != now.status {
+            return false
+        }
+        for (path, digest) in racyDigests where digests.digest(of: path) != digest { return false }
+        return true
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+@testable import FlowState
+
+/// The file system twin of `LocalFileSystem`: files with contents and a status the test sets,
+/// a clock that moves only when told, and a count of the hashes taken; a file's digest is
+/// its contents, spelled out. Plain paths only (no
+/// globs, no folders).
+final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
+    private var files: [String: (contents: String, status: FileStatus)] = [:]
+    private var lastInode: UInt64 = 0
+    private(set) var hashes = 0
+    var nowNanoseconds: Int64
+
+    init(now: Int64 = 1_000 * 1_000_000_000) {
+        nowNanoseconds = now
+    }
+
+    /// Writes `contents`, stamping the mtime and ctime with the clock, as a write does.
+    func write(_ path: String, _ contents: String) {
+        if files[path] == nil { lastInode += 1 }
+        let inode = files[path]?.status.inode ?? lastInode
+        files[path] = (
+            contents,
+            FileStatus(
+                size: Int64(contents.utf8.count), modifiedNanoseconds: nowNanoseconds, changedNanoseconds: nowNanoseconds,
+                inode: inode)
+        )
+    }
+
+    /// Replaces the contents and leaves the status as it was: a change that the status cannot
+    /// show (the same size, within one tick of the file system's clock).
+    func replaceKeepingStatus(_ path: String, _ contents: String) {
+        files[path]?.contents = contents
+    }
+
+    func advance(seconds: Double) {
+        nowNanoseconds += Int64(seconds * 1e9)
+    }
+
+    func status(of path: String) -> FileStatus? { files[path]?.status }
+    func regularFileStatus(of path: String) -> FileStatus? { files[path]?.status }
+    func files(matching pattern: String) -> [String] { files[pattern] == nil ? [] : [pattern] }
+
+    func hash(of path: String) -> String? {
+        guard let contents = files[path]?.contents else { return nil }
+        hashes += 1
+        return "digest of " + contents  // a stand-in: the checks only compare digests
+    }
+}

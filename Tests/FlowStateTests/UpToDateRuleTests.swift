@@ -1,0 +1,137 @@
+import Testing
+
+@testable import FlowState
+
+/// The rules by which the up-to-date check and `--resume` trust what they recorded, on the
+/// in-memory file system: when a file's status stands for its contents, when a task's inputs
+/// changed while it ran, and when a task's work is kept.
+@Suite struct UpToDateRuleTests {
+    static let second: Int64 = 1_000_000_000
+
+    /// Hashes `path` as a run would, and returns the record it keeps for the next run.
+    func record(_ path: String, on disk: InMemoryFileSystem, known: [String: FileRecord] = [:]) throws -> FileRecord {
+        var digests = FileDigests(known: known, fileSystem: disk)
+        _ = digests.digest(of: path)
+        return try #require(digests.fresh.last { $0.path == path }?.record)
+    }
+
+    @Test func aSettledFilesStatusStandsForItsContentsAndItIsNotHashedAgain() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/in", "one")
+        disk.advance(seconds: 10)
+        let known = ["/in": try record("/in", on: disk)]
+        disk.advance(seconds: 60)
+        var digests = FileDigests(known: known, fileSystem: disk)
+        let hashesBefore = disk.hashes
+        #expect(digests.digest(of: "/in") == "digest of one")
+        #expect(disk.hashes == hashesBefore)
+    }
+
+    /// git's racy rule: a file changed within the file system's timestamp step of the moment it
+    /// was hashed may change again without its status showing it, so it is hashed next time.
+    @Test(arguments: [0.0, 0.5, 1.9])
+    func aFileHashedTooSoonAfterItChangedIsHashedAgainNextTime(secondsAfterTheWrite: Double) throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/in", "one")
+        disk.advance(seconds: secondsAfterTheWrite)
+        let known = ["/in": try record("/in", on: disk)]
+        disk.replaceKeepingStatus("/in", "two")
+        disk.advance(seconds: 60)
+        var digests = FileDigests(known: known, fileSystem: disk)
+        #expect(digests.digest(of: "/in") == "digest of two")
+        // Hashed again now that it has settled, it is trusted from then on.
+        let settled = try #require(digests.fresh.first?.record)
+        #expect(settled.stands(for: try #require(disk.status(of: "/in"))))
+    }
+
+    /// `cp -p` or `touch -r` onto a same-sized file sets its mtime back, but not its ctime.
+    @Test func aFileWhoseCtimeMovedIsHashedAgainEvenWithItsOldMtime() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/in", "one")
+        disk.advance(seconds: 10)
+        let known = ["/in": try record("/in", on: disk)]
+        disk.advance(seconds: 10)
+        var status = try #require(disk.status(of: "/in"))
+        status.changedNanoseconds = disk.nowNanoseconds
+        #expect(!known["/in"]!.stands(for: status))
+        let unchanged = try #require(disk.status(of: "/in"))
+        #expect(known["/in"]!.stands(for: unchanged))
+    }
+
+    @Test func anInputRewrittenWhileItsTaskRanIsSeenAtTheEnd() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/in", "one")
+        disk.advance(seconds: 10)
+        var atStart = FileDigests(known: [:], fileSystem: disk)
+        let inputs = InputsAtStart(["/in"], digests: &atStart)
+        #expect(disk.hashes == 0)  // settled: its status is enough
+        disk.advance(seconds: 1)
+        disk.write("/in", "two")
+        var atEnd = FileDigests(known: [:], fileSystem: disk)
+        #expect(!inputs.areUnchanged(digests: &atEnd))
+    }
+
+    /// An input written by a need just before its task starts: the status alone cannot show a
+    /// same-sized rewrite in the same tick, so its contents are compared.
+    @Test func aRacyInputRewrittenInTheSameTickIsSeenByItsContents() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/in", "one")
+        var atStart = FileDigests(known: [:], fileSystem: disk)
+        let inputs = InputsAtStart(["/in"], digests: &atStart)
+        disk.replaceKeepingStatus("/in", "two")
+        var atEnd = FileDigests(known: [:], fileSystem: disk)
+        #expect(!inputs.areUnchanged(digests: &atEnd))
+
+        disk.replaceKeepingStatus("/in", "one")
+        var again = FileDigests(known: [:], fileSystem: disk)
+        #expect(inputs.areUnchanged(digests: &again))
+    }
+
+    @Test func inputsThatGainOrLoseAFileHaveChanged() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/a", "a")
+        var atStart = FileDigests(known: [:], fileSystem: disk)
+        let inputs = InputsAtStart(["/a", "/b"], digests: &atStart)
+        disk.write("/b", "b")
+        var atEnd = FileDigests(known: [:], fileSystem: disk)
+        #expect(!inputs.areUnchanged(digests: &atEnd))
+    }
+
+    /// The log keeps all a record needs to be trusted again: its ctime and when it was hashed.
+    @Test func aFilesLogLineKeepsItsCtimeAndWhenItWasHashed() throws {
+        let record = FileRecord(
+            size: 3, modifiedNanoseconds: 7, changedNanoseconds: 8, inode: 9, digest: "ab", hashedAtNanoseconds: 11)
+        let fields = record.logLine(path: "/w/in").split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        #expect(FileRecord(logFields: fields) == record)
+        #expect(fields.last == "/w/in")
+        // An older flowrun's line, without them: its file is hashed again.
+        #expect(FileRecord(logFields: ["F", "3", "7", "9", "ab", "/w/in"]) == nil)
+    }
+
+    // MARK: The rule by which a task's work is kept
+
+    static let built = FingerprintLog.TaskRecord(
+        fingerprint: TaskFingerprint(definition: "d", environment: "e", inputs: "i", needs: "n"), outputs: "o")
+
+    @Test func aTaskIsKeptOnlyWithItsFingerprintAndItsOutputsAsTheyWereAtItsSuccess() {
+        let same = Self.built.fingerprint
+        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", []) } == nil)
+        #expect(UpToDateCheck.reasonToRun(recorded: nil, fingerprint: same) { ("o", []) } == "never ran")
+        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", ["/out"]) } == "missing output")
+        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("edited", []) } == "changed output")
+        var changed = same
+        changed.inputs = "i2"
+        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: changed) { ("o", []) } == "changed input")
+    }
+
+    /// What a run record keeps for `--resume` changes with the outputs as with the fingerprint.
+    @Test func theResumeKeyCoversTheOutputs() {
+        var edited = Self.built
+        edited.outputs = "edited"
+        #expect(edited.resumeKey != Self.built.resumeKey)
+        var changed = Self.built
+        changed.fingerprint.needs = "n2"
+        #expect(changed.resumeKey != Self.built.resumeKey)
+        #expect(Self.built.resumeKey == FingerprintLog.TaskRecord(fingerprint: Self.built.fingerprint, outputs: "o").resumeKey)
+    }
+}
