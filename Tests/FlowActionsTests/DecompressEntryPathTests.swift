@@ -4,26 +4,43 @@ import Testing
 
 /// `EntryPath`: how an entry's name becomes a place below `to`, or a refusal.
 @Suite struct DecompressEntryPathTests {
+    func resolve(_ name: String, strip: Int, zip: Bool) -> EntryPath.Verdict {
+        EntryPath.resolve(Array(name.utf8), strip: strip, zip: zip)
+    }
+
+    func inside(_ parts: [String]) -> EntryPath.Verdict { .inside(parts.map { Array($0.utf8) }) }
+
+    func staysInside(at parts: [String], target: String) -> Bool {
+        EntryPath.symlinkStaysInside(at: parts.map { Array($0.utf8) }, target: Array(target.utf8))
+    }
+
     @Test func namesAreNormalisedAndStripped() {
-        #expect(EntryPath.resolve("./app/bin//tool", strip: 0, zip: false) == .inside(["app", "bin", "tool"]))
-        #expect(EntryPath.resolve("app-1.0/bin/tool", strip: 1, zip: false) == .inside(["bin", "tool"]))
-        #expect(EntryPath.resolve("app-1.0/", strip: 1, zip: false) == .stripped)
-        #expect(EntryPath.resolve("a\\b", strip: 0, zip: false) == .inside(["a\\b"]), "a backslash is a name's character in a tar")
+        #expect(resolve("./app/bin//tool", strip: 0, zip: false) == inside(["app", "bin", "tool"]))
+        #expect(resolve("app-1.0/bin/tool", strip: 1, zip: false) == inside(["bin", "tool"]))
+        #expect(resolve("app-1.0/", strip: 1, zip: false) == .stripped)
+        #expect(resolve("a\\b", strip: 0, zip: false) == inside(["a\\b"]), "a backslash is a name's character in a tar")
+    }
+
+    @Test func namesAreBytesNotText() {
+        let latin1: [UInt8] = [0x61, 0xE9, 0x2F, 0x62]  // "aé/b" in latin-1: not UTF-8
+        #expect(EntryPath.resolve(latin1, strip: 0, zip: false) == .inside([[0x61, 0xE9], [0x62]]))
+        #expect(EntryPath.resolve([0x61, 0xFF], strip: 0, zip: false) != EntryPath.resolve([0x61, 0xFE], strip: 0, zip: false))
     }
 
     @Test func escapesAreRefused() {
-        #expect(EntryPath.resolve("/etc/passwd", strip: 0, zip: false) == .refused("has an absolute path"))
-        #expect(EntryPath.resolve("a/../../b", strip: 0, zip: false) == .refused("has a '..' component"))
-        #expect(EntryPath.resolve("top/../x", strip: 1, zip: false) == .refused("has a '..' component"), "also where strip would drop it")
-        #expect(EntryPath.resolve("..\\..\\evil", strip: 0, zip: true) == .refused("has a '..' component"))
-        #expect(EntryPath.resolve("C:\\Windows\\x", strip: 0, zip: true) == .refused("has an absolute path"))
+        #expect(resolve("/etc/passwd", strip: 0, zip: false) == .refused("has an absolute path"))
+        #expect(resolve("a/../../b", strip: 0, zip: false) == .refused("has a '..' component"))
+        #expect(resolve("top/../x", strip: 1, zip: false) == .refused("has a '..' component"), "also where strip would drop it")
+        #expect(resolve("..\\..\\evil", strip: 0, zip: true) == inside(["..\\..\\evil"]), "one name: libarchive turns a zip's separators")
+        #expect(resolve("C:\\Windows\\x", strip: 0, zip: true) == .refused("has an absolute path"))
+        #expect(resolve("é:x", strip: 0, zip: true) == inside(["é:x"]), "a drive letter is ASCII")
     }
 
     @Test func symlinkTargetsAreReadAgainstTheirFolder() {
-        #expect(EntryPath.symlinkStaysInside(at: ["a", "b", "link"], target: "../c"))
-        #expect(EntryPath.symlinkStaysInside(at: ["a", "link"], target: "../c"))
-        #expect(!EntryPath.symlinkStaysInside(at: ["link"], target: "../c"))
-        #expect(!EntryPath.symlinkStaysInside(at: ["a", "link"], target: "/etc"))
-        #expect(!EntryPath.symlinkStaysInside(at: ["a", "link"], target: "../../x/../a"), "climbing out and back in still leaves")
+        #expect(staysInside(at: ["a", "b", "link"], target: "../c"))
+        #expect(staysInside(at: ["a", "link"], target: "../c"))
+        #expect(!staysInside(at: ["link"], target: "../c"))
+        #expect(!staysInside(at: ["a", "link"], target: "/etc"))
+        #expect(!staysInside(at: ["a", "link"], target: "../../x/../a"), "climbing out and back in still leaves")
     }
 }

@@ -56,6 +56,11 @@ struct DecompressFixtures {
         }
     }
 
+    /// The names in a folder of the fixture as bytes, sorted: names need not be UTF-8.
+    func byteListing(_ name: String) -> [[UInt8]] {
+        ((try? FileTree.children(BytePath(path(name)))) ?? []).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
     /// Nothing but `expected` in the folder: no staging folder left behind.
     func expectOnly(_ expected: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(listing() == expected.sorted(), sourceLocation: sourceLocation)

@@ -22,16 +22,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: fixtures.path("disk/out"), withIntermediateDirectories: true)
         try Data("old".utf8).write(to: URL(fileURLWithPath: fixtures.path("disk/out/keep")))
 
-        // Red until ExtractionSession takes libarchive's ARCHIVE_WARN from a failed write as the
-        // failure it is (issue 19 item 4, another branch): today a full disk leaves a sparse,
-        // truncated file and the task succeeds. Once that lands, this reports "known issue was
-        // not recorded": then drop the wrapper.
-        withKnownIssue("ExtractionSession accepts ARCHIVE_WARN from a failed write") {
-            let failure = try #require(fixtures.extract("big.tar", to: "disk/out"))
-            #expect(failure.message.contains("big.bin") && failure.message.contains("No space left on device"), "\(failure.message)")
-            #expect(fixtures.text("disk/out/keep") == "old")
-            #expect(fixtures.listing("disk") == ["out"])
-            #expect(fixtures.listing("disk/out") == ["keep"])
-        }
+        let failure = try #require(fixtures.extract("big.tar", to: "disk/out"))
+        #expect(failure.message.contains("big.bin") && failure.message.contains("No space left on device"), "\(failure.message)")
+        #expect(fixtures.text("disk/out/keep") == "old")
+        #expect(fixtures.listing("disk") == ["out"])
+        #expect(fixtures.listing("disk/out") == ["keep"])
     }
 }

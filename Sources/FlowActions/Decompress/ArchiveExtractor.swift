@@ -14,6 +14,9 @@ package struct ArchiveExtractor {
     package var format: ArchiveFormat?
     package var stripComponents = 0
     package var limits = ExtractionLimits()
+    /// Modes exactly as the archive has them (without setuid and setgid), as `tar -p`, which is
+    /// tar's default for root; anyone else gets them masked by the umask, as tar does for them.
+    package var preservePermissions = geteuid() == 0
 
     package init(from: String, to: String, format: ArchiveFormat?, stripComponents: Int, limits: ExtractionLimits) {
         self.from = from
@@ -35,8 +38,10 @@ package struct ArchiveExtractor {
         }
         try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
             // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
-            let session = try ExtractionSession(archive: from, staging: staging, extractor: self, isCancelled: isCancelled)
-            try session.extractAll(isCancelled: isCancelled, progress: progress)
+            try ThreadLocale.withUTF8 { () throws(ExtractionFailure) in
+                let session = try ExtractionSession(archive: from, staging: staging, extractor: self, isCancelled: isCancelled)
+                try session.extractAll(isCancelled: isCancelled, progress: progress)
+            }
         }
         if isCancelled() { throw .stopped }
         try StagingPlacement.place(staging, at: target)

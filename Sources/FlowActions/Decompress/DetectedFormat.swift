@@ -25,6 +25,8 @@ struct DetectedFormat {
 
     var isZip: Bool { format == ARCHIVE_FORMAT_ZIP }
     var isSingleFile: Bool { format == ARCHIVE_FORMAT_RAW }
+    /// A compressed stream of nothing (`gzip < /dev/null`): libarchive reads it as an empty archive.
+    var isEmptyCompressedFile: Bool { format == ARCHIVE_FORMAT_EMPTY && !filters.isEmpty }
 
     func matches(_ expected: ArchiveFormat) -> Bool {
         switch expected {
@@ -34,7 +36,7 @@ struct DetectedFormat {
         case .tarXz: format == ARCHIVE_FORMAT_TAR && filters == [ARCHIVE_FILTER_XZ]
         case .tarZst: format == ARCHIVE_FORMAT_TAR && filters == [ARCHIVE_FILTER_ZSTD]
         case .zip: format == ARCHIVE_FORMAT_ZIP && filters.isEmpty
-        case .gz: format == ARCHIVE_FORMAT_RAW && !filters.isEmpty && filters.allSatisfy { $0 == ARCHIVE_FILTER_GZIP }
+        case .gz: (isSingleFile || isEmptyCompressedFile) && !filters.isEmpty && filters.allSatisfy { $0 == ARCHIVE_FILTER_GZIP }
         }
     }
 }

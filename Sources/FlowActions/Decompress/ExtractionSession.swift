@@ -7,14 +7,16 @@ import Foundation
 final class ExtractionSession {
     private let reader: OpaquePointer
     private let writer: OpaquePointer
-    private let staging: String
+    private let stagingPath: BytePath
     private let archivePath: String
     private let archiveSize: Int64?
     private let extractor: ArchiveExtractor
     private var entries = 0
+    /// Headers read, for naming an entry that has no name.
+    private var headers = 0
     private var bytesWritten: Int64 = 0
     /// Links to check on the finished tree (`SymlinkContainment`).
-    private var links: [[String]] = []
+    private var links: [[[UInt8]]] = []
     private var lastProgress: UInt64 = 0
     private var descriptor: Int32 = -1
     private let isRegularFile: Bool
@@ -28,7 +30,7 @@ final class ExtractionSession {
         }
         self.reader = reader
         self.writer = writer
-        self.staging = staging
+        self.stagingPath = BytePath(staging)
         self.archivePath = archive
         self.extractor = extractor
         var info = stat()
@@ -37,6 +39,7 @@ final class ExtractionSession {
         archive_read_support_filter_all(reader)
         if extractor.format == .gz {
             archive_read_support_format_raw(reader)  // gunzip: a .tar.gz given as gz yields its .tar
+            archive_read_support_format_empty(reader)  // a gzip of nothing, which raw does not claim
         } else {
             Self.supportFormats(reader)
         }
@@ -45,7 +48,10 @@ final class ExtractionSession {
         // SECURE_SYMLINKS is not set either: it opens every folder of the (absolute, long) path
         // for each entry, a fifth of the time of a tar.gz of 900 files; `refuseWriteThroughSymlink`
         // checks the same below the staging folder, whose own path is resolved.
-        let flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_UNLINK
+        // Modes as tar restores them: whole for root, masked by the umask for anyone else.
+        let flags =
+            (extractor.preservePermissions ? ARCHIVE_EXTRACT_PERM : 0) | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
+            | ARCHIVE_EXTRACT_UNLINK
         archive_write_disk_set_options(writer, flags)
         // Opened here, not by archive_read_open_filename, whose close reads a pipe to its end:
         // a cancelled extraction from an endless pipe would never finish.
@@ -95,6 +101,7 @@ final class ExtractionSession {
                 if isCancelled() { throw .stopped }
                 throw ExtractionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
             }
+            headers += 1
             if detected == nil {
                 let found = DetectedFormat(reader)
                 try check(found)
@@ -102,16 +109,18 @@ final class ExtractionSession {
             }
             try extract(entry, detected!, isCancelled: isCancelled, progress: progress)
         }
-        if detected == nil, extractor.format != nil {
+        if detected == nil {
             // No entry: an empty tar (or tar.gz) is still checked against the format given.
-            try check(DetectedFormat(reader))
+            let found = DetectedFormat(reader)
+            if extractor.format != nil { try check(found) }
+            if found.isEmptyCompressedFile, extractor.format == nil || extractor.format == .gz { try writeEmptyFile() }
         }
         progress(archive_filter_bytes(reader, -1), archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
-            throw ExtractionFailure("cannot finish writing: \(Self.message(writer))")
+            throw ExtractionFailure("cannot finish writing: \(Self.writeError(writer))")
         }
-        for link in links where !SymlinkContainment.staysInside(root: staging, link: link) {
-            throw .entry(link.joined(separator: "/"), "is a symlink that leads out of the destination")
+        for link in links where !SymlinkContainment.staysInside(root: stagingPath, link: link) {
+            throw .entry(BytePath.shown(Array(link.joined(separator: [UInt8(ascii: "/")]))), "is a symlink that leads out of the destination")
         }
     }
 
@@ -130,11 +139,12 @@ final class ExtractionSession {
     private func extract(
         _ entry: OpaquePointer, _ detected: DetectedFormat, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
     ) throws(ExtractionFailure) {
-        let name = detected.isSingleFile ? SingleFileName.of(archive: archivePath) : Self.text(archive_entry_pathname(entry)) ?? ""
+        let name = try entryName(entry, detected)
+        let shown = BytePath.shown(name)
         let strip = detected.isSingleFile ? 0 : extractor.stripComponents
-        let components: [String]
+        let components: [[UInt8]]
         switch EntryPath.resolve(name, strip: strip, zip: detected.isZip) {
-        case .refused(let why): throw .entry(name, why)
+        case .refused(let why): throw .entry(shown, why)
         case .stripped: return
         case .inside(let parts): components = parts
         }
@@ -143,50 +153,77 @@ final class ExtractionSession {
         if entries > extractor.limits.maxFiles {
             throw ExtractionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles) entries (max_files)")
         }
+        // A hard link has no type of its own in a tar (libarchive gives 0): it is checked by its target.
         let type = archive_entry_filetype(entry) & S_IFMT
-        if ![S_IFREG, S_IFDIR, S_IFLNK].contains(type) {
-            throw .entry(name, "is a device, FIFO or socket, which flowrun does not create")
-        }
-        if let hardlink = Self.text(archive_entry_hardlink(entry)) {
+        if let hardlink = BytePath.bytes(archive_entry_hardlink(entry)) {
+            let target = BytePath.shown(hardlink)
             switch EntryPath.resolve(hardlink, strip: strip, zip: detected.isZip) {
-            case .refused(let why): throw .entry(name, "is a hard link whose target '\(hardlink)' \(why)")
+            case .refused(let why): throw .entry(shown, "is a hard link whose target '\(target)' \(why)")
             case .stripped, .inside([]): return  // as bsdtar: a link to a stripped entry is skipped
             case .inside(let parts):
-                if let info = FileTree.status(staging + "/" + parts.joined(separator: "/")), info.st_mode & S_IFMT == S_IFLNK {
-                    throw .entry(name, "is a hard link to the symlink '\(hardlink)'")
-                }
-                try refuseWriteThroughSymlink(parts + [""], name: name)
-                archive_entry_set_hardlink(entry, staging + "/" + parts.joined(separator: "/"))
+                let targetPath = stagingPath.appending(parts)
+                try refuseWriteThroughSymlink(parts, name: shown)
+                // A second name of a symlink is a symlink too: its target is checked at the end.
+                if let info = FileTree.status(targetPath), info.st_mode & S_IFMT == S_IFLNK { links.append(components) }
+                targetPath.withCString { archive_entry_set_hardlink(entry, $0) }
             }
+        } else if ![S_IFREG, S_IFDIR, S_IFLNK].contains(type) {
+            throw .entry(shown, "is a device, FIFO or socket, which flowrun does not create")
         }
         if type == S_IFLNK {
-            let target = Self.text(archive_entry_symlink(entry)) ?? ""
+            let target = BytePath.bytes(archive_entry_symlink(entry)) ?? []
             guard EntryPath.symlinkStaysInside(at: components, target: target) else {
-                throw .entry(name, "is a symlink to '\(target)', which leads out of the destination")
+                throw .entry(shown, "is a symlink to '\(BytePath.shown(target))', which leads out of the destination")
             }
             links.append(components)
         }
         // A folder entry over a symlink would have its mode and times set through the link.
-        try refuseWriteThroughSymlink(type == S_IFDIR ? components + [""] : components, name: name)
-        archive_entry_set_pathname(entry, staging + "/" + components.joined(separator: "/"))
+        try refuseWriteThroughSymlink(type == S_IFDIR ? components + [[]] : components, name: shown)
+        stagingPath.appending(components).withCString { archive_entry_set_pathname(entry, $0) }
         archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o1777)  // no setuid, no setgid
-        guard archive_write_header(writer, entry) >= ARCHIVE_WARN else {
-            throw .entry(name, "cannot be written: \(Self.message(writer))")
+        // The writer's warnings are failures: a write that hit a full disk is one (ENOSPC).
+        guard archive_write_header(writer, entry) == ARCHIVE_OK else {
+            throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }
-        try copyData(of: name, isCancelled: isCancelled, progress: progress)
-        guard archive_write_finish_entry(writer) >= ARCHIVE_WARN else {
-            throw .entry(name, "cannot be written: \(Self.message(writer))")
+        try copyData(of: shown, isCancelled: isCancelled, progress: progress)
+        guard archive_write_finish_entry(writer) == ARCHIVE_OK else {
+            throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }
+    }
+
+    /// A single compressed file that holds nothing: an empty file, as gunzip gives.
+    private func writeEmptyFile() throws(ExtractionFailure) {
+        let name = SingleFileName.of(archive: archivePath)
+        guard let entry = archive_entry_new() else { throw ExtractionFailure("out of memory") }
+        defer { archive_entry_free(entry) }
+        stagingPath.appending([name]).withCString { archive_entry_set_pathname(entry, $0) }
+        archive_entry_set_filetype(entry, S_IFREG as mode_t)
+        archive_entry_set_perm(entry, 0o644)
+        archive_entry_set_size(entry, 0)
+        guard archive_write_header(writer, entry) == ARCHIVE_OK, archive_write_finish_entry(writer) == ARCHIVE_OK else {
+            throw .entry(BytePath.shown(name), "cannot be written: \(Self.writeError(writer))")
+        }
+    }
+
+    /// The entry's name as the archive's bytes. No name is never the root folder: libarchive gives
+    /// none when it cannot convert it, and bsdtar refuses an empty one too.
+    private func entryName(_ entry: OpaquePointer, _ detected: DetectedFormat) throws(ExtractionFailure) -> [UInt8] {
+        if detected.isSingleFile { return SingleFileName.of(archive: archivePath) }
+        guard let name = BytePath.bytes(archive_entry_pathname(entry)) else {
+            throw ExtractionFailure("'\(archivePath)' has an entry whose name cannot be read (entry \(headers)): \(Self.message(reader))")
+        }
+        guard !name.isEmpty else { throw ExtractionFailure("'\(archivePath)' has an entry with an empty name (entry \(headers))") }
+        return name
     }
 
     /// A folder of the path that is a symlink already extracted: writing through it could land
     /// anywhere, so it is refused (as libarchive's SECURE_SYMLINKS would, without naming the entry).
-    private func refuseWriteThroughSymlink(_ components: [String], name: String) throws(ExtractionFailure) {
-        var path = staging
+    private func refuseWriteThroughSymlink(_ components: [[UInt8]], name: String) throws(ExtractionFailure) {
+        var path = stagingPath
         for part in components.dropLast() {
-            path += "/" + part
+            path = path.appending([part])
             guard let info = FileTree.status(path) else { return }
-            if info.st_mode & S_IFMT == S_IFLNK { throw .entry(name, "would be written through the symlink '\(part)'") }
+            if info.st_mode & S_IFMT == S_IFLNK { throw .entry(name, "would be written through the symlink '\(BytePath.shown(part))'") }
         }
     }
 
@@ -202,8 +239,8 @@ final class ExtractionSession {
                 if isCancelled() { throw .stopped }
                 throw .entry(name, "cannot be read: \(Self.message(reader))")
             }
-            guard archive_write_data_block(writer, buffer, size, offset) >= ARCHIVE_WARN else {
-                throw .entry(name, "cannot be written: \(Self.message(writer))")
+            guard archive_write_data_block(writer, buffer, size, offset) == ARCHIVE_OK else {
+                throw .entry(name, "cannot be written: \(Self.writeError(writer))")
             }
             bytesWritten += Int64(size)
             let compressed = archive_filter_bytes(reader, -1)
@@ -224,11 +261,16 @@ final class ExtractionSession {
         }
     }
 
-    private static func text(_ pointer: UnsafePointer<CChar>?) -> String? {
-        pointer.map { String(cString: $0) }
-    }
-
     private static func message(_ archive: OpaquePointer) -> String {
         archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+    }
+
+    /// libarchive's message with the system's reason: "Write failed" alone does not say the disk is full.
+    private static func writeError(_ writer: OpaquePointer) -> String {
+        let code = archive_errno(writer)
+        let text = message(writer)
+        guard code > 0 else { return text }
+        let reason = FileTree.errorText(code)
+        return text.contains(reason) ? text : "\(text): \(reason)"
     }
 }

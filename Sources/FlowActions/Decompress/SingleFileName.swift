@@ -1,23 +1,24 @@
 import Foundation
 
 /// The name a single compressed file (`app.log.gz`) is written under: the name in its gzip
-/// header when it has one, else the archive's own name without its last extension.
+/// header when it has one, else the archive's own name without its last extension. As bytes:
+/// a gzip header's name is latin-1 by RFC 1952, and `gzip -N` writes it back byte for byte.
 enum SingleFileName {
-    static func of(archive path: String) -> String {
+    static func of(archive path: String) -> [UInt8] {
         if let stored = gzipStoredName(path), let name = usable(stored) { return name }
         let base = (path as NSString).lastPathComponent
         let stem = (base as NSString).deletingPathExtension
-        return usable(stem) ?? "data"
+        return usable(Array(stem.utf8)) ?? Array("data".utf8)
     }
 
     /// The last component only: a header naming `../x` or `/etc/x` still lands inside `to`.
-    private static func usable(_ name: String) -> String? {
-        let last = name.split(separator: "/").last.map(String.init) ?? ""
-        return last.isEmpty || last == "." || last == ".." ? nil : last
+    private static func usable(_ name: [UInt8]) -> [UInt8]? {
+        let last = name.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
+        return last.isEmpty || last.elementsEqual(".".utf8) || last.elementsEqual("..".utf8) ? nil : last
     }
 
     /// RFC 1952: ID1 ID2 CM FLG MTIME(4) XFL OS, then FEXTRA (2-byte length), then FNAME.
-    private static func gzipStoredName(_ path: String) -> String? {
+    private static func gzipStoredName(_ path: String) -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 64 * 1024), head.count > 10 else { return nil }
@@ -29,6 +30,6 @@ enum SingleFileName {
             index += 2 + (Int(bytes[10]) | Int(bytes[11]) << 8)
         }
         guard index < bytes.count, let end = bytes[index...].firstIndex(of: 0) else { return nil }
-        return String(decoding: bytes[index..<end], as: UTF8.self)
+        return Array(bytes[index..<end])
     }
 }

@@ -26,16 +26,18 @@ struct ZipHeaderCheck {
             throw broken("has no end of central directory record (truncated?)")
         }
         var count = Int64(u16(tail, end + 10)), directorySize = Int64(u32(tail, end + 12)), directoryOffset = Int64(u32(tail, end + 16))
-        let endPosition = tailStart + Int64(end)
-        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF, end >= 20, u32(tail, end - 20) == 0x0706_4b50 {
-            let record = try read(at: Int64(u64(tail, end - 12)), count: 56)
-            guard u32(record, 0) == 0x0606_4b50 else { throw broken("has a damaged zip64 end record") }
-            count = Int64(u64(record, 32))
-            directorySize = Int64(u64(record, 40))
-            directoryOffset = Int64(u64(record, 48))
+        // The central directory ends where the end record starts, or the zip64 one when there is one.
+        var directoryEnd = tailStart + Int64(end)
+        if end >= 20, u32(tail, end - 20) == 0x0706_4b50 {
+            // A zip64 record wins over the classic one, as for libarchive: its counts are not saturated.
+            let record = try zip64Record(said: Int64(u64(tail, end - 12)), locator: tailStart + Int64(end - 20))
+            count = Int64(u64(record.bytes, 32))
+            directorySize = Int64(u64(record.bytes, 40))
+            directoryOffset = Int64(u64(record.bytes, 48))
+            directoryEnd = record.position
         }
         // Bytes before the archive (a self-extracting stub) shift every offset alike.
-        let shift = max(0, endPosition - directorySize - directoryOffset)
+        let shift = max(0, directoryEnd - directorySize - directoryOffset)
         var position = directoryOffset + shift
         for _ in 0..<count {
             let header = try read(at: position, count: 46)
@@ -49,6 +51,16 @@ struct ZipHeaderCheck {
             try compare(name: name, sizes: sizes, localAt: Int64(offset) + shift)
             position += 46 + Int64(nameLength + extraLength + commentLength)
         }
+    }
+
+    /// The zip64 end record: where its locator says, or just before the locator when bytes
+    /// before the archive shifted it.
+    private func zip64Record(said: Int64, locator: Int64) throws(ExtractionFailure) -> (bytes: [UInt8], position: Int64) {
+        for position in [said, locator - 56] where position >= 0 && position + 56 <= locator {
+            let bytes = try read(at: position, count: 56)
+            if u32(bytes, 0) == 0x0606_4b50 { return (bytes, position) }
+        }
+        throw broken("has a damaged zip64 end record")
     }
 
     private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ExtractionFailure) {
