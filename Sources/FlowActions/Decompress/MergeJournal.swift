@@ -10,9 +10,9 @@ import Foundation
 final class MergeJournal {
     private enum Step {
         /// The archive's item moved to `path`, where nothing was.
-        case added(path: String)
+        case added(path: BytePath)
         /// What was at `path` moved to `aside`, then the archive's item moved to `path`.
-        case replaced(path: String, aside: String)
+        case replaced(path: BytePath, aside: BytePath)
     }
 
     private let folder: TemporaryFolder
@@ -28,12 +28,12 @@ final class MergeJournal {
     }
 
     /// Moves `from` onto `to`, keeping what was at `to` aside.
-    func move(_ from: String, _ to: String) throws(ExtractionFailure) {
+    func move(_ from: BytePath, _ to: BytePath) throws(ExtractionFailure) {
         guard FileTree.status(to) != nil else {
             try StagingPlacement.rename(from, to)
             return steps.append(.added(path: to))
         }
-        let aside = folder.path + "/\(steps.count)"
+        let aside = BytePath(folder.path + "/\(steps.count)")
         try StagingPlacement.rename(to, aside)
         // Noted before the next rename: if that fails, `undo` puts this file back.
         steps.append(.replaced(path: to, aside: aside))
@@ -50,7 +50,7 @@ final class MergeJournal {
                 FileTree.remove(path)
             case .replaced(let path, let aside):
                 FileTree.remove(path)
-                if Foundation.rename(aside, path) != 0 { stuck += 1 }
+                if aside.withCString({ source in path.withCString { Foundation.rename(source, $0) } }) != 0 { stuck += 1 }
             }
         }
         steps = []

@@ -22,10 +22,10 @@ enum StagingPlacement {
             throw ExtractionFailure("'\(to)' exists and is not a folder")
         }
         if !isLink, try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
-        try findConflicts(staging, to)
+        try findConflicts(BytePath(staging), BytePath(to))
         let journal = try MergeJournal(beside: staging)
         do {
-            try merge(staging, to, journal)
+            try merge(BytePath(staging), BytePath(to), journal)
         } catch {
             throw journal.undo(after: error, at: to)
         }
@@ -34,30 +34,35 @@ enum StagingPlacement {
     }
 
     static func rename(_ from: String, _ to: String) throws(ExtractionFailure) {
-        guard Foundation.rename(from, to) == 0 else {
-            throw ExtractionFailure("cannot move '\(from)' to '\(to)': \(FileTree.errorText())")
+        try rename(BytePath(from), BytePath(to))
+    }
+
+    static func rename(_ from: BytePath, _ to: BytePath) throws(ExtractionFailure) {
+        guard from.withCString({ source in to.withCString { Foundation.rename(source, $0) } }) == 0 else {
+            throw ExtractionFailure("cannot move '\(from.shown)' to '\(to.shown)': \(FileTree.errorText())")
         }
     }
 
-    private static func findConflicts(_ source: String, _ destination: String) throws(ExtractionFailure) {
+    /// By bytes: the staging folder holds the archive's names, which need not be UTF-8.
+    private static func findConflicts(_ source: BytePath, _ destination: BytePath) throws(ExtractionFailure) {
         for name in try FileTree.children(source) {
-            let from = source + "/" + name, to = destination + "/" + name
+            let from = source.appending([name]), to = destination.appending([name])
             guard let existing = FileTree.status(to), let incoming = FileTree.status(from) else { continue }
             switch (FileTree.isDirectory(incoming), FileTree.isDirectory(existing)) {
             case (true, true): try findConflicts(from, to)
             case (false, false): continue
-            case (true, false): throw ExtractionFailure("'\(to)' exists and is not a folder, but the archive has a folder there")
-            case (false, true): throw ExtractionFailure("'\(to)' is a folder, but the archive has a file there")
+            case (true, false): throw ExtractionFailure("'\(to.shown)' exists and is not a folder, but the archive has a folder there")
+            case (false, true): throw ExtractionFailure("'\(to.shown)' is a folder, but the archive has a file there")
             }
         }
     }
 
     /// In name order, so that what a failure part-way has already done does not depend on the
     /// file system's order.
-    private static func merge(_ source: String, _ destination: String, _ journal: MergeJournal) throws(ExtractionFailure) {
-        chmod(source, 0o700)  // moving out of a folder needs write access to it
-        for name in try FileTree.children(source).sorted() {
-            let from = source + "/" + name, to = destination + "/" + name
+    private static func merge(_ source: BytePath, _ destination: BytePath, _ journal: MergeJournal) throws(ExtractionFailure) {
+        _ = source.withCString { chmod($0, 0o700) }  // moving out of a folder needs write access to it
+        for name in try FileTree.children(source).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let from = source.appending([name]), to = destination.appending([name])
             if let existing = FileTree.status(to), FileTree.isDirectory(existing) {
                 try merge(from, to, journal)
             } else {
