@@ -21,6 +21,7 @@ struct Flowrun: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, SchemaCommand.self, RunsCommand.self, LogsCommand.self,
+            ExportCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )
