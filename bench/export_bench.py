@@ -56,7 +56,7 @@ def main():
                     command = [flowrun, "export", str(source), "--to", engine, "-o", str(out)] + extra
                     seconds = best_time(command, args.repeat)
                     text = out.read_text()
-                    written = text.count("\n    name: ") if engine == "github" else text.count("\n        - name: ") - 1
+                    written = text.count("\n    name: ") if engine == "github" else text.count("\n            template: ") - 1
                     print(f"{shape}-{size:<8} {engine:<7} {seconds:7.3f} {written:9d}  {'ok' if seconds < 1 else 'SLOW'}")
 
 

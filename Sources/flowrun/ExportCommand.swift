@@ -72,7 +72,13 @@ struct ExportCommand: ParsableCommand {
         options.workflowTemplate = template
         options.volumeSize = volumeSize
         options.source = source
-        let export = to == .github ? GitHubExport.export(plan, options: options) : ArgoExport.export(plan, options: options)
+        var export = to == .github ? GitHubExport.export(plan, options: options) : ArgoExport.export(plan, options: options)
+        if options.workflowPath.hasPrefix("/") {
+            export.notCarried.append("\(file) is outside the current folder: the export names it by its absolute path; export from the repository's root")
+        }
+        for name in workflow.assignments.map(\.entry.name) where SecretName.looksSecret(name) {
+            export.notCarried.append("--env \(name): its value is written into the export in clear; pass it as a secret of the engine instead")
+        }
         if dryRun {
             var text = "flowrun export --to \(to.rawValue) \(options.workflowPath) (dry run: nothing written)\nmaps:\n"
             text += export.mapped.map { "  \($0)\n" }.joined()
