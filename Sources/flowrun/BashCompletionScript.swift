@@ -17,7 +17,9 @@ enum BashCompletionScript {
     }
 
     static func mended(_ script: String) -> String {
-        let commands = "        COMPREPLY+=($(compgen -W 'run validate graph list schema runs logs help' -- \"${cur}\"))\n"
+        // The commands as ArgumentParser lists them: every subcommand, then help.
+        let names = Flowrun.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        let commands = "        COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- \"${cur}\"))\n"
         let position = "\"${COMP_CWORD}\" \"$(__flowrun_cursor_index_in_current_word)\""
         let runs =
             "        if [[ ${#unparsed_words[@]} -eq 0 ]]; then\n" + "    " + commands
