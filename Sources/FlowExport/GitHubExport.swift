@@ -44,6 +44,14 @@ package enum GitHubExport {
             report.notCarried.append(
                 "\(plan.tasks.count) tasks: a GitHub run holds at most \(jobLimit) jobs, so the tasks are grouped into \(groups.count) jobs by waves "
                     + "(each job runs its tasks with one flowrun run --only, in their order); a failure fails its whole job")
+            // A need in an earlier job is taken as done: its result no longer reaches the task's `when`.
+            let judged = plan.tasks.indices.filter { index in
+                plan.tasks[index].spec.when != .success && plan.tasks[index].needs.contains { jobOfTask[$0] != jobOfTask[index] }
+            }.map { plan.tasks[$0].id }
+            if !judged.isEmpty {
+                report.notCarried.append(
+                    "when: failure|always of grouped tasks (\(list(judged))): their needs in earlier jobs are taken as done, so they run with their job")
+            }
         }
         notes(plan, &report)
         let jobsLine = grouped ? "tasks -> \(groups.count) jobs, grouped by waves" : "tasks -> jobs: \(groups.count), one per task"
