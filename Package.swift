@@ -56,11 +56,12 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),
+        .target(name: "FlowExport", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState", "FlowReport",
+                "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState", "FlowReport", "FlowExport", "FlowFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,6 +69,7 @@ let package = Package(
         .testTarget(name: "FlowStateTests", dependencies: ["FlowState"]),
         .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
         .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
             name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"],

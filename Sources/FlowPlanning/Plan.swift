@@ -11,6 +11,9 @@ package struct Plan: Sendable {
     /// The `--env` values whose names look secret (`SecretName`), by name: `--dry-run` prints
     /// `***` for an env entry that holds one.
     package var secretOverrides: [String: String] = [:]
+    /// Under `run --only`: the needs of the selected tasks that are not selected, in file order,
+    /// resolved (their outputs are checked before the run). Empty otherwise.
+    package var takenAsDone: [PlannedTask] = []
 
     /// The tasks of each wave (1-based), in plan order.
     package var waves: [[PlannedTask]] {

@@ -28,7 +28,7 @@ package enum Planner {
         diagnostics += resolverDiagnostics.joined()
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 
-        let selected = try Selection.tasks(options.targets, in: graph)
+        let selected = try Selection.tasks(options.targets, in: graph, exactly: options.onlyTargets)
         // A selection holds everything its tasks need, so nothing outside it ever delays one of
         // its tasks: the order of the whole graph, filtered, is the order of the selection.
         let order = options.targets.isEmpty ? everyTask : everyTask.filter { selected[$0] }
@@ -38,13 +38,16 @@ package enum Planner {
         // planned task is built on its own, on every core for a large plan.
         var waves: [Int] = []
         waves.reserveCapacity(order.count)
-        for task in order { waves.append(1 + (graph.needs[task].lazy.map { waves[position[$0]] }.max() ?? 0)) }
-        let (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
+        // Under `--only` a need outside the selection has no position: it is taken as done.
+        for task in order {
+            waves.append(1 + (graph.needs[task].lazy.filter { position[$0] >= 0 }.map { waves[position[$0]] }.max() ?? 0))
+        }
+        var (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
             for index in range {
                 let task = order[index]
                 let (workdir, environment, action, shown, inputs, outputs) = resolved[task]!
                 var planned = PlannedTask(
-                    spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].map { position[$0] },
+                    spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].compactMap { position[$0] >= 0 ? position[$0] : nil },
                     wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
                     environment: environment, action: action, shown: shown)
                 planned.inputs = inputs
@@ -52,11 +55,21 @@ package enum Planner {
                 add(planned)
             }
         }
+        let takenAsDone = options.onlyTargets ? OnlySelection.takeNeedsAsDone(in: &tasks, graph: graph, position: position) : []
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
-        let plan = Plan(
+        var plan = Plan(
             workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount,
             secretOverrides: resolver.secretOverrides)
+        plan.takenAsDone = takenAsDone.map { need in
+            let (workdir, environment, action, shown, inputs, outputs) = resolved[need]!
+            var planned = PlannedTask(
+                spec: workflow.tasks[need], fileIndex: need, needs: [], wave: 0, workdir: workdir,
+                workflowDirectory: workflow.directory, environment: environment, action: action, shown: shown)
+            planned.inputs = inputs
+            planned.outputs = outputs
+            return planned
+        }
         return PlanResult(plan: plan, diagnostics: [])
     }
 }

@@ -4,6 +4,8 @@ import FlowModel
 package struct PlanningOptions: Sendable {
     /// Tasks to run with everything they need; empty means every task.
     package var targets: [TaskID] = []
+    /// `run --only`: exactly the targets, their needs outside the selection taken as done.
+    package var onlyTargets = false
     /// `--env NAME=VALUE`: overrides the workflow's env.
     package var environmentOverrides: [EnvironmentEntry] = []
     /// The process environment: the last place a `${NAME}` is looked up.

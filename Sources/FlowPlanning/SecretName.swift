@@ -10,7 +10,7 @@ package enum SecretName {
 
     static let markers = ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"]
 
-    static func looksSecret(_ name: String) -> Bool {
+    package static func looksSecret(_ name: String) -> Bool {
         let name = name.uppercased()
         return markers.contains { name.contains($0) }
     }

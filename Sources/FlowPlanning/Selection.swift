@@ -2,8 +2,9 @@ import FlowModel
 
 /// The `TASK...` selection: the named tasks plus everything they need, transitively.
 package enum Selection {
-    /// A mask over the graph; every task when `targets` is empty.
-    package static func tasks(_ targets: [TaskID], in graph: TaskGraph) throws -> [Bool] {
+    /// A mask over the graph; every task when `targets` is empty. With `exactly` (`run --only`),
+    /// the targets alone, without what they need.
+    package static func tasks(_ targets: [TaskID], in graph: TaskGraph, exactly: Bool = false) throws -> [Bool] {
         guard !targets.isEmpty else { return [Bool](repeating: true, count: graph.count) }
         var selected = [Bool](repeating: false, count: graph.count)
         var pending: [Int] = []
@@ -12,6 +13,10 @@ package enum Selection {
                 throw PlanningError.unknownTarget(target, suggestion: Spelling.suggestion(for: target, among: graph.ids))
             }
             pending.append(task)
+        }
+        if exactly {
+            for task in pending { selected[task] = true }
+            return selected
         }
         while let task = pending.popLast() {
             guard !selected[task] else { continue }

@@ -18,8 +18,8 @@ enum BashCompletionScript {
 
     static func mended(_ script: String) -> String {
         // The commands as ArgumentParser lists them: every subcommand, then help.
-        let names = (Flowrun.configuration.subcommands.map { $0._commandName } + ["help"]).joined(separator: " ")
-        let commands = "        COMPREPLY+=($(compgen -W '\(names)' -- \"${cur}\"))\n"
+        let names = Flowrun.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        let commands = "        COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- \"${cur}\"))\n"
         let position = "\"${COMP_CWORD}\" \"$(__flowrun_cursor_index_in_current_word)\""
         let runs =
             "        if [[ ${#unparsed_words[@]} -eq 0 ]]; then\n" + "    " + commands

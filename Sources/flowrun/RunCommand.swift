@@ -38,6 +38,15 @@ struct RunCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Run only these tasks and what they need (default: every task).", valueName: "TASK"), completion: WorkflowCompletion.task)
     var tasks: [String] = []
 
+    @Option(
+        name: .customLong("only"), parsing: .upToNextOption,
+        help: ArgumentHelp("Run exactly these tasks, taking their needs as done (their outputs must be there).", valueName: "TASK"),
+        completion: WorkflowCompletion.task)
+    var only: [String] = []
+
+    @Flag(help: "Run each task once, whatever its retries (for an engine that retries, as exported jobs do).")
+    var noRetry = false
+
     @Flag(help: "Check the file and print the plan (order, waves, queues, resolved urls and paths); run nothing.")
     var dryRun = false
 
@@ -123,9 +132,12 @@ struct RunCommand: ParsableCommand {
         }
         // `--resume RUN FILE`: the RUN reaches us as FILE.
         let words = resume && resumeFrom == nil ? ResumeRun.split(file: file, tasks: tasks) : (resumeFrom, file, tasks)
-        let (file, tasks) = try workflow.locate(file: words.file, tasks: words.tasks)
-        let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
-        guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
+        let named = try OnlyRun.split(only: only, file: words.file, tasks: words.tasks, workflow: workflow)
+        let (file, tasks) = try workflow.locate(file: named.file, tasks: named.tasks)
+        var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
+        options.onlyTargets = !only.isEmpty
+        guard case .planned(var plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
+        if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
@@ -140,6 +152,7 @@ struct RunCommand: ParsableCommand {
             return
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }
+        try OnlyRun.refuseMissingOutputs(of: plan)
         try OutputPaths.refuseOverlaps(
             workflow: file, eventsFile: eventsFile, junit: junit, others: [("--report-html", report.reportHtml), ("--trace", report.trace)])
         // Read before this run's record is made (and old ones pruned).

@@ -1,0 +1,37 @@
+import FlowExport
+import Testing
+
+/// Task ids mapped to names each engine accepts: valid, unique, deterministic.
+@Suite struct ExportNamesTests {
+    static let ids = ["1st.setup", "test.unit", "build_linux", "test_unit", "-dash", "Build", "build", "flowrun-task", String(repeating: "a.", count: 32)]
+
+    @Test func githubJobIDsStartWithALetterOrUnderscore() {
+        let names = ExportNames.names(for: Self.ids, engine: .github)
+        #expect(
+            names == [
+                "_1st_setup", "test_unit-2", "build_linux", "test_unit", "_-dash", "Build", "build-2", "flowrun-task", String(repeating: "a_", count: 31) + "a",
+            ])
+        for name in names { #expect(ExportNames.isValid(name, .github), "\(name)") }
+    }
+
+    @Test func argoNamesHoldLettersDigitsAndDashesAndStartWithALetter() {
+        let names = ExportNames.names(for: Self.ids, engine: .argo, reserved: ["flowrun-task"])
+        #expect(
+            names == [
+                "t-1st-setup", "test-unit", "build-linux", "test-unit-2", "t-dash", "Build", "build-2", "flowrun-task-2",
+                String(repeating: "a-", count: 31) + "a",
+            ])
+        for name in names { #expect(ExportNames.isValid(name, .argo), "\(name)") }
+    }
+
+    @Test func theSameIdsGiveTheSameNames() {
+        #expect(ExportNames.names(for: Self.ids, engine: .argo) == ExportNames.names(for: Self.ids, engine: .argo))
+    }
+
+    @Test func manyCollisionsStayUniqueAndShort() {
+        let ids = (0..<100).map { "x" + String(repeating: ".", count: $0 % 3 + 1) + String(repeating: "y", count: 59) }
+        let names = ExportNames.names(for: ids, engine: .argo)
+        #expect(Set(names.map { $0.lowercased() }).count == ids.count)
+        #expect(names.allSatisfy { $0.utf8.count <= 63 && ExportNames.isValid($0, .argo) })
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// `flowrun export FILE --to github|argo [-o PATH]`: the wiring, the user's view, and the round
+/// trip of workflows/ci.yaml.
+@Suite struct ExportCommandTests {
+    static let workflow = """
+        version: 1
+        name: site
+        queues:
+          net: {concurrency: 1}
+        tasks:
+          fetch: {queue: net, shell: "echo a > a.txt", outputs: [a.txt]}
+          build: {needs: fetch, shell: "cat a.txt"}
+
+        """
+
+    @Test func exportWritesToStandardOutputAndNamesWhatDoesNotCarryOverOnStderr() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("jobs:\n  fetch:\n"))
+        #expect(result.stdout.contains("run: flowrun run flow.yaml --only=build\n"))
+        #expect(result.stderr.contains("flowrun: not carried over: queue 'net' (concurrency 1; fetch): GitHub has no job queue"))
+    }
+
+    @Test func dashOWritesTheFileAndDryRunWritesNothing() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let dry = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "argo", "--image", "img:1", "-o", "wf.yaml", "--dry-run"], in: folder.url)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("maps:\n  tasks -> DAG tasks: 2\n"))
+        #expect(dry.stdout.contains("  queue -> semaphore (ConfigMap site-flowrun-queues): net\n"))
+        #expect(dry.stdout.contains("does not carry over:\n  concurrency: not set"))
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("wf.yaml").path))
+        let written = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "argo", "--image", "img:1", "-o", "wf.yaml"], in: folder.url)
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout == "")
+        #expect(try folder.read("wf.yaml").contains("kind: Workflow\n"))
+    }
+
+    @Test func anEnvValueGivenToExportIsPassedOnAndASecretOneIsNamed() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "--env", "API_TOKEN=abc"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("run: flowrun run flow.yaml --env API_TOKEN=abc --only=build\n"))
+        #expect(result.stderr.contains("flowrun: not carried over: --env API_TOKEN: its value is written into the export in clear"))
+    }
+
+    @Test func argoNeedsAnImage() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "argo"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--to argo needs --image IMAGE"))
+    }
+
+    /// A flowrun run of workflows/ci.yaml (the engine alone, every task succeeding) and a
+    /// simulated run of its export visit the same tasks, in a compatible order.
+    @Test(arguments: ["github", "argo"]) func ciRoundTripVisitsTheTasksInACompatibleOrder(_ engine: String) async throws {
+        let folder = try TemporaryFolder()
+        let events = folder.url.appendingPathComponent("events.jsonl").path
+        let exported = folder.url.appendingPathComponent("ci-export.yaml").path
+        let root = FlowrunBinary.repositoryRoot
+        let run = try await FlowrunBinary.run(
+            ["run", "workflows/ci.yaml", "--engine-only", "--no-record", "--events", "jsonl", "--events-file", events], in: root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let image = engine == "argo" ? ["--image", "img:1"] : []
+        let export = try await FlowrunBinary.run(["export", "workflows/ci.yaml", "--to", engine, "-o", exported] + image, in: root)
+        #expect(export.status == 0, "\(export.stderr)")
+        let check = try await RunTests.python(["Tests/FlowExportTests/validate_export.py", "order", engine, exported, "workflows/ci.yaml", events])
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("ok: 6 tasks in a compatible order"))
+        // The check can fail: an export where test no longer waits for build-tests.
+        let text = try String(contentsOfFile: exported, encoding: .utf8)
+        let (edge, loose) = engine == "argo" ? ("depends: build-tests.Succeeded\n", "depends: deps.Succeeded\n") : ("needs: [build-tests]\n", "needs: [deps]\n")
+        #expect(text.contains(edge))
+        try Data(text.replacingOccurrences(of: edge, with: loose).utf8).write(to: URL(fileURLWithPath: exported))
+        let broken = try await RunTests.python(["Tests/FlowExportTests/validate_export.py", "order", engine, exported, "workflows/ci.yaml", events])
+        #expect(broken.status == 1)
+        #expect(broken.output.contains("the export may start test before its need build-tests has finished"), "\(broken.output)")
+    }
+}
