@@ -42,7 +42,7 @@ struct TaskResolver {
         // Nothing to expand: scripts read their variables from the environment at run time.
         // Asked of the task in place: a copy of it would retain a dozen fields.
         if workflow.tasks[index].workdir == nil, workflow.tasks[index].inputs.isEmpty, workflow.tasks[index].outputs.isEmpty,
-            case .shell = workflow.tasks[index].action
+            workflow.tasks[index].action.isShellOrGroup
         {
             return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action, nil, [], [])
         }
@@ -130,7 +130,7 @@ struct TaskResolver {
             }
         }
         switch action {
-        case .shell:
+        case .shell, .group:
             return action
         case .download(var download):
             let url = expand(download.url, "'url' of task '\(task.id)'", interpolation, task)
@@ -199,6 +199,16 @@ struct TaskResolver {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
         } else if scheme == "file" ? !components.path.hasPrefix("/") : (components.host ?? "").isEmpty {
             diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+        }
+    }
+}
+
+extension Action {
+    /// A shell script or argv, or a group: no field of the action itself has variables to expand.
+    fileprivate var isShellOrGroup: Bool {
+        switch self {
+        case .shell, .group: true
+        case .download, .decompress, .combine: false
         }
     }
 }

@@ -6,7 +6,7 @@ enum WorkflowSchema {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "urn:flowrun:schema:workflow:v1",
   "title": "flowrun workflow",
-  "description": "A flowrun workflow file, format v1: a graph of tasks, each with exactly one action (shell, download, decompress or combine). This schema checks structure; `flowrun validate` also checks what a schema cannot: duplicate keys, unknown ids in `needs`, cycles, undeclared queues, undefined `${NAME}` variables, and URLs built from variables.",
+  "description": "A flowrun workflow file, format v1: a graph of tasks, each with exactly one action (shell, download, decompress or combine), or none for a group task with needs. This schema checks structure; `flowrun validate` also checks what a schema cannot: duplicate keys, unknown ids in `needs`, cycles, undeclared queues, undefined `${NAME}` variables, and URLs built from variables.",
   "type": "object",
   "properties": {
     "version": {
@@ -78,6 +78,10 @@ enum WorkflowSchema {
         "description": {
           "$ref": "#/$defs/task/properties/description",
           "description": "Default `description` of every task that does not set its own. Shown in plans and reports."
+        },
+        "interpreter": {
+          "$ref": "#/$defs/task/properties/interpreter",
+          "description": "Default `interpreter` of every task with a `shell` string that does not set its own: sh (default), bash, python, or a list of argv words."
         }
       },
       "additionalProperties": false
@@ -155,7 +159,7 @@ enum WorkflowSchema {
       "additionalProperties": false
     },
     "task": {
-      "description": "A task: exactly one action (shell, download, decompress or combine) and optional common fields.",
+      "description": "A task: exactly one action (shell, download, decompress or combine) and optional common fields; or, with `needs`, no action at all (a group task, which succeeds when its needs do).",
       "type": "object",
       "properties": {
         "needs": {
@@ -218,9 +222,16 @@ enum WorkflowSchema {
           "type": "array",
           "items": {"$ref": "#/$defs/path"}
         },
+        "interpreter": {
+          "description": "What runs a `shell` string: sh (default: `/bin/sh -e -c SCRIPT`, errexit, no pipefail), bash (`bash --noprofile --norc -eo pipefail -c SCRIPT`, as GitHub Actions' `shell: bash`), python (`python3 -c SCRIPT`), or a list of argv words that the script is appended to, such as [node, -e]. Only for a task with a `shell` string.",
+          "anyOf": [
+            {"enum": ["sh", "bash", "python"]},
+            {"type": "array", "minItems": 1, "items": {"type": ["string", "number", "boolean"], "minLength": 1}}
+          ]
+        },
         "shell": {
           "$ref": "#/$defs/shell",
-          "description": "Action: run a command. A string runs as `/bin/sh -e -c STRING`; a list runs that argv directly, with no shell. Nothing is substituted into it: variables reach it through the environment."
+          "description": "Action: run a command. A string runs as `/bin/sh -e -c STRING` (or under `interpreter`); a list runs that argv directly, with no shell. Nothing is substituted into it: variables reach it through the environment."
         },
         "download": {
           "$ref": "#/$defs/download",
@@ -236,11 +247,20 @@ enum WorkflowSchema {
         }
       },
       "additionalProperties": false,
+      "dependentSchemas": {
+        "interpreter": {"required": ["shell"], "properties": {"shell": {"not": {"type": "array"}}}}
+      },
       "oneOf": [
         {"required": ["shell"]},
         {"required": ["download"]},
         {"required": ["decompress"]},
-        {"required": ["combine"]}
+        {"required": ["combine"]},
+        {
+          "description": "A group task: needs and no action. It succeeds when its needs do (as its `when` says), and runs nothing.",
+          "required": ["needs"],
+          "properties": {"needs": {"not": {"type": "array", "maxItems": 0}}},
+          "not": {"anyOf": [{"required": ["shell"]}, {"required": ["download"]}, {"required": ["decompress"]}, {"required": ["combine"]}]}
+        }
       ]
     },
     "shell": {

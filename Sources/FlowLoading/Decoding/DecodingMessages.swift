@@ -45,7 +45,7 @@ extension Diagnostic.Message {
         Self("invalid environment variable name '\(name)': use letters, digits and _, not starting with a digit")
     }
     static func noAction(task: String) -> Self {
-        Self("task '\(task)' has no action: give exactly one of shell, download, decompress, combine")
+        Self("task '\(task)' has no action: give exactly one of shell, download, decompress, combine, or 'needs' to group other tasks")
     }
     static func secondAction(_ action: String, task: String, first: String) -> Self {
         Self("task '\(task)' has a second action '\(action)' beside '\(first)': give exactly one")

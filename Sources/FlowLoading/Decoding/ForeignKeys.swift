@@ -6,9 +6,30 @@
 enum ForeignKeys {
     /// Whose key it is and what flowrun says instead, or nil for a key no other tool uses so.
     static func note(for key: String) -> String? {
+        if let (owner, answer) = otherAnswers[key] { return "'\(key)' is \(owner); \(answer)" }
         guard let (owner, flowrun) = table[key] else { return nil }
         return "'\(key)' is \(owner); flowrun says \(flowrun)"
     }
+
+    /// The same for a key at the top level of the file.
+    static func topLevelNote(for key: String) -> String? {
+        guard let (owner, flowrun) = topLevel[key] else { return nil }
+        return "'\(key)' is \(owner); flowrun says \(flowrun)"
+    }
+
+    private static let variables = "'env: {NAME: value}' (scripts read $NAME; ${NAME} expands in paths and URLs)"
+
+    private static let topLevel: [String: (owner: String, flowrun: String)] = [
+        "vars": ("go-task's", variables),
+        "variables": ("GitLab CI's", variables),
+        "jobs": ("GitHub Actions'", "'tasks:' (each job a task, its steps one 'shell: |' script)"),
+        "steps": ("Dagu's", "'tasks:' (each step a task, keyed by its name)"),
+    ]
+
+    /// Keys with no flowrun form to name: what to do instead.
+    private static let otherAnswers: [String: (owner: String, answer: String)] = [
+        "platforms": ("go-task's", "flowrun runs a task wherever it runs: test `uname` in the script to skip a platform")
+    ]
 
     private static let needs = "'needs: [a, b]'"
     private static let shell =
@@ -35,5 +56,8 @@ enum ForeignKeys {
         "continueOn": ("Dagu's", continueOnError),
         "retry": ("GitLab CI's", retries),
         "retryPolicy": ("Dagu's", retries),
+        "vars": ("go-task's", variables),
+        "variables": ("GitLab CI's", variables),
+        "steps": ("GitHub Actions'", "one task per step, in order with 'needs', or several lines in one 'shell: |' script"),
     ]
 }

@@ -13,6 +13,8 @@ struct WorkflowDecoder {
     var declaredQueues: Set<String> = []
     /// Every key under `tasks`, decodable or not.
     var declaredTaskIDs: [TaskID] = []
+    /// The names of the workflow's `env`: `{{.NAME}}` with one of them is go-task's (`ForeignSyntax`).
+    var workflowVariables: Set<String> = []
 
     init(file: String) { self.file = file }
 
@@ -25,7 +27,7 @@ struct WorkflowDecoder {
             return nil
         }
         guard let entries = entries(root, "the top level") else { return nil }
-        rejectUnknownKeys(entries, allowed: Self.topLevelKeys, in: "the top level")
+        rejectUnknownKeys(entries, allowed: Self.topLevelKeys, in: "the top level", notes: ForeignKeys.topLevelNote(for:))
         requireKeys(["version", "tasks"], in: entries, of: root, context: "the top level")
         var top: [String: Node] = [:]
         for entry in entries { top[entry.key] = entry.value }
@@ -38,6 +40,7 @@ struct WorkflowDecoder {
         if let node = top["concurrency"] { workflow.concurrency = int(node, "'concurrency'", minimum: 1) }
         if let node = top["fail_fast"], let failFast = bool(node, "'fail_fast'") { workflow.failFast = failFast }
         if let node = top["env"] { workflow.env = environment(node, "'env'") ?? [] }
+        workflowVariables = Set(workflow.env.map(\.name))
         if let node = top["queues"] { workflow.queues = queues(node) }
         let defaults = top["defaults"].flatMap { defaultFields($0) } ?? TaskFields()
         if let node = top["tasks"] { workflow.tasks = tasks(node, defaults: defaults) }
