@@ -10,8 +10,12 @@ package struct Workflow: Hashable, Sendable {
     package var failFast: Bool
     package var env: [EnvironmentEntry]
     package var queues: [QueueSpec]
-    /// In file order, which is the tie-break order everywhere.
+    /// In file order, which is the tie-break order everywhere; a task with a `matrix` is one
+    /// task per combination, in the matrix's order.
     package var tasks: [TaskSpec]
+    /// The ids of each matrix task's combinations, by the task's name: `needs: test` and
+    /// `flowrun FILE test` mean all of them.
+    package var matrixCombinations: [TaskID: [TaskID]] = [:]
 
     package init(
         file: String, directory: String, name: String, concurrency: Int? = nil, failFast: Bool = true,

@@ -28,7 +28,9 @@ package enum Planner {
         diagnostics += resolverDiagnostics.joined()
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 
-        let selected = try Selection.tasks(options.targets, in: graph)
+        // A matrix task's name stands for all its combinations.
+        let targets = options.targets.flatMap { workflow.matrixCombinations[$0] ?? [$0] }
+        let selected = try Selection.tasks(targets, in: graph, alsoNamed: workflow.matrixCombinations.keys.sorted())
         // A selection holds everything its tasks need, so nothing outside it ever delays one of
         // its tasks: the order of the whole graph, filtered, is the order of the selection.
         let order = options.targets.isEmpty ? everyTask : everyTask.filter { selected[$0] }

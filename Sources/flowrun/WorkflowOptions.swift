@@ -31,7 +31,7 @@ struct WorkflowOptions: ParsableArguments {
         guard let file else { return (try foundFile(), tasks) }
         let path = resolved(file)
         let looksLikeTask =
-            file.isValidTaskID && !file.hasSuffix(".yaml") && !file.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: path)
+            file.isValidTaskReference && !file.hasSuffix(".yaml") && !file.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: path)
         if looksLikeTask, let found = try? foundFile() { return (found, [file] + tasks) }
         return (path, tasks)
     }

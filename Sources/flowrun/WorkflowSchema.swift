@@ -115,9 +115,20 @@ enum WorkflowSchema {
       "pattern": "^[A-Za-z0-9_.-]{1,64}$"
     },
     "taskReference": {
-      "description": "The id of a task in this file.",
+      "description": "The id of a task in this file; for one combination of a matrix task, `ID[V1,V2]`.",
+      "type": ["string", "number", "boolean"],
+      "pattern": "^[A-Za-z0-9_.-]{1,64}(?:\\[[A-Za-z0-9_.-]{1,64}(?:,[A-Za-z0-9_.-]{1,64})*\\])?$"
+    },
+    "matrixValue": {
+      "description": "A matrix value: part of a task id, 1 to 64 of the characters A-Z a-z 0-9 _ . -",
       "type": ["string", "number", "boolean"],
       "pattern": "^[A-Za-z0-9_.-]{1,64}$"
+    },
+    "matrixEntry": {
+      "description": "An `exclude` or `include` entry: matrix keys (or, in `include`, new keys) to values.",
+      "type": "object",
+      "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+      "additionalProperties": {"$ref": "#/$defs/scalar"}
     },
     "env": {
       "description": "Environment variables: names (letters, digits and _, not starting with a digit) to values.",
@@ -221,6 +232,24 @@ enum WorkflowSchema {
           "description": "Files the task writes: paths and globs relative to its workdir, like `inputs`. The task is up to date, and skipped, when its definition, env, inputs and needs are as at its last success and its outputs are there unchanged. Default: none.",
           "type": "array",
           "items": {"$ref": "#/$defs/path"}
+        },
+        "matrix": {
+          "description": "One task per combination of the keys' values, in key order (the last key varying fastest), with ids `ID[V1,V2]` (e.g. `test[linux,3.11]`); `${matrix.KEY}` expands where `${NAME}` does, and each task gets `MATRIX_KEY` (upper case) in its env. `exclude` drops the combinations an entry matches; `include` adds an entry's keys to each combination it agrees with, or makes a combination of its own (then with a value for every key), as in GitHub Actions. At most 256 combinations. `needs: ID` waits for every combination.",
+          "type": "object",
+          "minProperties": 1,
+          "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+          "properties": {
+            "exclude": {"type": "array", "items": {"$ref": "#/$defs/matrixEntry"}},
+            "include": {"type": "array", "items": {"$ref": "#/$defs/matrixEntry"}}
+          },
+          "additionalProperties": {
+            "description": "A key's values: each becomes part of the task id.",
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": true,
+            "items": {"$ref": "#/$defs/matrixValue"}
+          },
+          "not": {"propertyNames": {"enum": ["exclude", "include"]}}
         },
         "interpreter": {
           "description": "What runs a `shell` string: sh (default: `/bin/sh -e -c SCRIPT`, errexit, no pipefail), bash (`bash --noprofile --norc -eo pipefail -c SCRIPT`, as GitHub Actions' `shell: bash`), python (`python3 -c SCRIPT`), or a list of argv words that the script is appended to, such as [node, -e]. Only for a task with a `shell` string.",

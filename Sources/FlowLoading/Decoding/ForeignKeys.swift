@@ -59,5 +59,6 @@ enum ForeignKeys {
         "vars": ("go-task's", variables),
         "variables": ("GitLab CI's", variables),
         "steps": ("GitHub Actions'", "one task per step, in order with 'needs', or several lines in one 'shell: |' script"),
+        "strategy": ("GitHub Actions'", "'matrix: {os: [linux, mac]}' on the task itself (with 'exclude' and 'include' inside it)"),
     ]
 }

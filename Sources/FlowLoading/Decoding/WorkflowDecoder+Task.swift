@@ -1,10 +1,26 @@
 import FlowModel
 
 extension WorkflowDecoder {
-    static let taskKeys: Set<String> = TaskFields.keys.union(["needs", "when", "inputs", "outputs"]).union(Action.kinds)
+    static let taskKeys: Set<String> = TaskFields.keys.union(["needs", "when", "inputs", "outputs", "matrix"]).union(Action.kinds)
 
-    /// One task; nil if it cannot be described (no action, or its action is broken).
-    mutating func task(_ entry: MappingEntry, defaults: TaskFields) -> TaskSpec? {
+    /// The tasks of one entry under `tasks`: one, or one per combination of its `matrix` (the
+    /// first, then the rest); none if it cannot be described (no action, its action or its
+    /// matrix is broken). Not an array for the usual one task: a large file has thousands.
+    mutating func tasks(_ entry: MappingEntry, defaults: TaskFields) -> (first: TaskSpec?, rest: [TaskSpec]) {
+        var matrixNode: Node?
+        guard var spec = task(entry, defaults: defaults, matrix: &matrixNode) else { return (nil, []) }
+        guard let matrixNode else {
+            return (substituteMatrix(in: &spec, nil) ? spec : nil, [])
+        }
+        guard let matrix = matrix(matrixNode, task: spec.id), var all = expand(spec, matrix, at: matrixNode.mark), !all.isEmpty else {
+            return (nil, [])
+        }
+        let first = all.removeFirst()
+        return (first, all)
+    }
+
+    /// One task as written, its `matrix` (not yet expanded) handed back in `matrix`.
+    private mutating func task(_ entry: MappingEntry, defaults: TaskFields, matrix: inout Node?) -> TaskSpec? {
         let id = entry.key
         func context() -> String { "task '\(id)'" }
         guard let entries = entries(entry.value, context()) else { return nil }
@@ -24,6 +40,8 @@ extension WorkflowDecoder {
                 inputs = paths(field.value, "'inputs' of \(context())")
             case "outputs":
                 outputs = paths(field.value, "'outputs' of \(context())")
+            case "matrix":
+                matrix = field.value
             case let key where Action.kinds.contains(key):
                 if let first = actionEntry {
                     report(.secondAction(key, task: id, first: first.key), at: field.keyMark)
