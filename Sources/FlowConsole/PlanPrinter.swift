@@ -96,6 +96,14 @@ package struct PlanPrinter: Sendable {
         if task.pointee.spec.interpreter != .sh, case .shell(.script) = task.pointee.action {
             field("interpreter", task.pointee.spec.interpreter.argv(running: "SCRIPT").joined(separator: " "), to: &text)
         }
+        if !task.pointee.arguments.isEmpty {
+            startField("args", to: &text)
+            for (index, argument) in task.pointee.arguments.enumerated() {
+                if index > 0 { text.append(" ") }
+                text.append(quoted(argument))
+            }
+            text.append("\n")
+        }
         if let shown = task.pointee.shown {
             appendAction(shown.action, to: &text)
             field("workdir", shown.workdir, to: &text)

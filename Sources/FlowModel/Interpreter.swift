@@ -24,13 +24,15 @@ package enum Interpreter: Hashable, Sendable {
         }
     }
 
-    /// The argv that runs `script`.
-    package func argv(running script: String) -> [String] {
+    /// The argv that runs `script` with `arguments` as its positional parameters: for sh and
+    /// bash after a `$0` (the shell's name, as without arguments), for python in `sys.argv[1:]`,
+    /// for a list after the script.
+    package func argv(running script: String, arguments: [String] = []) -> [String] {
         switch self {
-        case .sh: ["/bin/sh", "-e", "-c", script]
-        case .bash: ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script]
-        case .python: ["python3", "-c", script]
-        case .words(let words): words + [script]
+        case .sh: ["/bin/sh", "-e", "-c", script] + (arguments.isEmpty ? [] : ["/bin/sh"] + arguments)
+        case .bash: ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script] + (arguments.isEmpty ? [] : ["bash"] + arguments)
+        case .python: ["python3", "-c", script] + arguments
+        case .words(let words): words + [script] + arguments
         }
     }
 

@@ -41,7 +41,7 @@ package enum Planner {
         var waves: [Int] = []
         waves.reserveCapacity(order.count)
         for task in order { waves.append(1 + (graph.needs[task].lazy.map { waves[position[$0]] }.max() ?? 0)) }
-        let (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
+        let (planned, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
             for index in range {
                 let task = order[index]
                 let (workdir, environment, action, shown, inputs, outputs) = resolved[task]!
@@ -54,6 +54,7 @@ package enum Planner {
                 add(planned)
             }
         }
+        let tasks = try TaskArguments.give(options.taskArguments, to: targets, in: planned)
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
         let plan = Plan(

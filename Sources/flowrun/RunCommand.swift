@@ -26,6 +26,9 @@ struct RunCommand: ParsableCommand {
             the --grace period; then they get SIGTERM, and SIGKILL after --grace more. A second \
             Ctrl-C or a SIGQUIT kills them too. The exit status stays the signal's.
 
+            flowrun FILE TASK... -- ARGS...: ARGS go to the named tasks (not their needs): a \
+            script's "$@", the end of an argv list, and FLOWRUN_ARGS (shell-quoted) in their env.
+
             Exit status: 0 every task succeeded; 1 a task failed, or an output could not be \
             written; 2 invalid file or usage; 129 hung up (SIGHUP); 130 interrupted (SIGINT); \
             131 quit (SIGQUIT); 141 standard output was closed; 143 terminated (SIGTERM).
@@ -122,7 +125,8 @@ struct RunCommand: ParsableCommand {
         // `--resume RUN FILE`: the RUN reaches us as FILE.
         let words = resume && resumeFrom == nil ? ResumeRun.split(file: file, tasks: tasks) : (resumeFrom, file, tasks)
         let (file, tasks) = try workflow.locate(file: words.file, tasks: words.tasks)
-        let options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
+        var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
+        options.taskArguments = TaskArgumentWords.arguments
         guard case .planned(let plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run

@@ -40,8 +40,8 @@ package struct ShellRunner: TaskRunner {
         }
         let argv: [String]
         switch shell {
-        case .script(let script): argv = task.spec.interpreter.argv(running: script)
-        case .argv(let words): argv = words
+        case .script(let script): argv = task.spec.interpreter.argv(running: script, arguments: task.arguments)
+        case .argv(let words): argv = words + task.arguments
         }
         let overrides = environmentOverrides(for: task)
         let path = baseEnvironment.value(of: "PATH", overrides: overrides)
