@@ -49,9 +49,15 @@ package enum WorkflowLoader {
             return LoadedWorkflow(diagnostics: [Diagnostic(.cannotRead("\(error)"), at: SourceLocation(file: file, line: 0, column: 0))])
         }
         var decoder = WorkflowDecoder(file: file)
-        let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
+        var workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
+        var dotenvProblems: [Diagnostic] = []
+        if let files = workflow?.dotenvFiles, !files.isEmpty {
+            let (entries, problems) = Dotenv.read(files, directory: directory)
+            workflow?.dotenv = entries
+            dotenvProblems = problems
+        }
         let loaded = LoadedWorkflow(
-            workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
+            workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics + dotenvProblems,
             declaredTaskIDs: decoder.declaredTaskIDs)
         // Nothing needs the tree any more (the workflow's strings may share storage with its
         // scalars, which reference counting keeps alive), so a large one is handed over whole

@@ -9,6 +9,9 @@ package struct Workflow: Hashable, Sendable {
     package var concurrency: Int?
     package var failFast: Bool
     package var env: [EnvironmentEntry]
+    /// `dotenv:` as written (`?path`: may be missing), and what those files set, in order.
+    package var dotenvFiles: [Located<String>] = []
+    package var dotenv: [EnvironmentEntry] = []
     package var queues: [QueueSpec]
     /// In file order, which is the tie-break order everywhere; a task with a `matrix` is one
     /// task per combination, in the matrix's order.

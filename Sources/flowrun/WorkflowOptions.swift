@@ -6,7 +6,9 @@ import Foundation
 
 /// Options that change how a workflow file is read and planned, shared by the commands.
 struct WorkflowOptions: ParsableArguments {
-    @Option(name: .customLong("env"), help: ArgumentHelp("Set a workflow variable, overriding the file's env (repeatable).", valueName: "NAME=VALUE"))
+    @Option(
+        name: .customLong("env"), help: ArgumentHelp("Set a workflow variable, overriding the file's env and the tasks' (repeatable).", valueName: "NAME=VALUE")
+    )
     var assignments: [EnvironmentAssignment] = []
 
     @Option(

@@ -30,6 +30,13 @@ enum WorkflowSchema {
       "$ref": "#/$defs/env",
       "description": "Environment of every task, merged over the process environment; `--env NAME=VALUE` overrides it."
     },
+    "dotenv": {
+      "description": "KEY=VALUE files read as docker compose reads a .env file (comments, `export`, single and double quotes), relative to the workflow file's folder; `?path` (quoted in a [...] list) may be missing. Precedence, lowest first: the process environment, these files in order, `env`, a task's `env`, `--env`.",
+      "anyOf": [
+        {"type": "string", "minLength": 1, "not": {"const": "?"}},
+        {"type": "array", "items": {"type": "string", "minLength": 1, "not": {"const": "?"}}}
+      ]
+    },
     "queues": {
       "description": "Named queues (resource pools). A task in a queue counts against its limit and the global one.",
       "type": "object",

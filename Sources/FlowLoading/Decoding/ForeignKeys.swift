@@ -22,13 +22,17 @@ enum ForeignKeys {
     private static let topLevel: [String: (owner: String, flowrun: String)] = [
         "vars": ("go-task's", variables),
         "variables": ("GitLab CI's", variables),
+        "dotenvs": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "env_file": ("docker compose's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "env_files": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
         "jobs": ("GitHub Actions'", "'tasks:' (each job a task, its steps one 'shell: |' script)"),
         "steps": ("Dagu's", "'tasks:' (each step a task, keyed by its name)"),
     ]
 
     /// Keys with no flowrun form to name: what to do instead.
     private static let otherAnswers: [String: (owner: String, answer: String)] = [
-        "platforms": ("go-task's", "flowrun runs a task wherever it runs: test `uname` in the script to skip a platform")
+        "platforms": ("go-task's", "flowrun runs a task wherever it runs: test `uname` in the script to skip a platform"),
+        "dotenv": ("flowrun's at the top level only", "put 'dotenv: [.env]' there; a task's own variables go in its 'env'"),
     ]
 
     private static let needs = "'needs: [a, b]'"

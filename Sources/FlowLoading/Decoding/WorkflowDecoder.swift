@@ -18,7 +18,9 @@ struct WorkflowDecoder {
 
     init(file: String) { self.file = file }
 
-    static let topLevelKeys: Set<String> = ["version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks"]
+    static let topLevelKeys: Set<String> = [
+        "version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks", "dotenv",
+    ]
 
     /// The workflow, or nil when the file is too broken to describe one; diagnostics either way.
     mutating func decode(_ root: Node?, directory: String, defaultName: String) -> Workflow? {
@@ -40,12 +42,31 @@ struct WorkflowDecoder {
         if let node = top["concurrency"] { workflow.concurrency = int(node, "'concurrency'", minimum: 1) }
         if let node = top["fail_fast"], let failFast = bool(node, "'fail_fast'") { workflow.failFast = failFast }
         if let node = top["env"] { workflow.env = environment(node, "'env'") ?? [] }
+        if let node = top["dotenv"] { workflow.dotenvFiles = dotenvFiles(node) }
         workflowVariables = Set(workflow.env.map(\.name))
         if let node = top["queues"] { workflow.queues = queues(node) }
         let defaults = top["defaults"].flatMap { defaultFields($0) } ?? TaskFields()
         if let node = top["tasks"] { workflow.tasks = tasks(node, defaults: defaults) }
         workflow.matrixCombinations = Self.expandMatrixNeeds(of: &workflow.tasks)
         return workflow
+    }
+
+    /// `dotenv:`: a path or a list of paths, `?path` for one that may be missing.
+    private mutating func dotenvFiles(_ node: Node) -> [Located<String>] {
+        // In a flow list (`[.env, ?.env.local]`) YAML reads `?` as a mapping key: said plainly.
+        if case .sequence(let items) = node.content {
+            for item in items {
+                if case .mapping(let pairs) = item.content, let key = pairs.first?.key.scalar?.text {
+                    report(.optionalDotenvAsKey(key), at: item)
+                }
+            }
+        }
+        let items = strings(node, "'dotenv'", allowSingle: true) ?? []
+        return items.filter { file in
+            guard file.value.isEmpty || file.value == "?" else { return true }
+            report(Diagnostic(.empty("an item of 'dotenv'"), at: file.location))
+            return false
+        }
     }
 
     private mutating func queues(_ node: Node) -> [QueueSpec] {
