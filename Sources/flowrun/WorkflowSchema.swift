@@ -30,6 +30,16 @@ enum WorkflowSchema {
       "$ref": "#/$defs/env",
       "description": "Environment of every task, merged over the process environment; `--env NAME=VALUE` overrides it."
     },
+    "include": {
+      "description": "Other workflow files whose tasks join this one's as `NS:ID`, with their file's folder as their workdir and their `needs` resolved inside their namespace; `needs: [NS:ID]` from outside. Their queues are merged by name (a conflicting limit is an error); include cycles are refused.",
+      "type": "object",
+      "propertyNames": {"$ref": "#/$defs/name", "description": "A namespace."},
+      "additionalProperties": {
+        "description": "The included file, relative to this file's folder.",
+        "type": ["string", "number", "boolean"],
+        "minLength": 1
+      }
+    },
     "dotenv": {
       "description": "KEY=VALUE files read as docker compose reads a .env file (comments, `export`, single and double quotes), relative to the workflow file's folder; `?path` (quoted in a [...] list) may be missing. Precedence, lowest first: the process environment, these files in order, `env`, a task's `env`, `--env`.",
       "anyOf": [
@@ -122,9 +132,9 @@ enum WorkflowSchema {
       "pattern": "^[A-Za-z0-9_.-]{1,64}$"
     },
     "taskReference": {
-      "description": "The id of a task in this file; for one combination of a matrix task, `ID[V1,V2]`.",
+      "description": "The id of a task in this file; for one combination of a matrix task, `ID[V1,V2]`; for a task of an included file, `NS:ID`.",
       "type": ["string", "number", "boolean"],
-      "pattern": "^[A-Za-z0-9_.-]{1,64}(?:\\[[A-Za-z0-9_.-]{1,64}(?:,[A-Za-z0-9_.-]{1,64})*\\])?$"
+      "pattern": "^(?:[A-Za-z0-9_.-]{1,64}:)*[A-Za-z0-9_.-]{1,64}(?:\\[[A-Za-z0-9_.-]{1,64}(?:,[A-Za-z0-9_.-]{1,64})*\\])?$"
     },
     "matrixValue": {
       "description": "A matrix value: part of a task id, 1 to 64 of the characters A-Z a-z 0-9 _ . -",

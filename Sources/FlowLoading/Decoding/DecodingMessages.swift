@@ -38,6 +38,9 @@ extension Diagnostic.Message {
     static func invalidTaskID(_ id: String) -> Self {
         Self("invalid task id '\(id)': use 1 to 64 of the characters A-Z a-z 0-9 _ . -")
     }
+    static func invalidNamespace(_ name: String) -> Self {
+        Self("invalid namespace '\(name)' in 'include': use 1 to 64 of the characters A-Z a-z 0-9 _ . -")
+    }
     static func invalidQueueName(_ name: String) -> Self {
         Self("invalid queue name '\(name)': use 1 to 64 of the characters A-Z a-z 0-9 _ . -")
     }

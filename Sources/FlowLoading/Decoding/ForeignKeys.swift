@@ -25,6 +25,7 @@ enum ForeignKeys {
         "dotenvs": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
         "env_file": ("docker compose's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
         "env_files": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "includes": ("go-task's", "'include: {NS: path/to/other.yaml}' (its tasks become NS:ID)"),
         "jobs": ("GitHub Actions'", "'tasks:' (each job a task, its steps one 'shell: |' script)"),
         "steps": ("Dagu's", "'tasks:' (each step a task, keyed by its name)"),
     ]

@@ -19,7 +19,7 @@ struct WorkflowDecoder {
     init(file: String) { self.file = file }
 
     static let topLevelKeys: Set<String> = [
-        "version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks", "dotenv",
+        "version", "name", "concurrency", "fail_fast", "env", "queues", "defaults", "tasks", "dotenv", "include",
     ]
 
     /// The workflow, or nil when the file is too broken to describe one; diagnostics either way.
@@ -43,6 +43,17 @@ struct WorkflowDecoder {
         if let node = top["fail_fast"], let failFast = bool(node, "'fail_fast'") { workflow.failFast = failFast }
         if let node = top["env"] { workflow.env = environment(node, "'env'") ?? [] }
         if let node = top["dotenv"] { workflow.dotenvFiles = dotenvFiles(node) }
+        if let node = top["include"], let includes = self.entries(node, "'include'") {
+            for entry in includes {
+                guard entry.key.isValidTaskID else {
+                    report(.invalidNamespace(entry.key), at: entry.keyMark)
+                    continue
+                }
+                if let path = nonEmptyString(entry.value, "'\(entry.key)' of 'include'") {
+                    workflow.includes.append(Include(namespace: entry.key, path: path))
+                }
+            }
+        }
         workflowVariables = Set(workflow.env.map(\.name))
         if let node = top["queues"] { workflow.queues = queues(node) }
         let defaults = top["defaults"].flatMap { defaultFields($0) } ?? TaskFields()
