@@ -15,7 +15,7 @@ package struct ActionRunner: TaskRunner {
     private let combine = CombineRunner(loop: ShellRunner.loop)
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
-    package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine"]
+    package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine", "group"]
 
     /// - Parameter forceColour: tell shell tasks to colour their output (`ShellRunner`).
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
@@ -44,6 +44,10 @@ package struct ActionRunner: TaskRunner {
             return decompress.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
         case .combine:
             return combine.startAttempt(of: task, attempt: attempt, events: events, completion: completion)
+        case .group:
+            // The engine ends a group itself, without an attempt (`Engine`); nothing to run here.
+            completion(.succeeded)
+            return ShellRunner.NotStarted()
         }
     }
 }

@@ -90,7 +90,20 @@ package struct PlanPrinter: Sendable {
         if let timeout = task.pointee.spec.timeout { settings.add("timeout \(timeout)", to: &text) }
         if task.pointee.spec.continueOnError { settings.add("continue on error", to: &text) }
         settings.end(&text)
+        // A group runs nothing, anywhere: its needs are all there is to show.
+        if case .group = task.pointee.spec.action { return }
         // Secret values from `--env` or the process environment are shown as `***` (`SecretName`).
+        if task.pointee.spec.interpreter != .sh, case .shell(.script) = task.pointee.action {
+            field("interpreter", task.pointee.spec.interpreter.argv(running: "SCRIPT").joined(separator: " "), to: &text)
+        }
+        if !task.pointee.arguments.isEmpty {
+            startField("args", to: &text)
+            for (index, argument) in task.pointee.arguments.enumerated() {
+                if index > 0 { text.append(" ") }
+                text.append(quoted(argument))
+            }
+            text.append("\n")
+        }
         if let shown = task.pointee.shown {
             appendAction(shown.action, to: &text)
             field("workdir", shown.workdir, to: &text)
@@ -143,6 +156,8 @@ package struct PlanPrinter: Sendable {
 
     private func appendAction(_ action: Action, to text: inout TextBuffer) {
         switch action {
+        case .group:
+            return  // its needs, on the line above, are all it does
         case .shell(.script(let script)):
             field("run", script.contains("\n") ? script.split(separator: "\n").joined(separator: "\n            ") : script, to: &text)
         case .shell(.argv(let argv)):

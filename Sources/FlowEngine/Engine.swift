@@ -234,6 +234,15 @@ package final class Engine: @unchecked Sendable {
                     actions += scheduler.taskFinished(task, .succeeded)
                     continue
                 }
+                if case .group = plan.tasks[task].spec.action {
+                    // A group has nothing to run: it succeeds as it starts, one event, and its
+                    // slot is free again at once. The gate still saw it, for its fingerprint.
+                    counts.succeeded += 1
+                    gate?.taskSucceeded(task)
+                    bus.post(.taskSucceeded(task: plan.tasks[task].id, attempts: 1, durationMilliseconds: 0))
+                    actions += scheduler.taskFinished(task, .succeeded)
+                    continue
+                }
                 start(task)
                 started = true
             case .skip(let task, let reason):

@@ -11,10 +11,14 @@ package struct LoadedWorkflow: Sendable {
 
 /// Reads a workflow file and decodes it: the entry point of the loading layer.
 package enum WorkflowLoader {
-    /// Loads `path`; `path` is also how diagnostics name the file.
-    package static func load(path: String, limits: YAMLLimits = YAMLLimits()) -> LoadedWorkflow {
+    /// Loads `path`; `label` (by default `path`) is how diagnostics name the file. `chain`: the
+    /// absolute paths of the files that include this one, and this one (`Includes`).
+    package static func load(
+        path: String, limits: YAMLLimits = YAMLLimits(), label: String? = nil, chain: [String] = []
+    ) -> LoadedWorkflow {
         let url = URL(fileURLWithPath: path)
-        let wholeFile = SourceLocation(file: path, line: 0, column: 0)
+        let label = label ?? path
+        let wholeFile = SourceLocation(file: label, line: 0, column: 0)
         let bytes: [UInt8]
         do {
             let handle = try FileHandle(forReadingFrom: url)
@@ -33,12 +37,15 @@ package enum WorkflowLoader {
         }
         let directory = url.deletingLastPathComponent().standardizedFileURL.path
         let stem = url.deletingPathExtension().lastPathComponent
-        return decode(bytes, file: path, directory: directory, defaultName: stem, limits: limits)
+        return decode(
+            bytes, file: label, directory: directory, defaultName: stem, limits: limits,
+            chain: chain.isEmpty ? [url.standardizedFileURL.path] : chain)
     }
 
     /// Decodes YAML text already in memory.
     package static func decode(
-        _ bytes: [UInt8], file: String, directory: String, defaultName: String, limits: YAMLLimits = YAMLLimits()
+        _ bytes: [UInt8], file: String, directory: String, defaultName: String, limits: YAMLLimits = YAMLLimits(),
+        chain: [String] = []
     ) -> LoadedWorkflow {
         var document: YAMLDocument
         do {
@@ -49,10 +56,25 @@ package enum WorkflowLoader {
             return LoadedWorkflow(diagnostics: [Diagnostic(.cannotRead("\(error)"), at: SourceLocation(file: file, line: 0, column: 0))])
         }
         var decoder = WorkflowDecoder(file: file)
-        let workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
+        var workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
+        var dotenvProblems: [Diagnostic] = []
+        if let files = workflow?.dotenvFiles, !files.isEmpty {
+            let (entries, problems) = Dotenv.read(files, directory: directory)
+            workflow?.dotenv = entries
+            dotenvProblems = problems
+        }
+        var declared = decoder.declaredTaskIDs
+        if var included = workflow.take() {
+            if !included.includes.isEmpty {
+                dotenvProblems += Includes.resolve(&included, declared: &declared, chain: chain, limits: limits)
+                // A need on an included matrix task's name means each of its combinations too.
+                included.matrixCombinations = WorkflowDecoder.expandMatrixNeeds(of: &included.tasks)
+            }
+            workflow = included
+        }
         let loaded = LoadedWorkflow(
-            workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics,
-            declaredTaskIDs: decoder.declaredTaskIDs)
+            workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics + dotenvProblems,
+            declaredTaskIDs: declared)
         // Nothing needs the tree any more (the workflow's strings may share storage with its
         // scalars, which reference counting keeps alive), so a large one is handed over whole
         // and freed on the idle core while the caller plans.

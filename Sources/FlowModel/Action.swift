@@ -1,4 +1,4 @@
-/// What a task does: exactly one per task.
+/// What a task does: exactly one per task, or `group` for a task with needs and no action.
 ///
 /// The larger actions are boxed (`indirect`): a shell action, nearly every task of a large
 /// file, then takes 17 bytes instead of 129 in each copy of a task (the decoded task, its
@@ -8,6 +8,8 @@ package enum Action: Hashable, Sendable {
     indirect case download(DownloadAction)
     indirect case decompress(DecompressAction)
     indirect case combine(CombineAction)
+    /// No action: the task only groups its needs, and succeeds once they let it run.
+    case group
 
     /// The action key in the file, and the `kind` in events.
     package var kind: String {
@@ -16,9 +18,11 @@ package enum Action: Hashable, Sendable {
         case .download: "download"
         case .decompress: "decompress"
         case .combine: "combine"
+        case .group: "group"
         }
     }
 
+    /// The action keys of a task; a task with none of them is a group.
     package static let kinds = ["shell", "download", "decompress", "combine"]
 }
 

@@ -1,4 +1,5 @@
-/// The name of a task: the key under `tasks:`, `[A-Za-z0-9_.-]{1,64}`.
+/// The name of a task: the key under `tasks:`, `[A-Za-z0-9_.-]{1,64}`; for one combination of a
+/// task's `matrix`, that name and its values, `test[linux,3.11]`.
 package typealias TaskID = String
 
 extension TaskID {
@@ -14,5 +15,21 @@ extension TaskID {
                 false
             }
         }
+    }
+}
+
+extension TaskID {
+    /// Whether `self` can name a task in `needs` or on the command line: a task id, or a matrix
+    /// combination's `ID[VALUE,VALUE]` whose values have a task id's syntax.
+    package var isValidTaskReference: Bool {
+        // `NS:ID`: a task of an included file, namespaces nesting as includes do.
+        if let colon = lastIndex(of: ":"), firstIndex(of: "[").map({ colon < $0 }) ?? true {
+            return self[..<colon].split(separator: ":", omittingEmptySubsequences: false).allSatisfy { String($0).isValidTaskID }
+                && String(self[index(after: colon)...]).isValidTaskReference
+        }
+        guard let open = firstIndex(of: "["), last == "]" else { return isValidTaskID }
+        let values = self[index(after: open)..<index(before: endIndex)]
+        return String(self[..<open]).isValidTaskID
+            && values.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { String($0).isValidTaskID }
     }
 }

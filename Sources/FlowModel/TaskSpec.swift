@@ -18,6 +18,8 @@ package struct TaskSpec: Hashable, Sendable {
     /// what decides whether it is up to date.
     package var inputs: [Located<String>] = []
     package var outputs: [Located<String>] = []
+    /// What runs a `shell` script; argv-form `shell` and other actions ignore it.
+    package var interpreter: Interpreter = .sh
     package var action: Action
 
     package init(

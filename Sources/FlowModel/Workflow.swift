@@ -9,9 +9,18 @@ package struct Workflow: Hashable, Sendable {
     package var concurrency: Int?
     package var failFast: Bool
     package var env: [EnvironmentEntry]
+    /// `dotenv:` as written (`?path`: may be missing), and what those files set, in order.
+    package var dotenvFiles: [Located<String>] = []
+    package var dotenv: [EnvironmentEntry] = []
+    /// `include:` as written: each other file's tasks join this one's as `NAMESPACE:ID`.
+    package var includes: [Include] = []
     package var queues: [QueueSpec]
-    /// In file order, which is the tie-break order everywhere.
+    /// In file order, which is the tie-break order everywhere; a task with a `matrix` is one
+    /// task per combination, in the matrix's order.
     package var tasks: [TaskSpec]
+    /// The ids of each matrix task's combinations, by the task's name: `needs: test` and
+    /// `flowrun FILE test` mean all of them.
+    package var matrixCombinations: [TaskID: [TaskID]] = [:]
 
     package init(
         file: String, directory: String, name: String, concurrency: Int? = nil, failFast: Bool = true,
@@ -37,5 +46,15 @@ package struct QueueSpec: Hashable, Sendable {
         self.name = name
         self.concurrency = concurrency
         self.location = location
+    }
+}
+
+/// One entry of `include:`: a namespace and the file whose tasks it holds.
+package struct Include: Hashable, Sendable {
+    package var namespace: String
+    package var path: Located<String>
+    package init(namespace: String, path: Located<String>) {
+        self.namespace = namespace
+        self.path = path
     }
 }

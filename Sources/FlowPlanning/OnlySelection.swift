@@ -57,7 +57,7 @@ package enum OnlySelection {
     package static func writtenPaths(of task: PlannedTask) -> [String] {
         if !task.outputs.isEmpty { return task.outputs }
         switch task.action {
-        case .shell: return []
+        case .shell, .group: return []
         case .download(let download): return [download.to.value]
         case .decompress(let decompress): return [decompress.to.value]
         case .combine(let combine): return [combine.to.value]

@@ -46,6 +46,8 @@ package struct PlannedTask: Sendable {
     /// `inputs` and `outputs` with `${...}` expanded and made absolute against `workdir`; globs stay globs.
     package var inputs: [String] = []
     package var outputs: [String] = []
+    /// The words after `--` on the command line, for a task named there (`PlanningOptions.taskArguments`).
+    package var arguments: [String] = []
 
     package var id: TaskID { spec.id }
 }

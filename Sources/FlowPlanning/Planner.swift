@@ -28,7 +28,10 @@ package enum Planner {
         diagnostics += resolverDiagnostics.joined()
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 
-        let selected = try Selection.tasks(options.targets, in: graph, exactly: options.onlyTargets)
+        // A matrix task's name stands for all its combinations.
+        let targets = options.targets.flatMap { workflow.matrixCombinations[$0] ?? [$0] }
+        let selected = try Selection.tasks(
+            targets, in: graph, exactly: options.onlyTargets, alsoNamed: workflow.matrixCombinations.keys.sorted())
         // A selection holds everything its tasks need, so nothing outside it ever delays one of
         // its tasks: the order of the whole graph, filtered, is the order of the selection.
         let order = options.targets.isEmpty ? everyTask : everyTask.filter { selected[$0] }
@@ -42,7 +45,7 @@ package enum Planner {
         for task in order {
             waves.append(1 + (graph.needs[task].lazy.filter { position[$0] >= 0 }.map { waves[position[$0]] }.max() ?? 0))
         }
-        var (tasks, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
+        let (planned, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
             for index in range {
                 let task = order[index]
                 let (workdir, environment, action, shown, inputs, outputs) = resolved[task]!
@@ -55,6 +58,7 @@ package enum Planner {
                 add(planned)
             }
         }
+        var tasks = try TaskArguments.give(options.taskArguments, to: targets, in: planned)
         let takenAsDone = options.onlyTargets ? OnlySelection.takeNeedsAsDone(in: &tasks, graph: graph, position: position) : []
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)

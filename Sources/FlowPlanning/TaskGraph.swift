@@ -47,7 +47,7 @@ package struct TaskGraph: Sendable {
         // get one (as clang stops after 50), so that a generated file with thousands of broken
         // needs is reported in a moment rather than in minutes.
         let ids = workflow.tasks.map(\.id)
-        let candidates = unknown.isEmpty ? [] : ids + alsoDeclared.sorted()
+        let candidates = unknown.isEmpty ? [] : workflow.matrixCombinations.keys.sorted() + ids + alsoDeclared.sorted()
         let diagnostics = unknown.enumerated().map { number, need in
             let suggestion = number < suggestionLimit ? Spelling.suggestion(for: need.name, among: candidates) : nil
             return Diagnostic(.unknownNeed(need.name, task: ids[need.task], suggestion: suggestion), at: need.location)

@@ -19,18 +19,35 @@ struct TaskResolver {
 
     static let workflowDirectoryVariable = "FLOWRUN_WORKFLOW_DIR"
 
+    /// Precedence, lowest first: the process environment, the dotenv files in order, the file's
+    /// `env`, the task's `env`, `--env`.
     init(workflow: Workflow, options: PlanningOptions) {
         self.workflow = workflow
         let overridden = Set(options.environmentOverrides.map(\.name))
-        workflowEnvironment = workflow.env.filter { !overridden.contains($0.name) } + options.environmentOverrides
+        self.overridden = overridden
+        overrideValues = Dictionary(options.environmentOverrides.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        let written = Set(workflow.env.map(\.name))
+        // Each dotenv name once, with its last value: a later file wins.
+        var dotenvValues: [String: String] = [:]
+        for entry in workflow.dotenv { dotenvValues[entry.name] = entry.value }
+        var seen: Set<String> = []
+        let dotenv = workflow.dotenv.reversed().filter { seen.insert($0.name).inserted }.reversed()
+            .filter { !overridden.contains($0.name) && !written.contains($0.name) }
+        workflowEnvironment = dotenv + workflow.env.filter { !overridden.contains($0.name) } + options.environmentOverrides
         workflowValues = Dictionary(workflowEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         processEnvironment = options.processEnvironment
+        // Values from outside the file whose names look secret: `--env`'s and the dotenv files'.
         let overrides = options.environmentOverrides.filter { SecretName.looksSecret($0.name) }
-        secretOverrides = Dictionary(overrides.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        let secretDotenv = dotenv.filter { SecretName.looksSecret($0.name) }
+        secretOverrides = Dictionary((secretDotenv + overrides).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         let workflowValues = workflowValues
-        maskedNames = Set(overrides.map(\.name)).union(
+        maskedNames = Set(overrides.map(\.name)).union(secretDotenv.map(\.name)).union(
             options.processEnvironment.keys.filter { workflowValues[$0] == nil && SecretName.looksSecret($0) })
     }
+
+    /// `--env` names and values: they win over a task's own env too.
+    private let overridden: Set<String>
+    private let overrideValues: [String: String]
 
     typealias Resolved = (
         workdir: String, environment: [EnvironmentEntry], action: Action, shown: ShownFields?, inputs: [String],
@@ -42,7 +59,7 @@ struct TaskResolver {
         // Nothing to expand: scripts read their variables from the environment at run time.
         // Asked of the task in place: a copy of it would retain a dozen fields.
         if workflow.tasks[index].workdir == nil, workflow.tasks[index].inputs.isEmpty, workflow.tasks[index].outputs.isEmpty,
-            case .shell = workflow.tasks[index].action
+            workflow.tasks[index].action.isShellOrGroup
         {
             return (workflow.directory, merged(workflow.tasks[index].env), workflow.tasks[index].action, nil, [], [])
         }
@@ -99,7 +116,9 @@ struct TaskResolver {
     private func merged(_ taskEnvironment: [EnvironmentEntry]) -> [EnvironmentEntry] {
         if taskEnvironment.isEmpty { return workflowEnvironment }
         let names = Set(taskEnvironment.map(\.name))
-        return workflowEnvironment.filter { !names.contains($0.name) } + taskEnvironment
+        if overridden.isEmpty { return workflowEnvironment.filter { !names.contains($0.name) } + taskEnvironment }
+        return workflowEnvironment.filter { !names.contains($0.name) || overridden.contains($0.name) }
+            + taskEnvironment.filter { !overridden.contains($0.name) }
     }
 
     private func interpolation(for task: TaskSpec, maskingSecrets: Bool = false) -> Interpolation {
@@ -107,16 +126,18 @@ struct TaskResolver {
         let taskEnvironment = task.env
         let workflowValues = workflowValues
         let processEnvironment = processEnvironment
+        let overrideValues = overrideValues
         guard maskingSecrets else {
             return Interpolation { name in
                 if name == Self.workflowDirectoryVariable { return directory }
+                if let value = overrideValues[name] { return value }
                 return taskEnvironment.last { $0.name == name }?.value ?? workflowValues[name] ?? processEnvironment[name]
             }
         }
         let maskedNames = maskedNames
         return Interpolation { name in
             if name == Self.workflowDirectoryVariable { return directory }
-            if let value = taskEnvironment.last(where: { $0.name == name })?.value { return value }
+            if overrideValues[name] == nil, let value = taskEnvironment.last(where: { $0.name == name })?.value { return value }
             let value = workflowValues[name] ?? processEnvironment[name]
             // An empty secret stays empty, so that `${TOKEN:-default}` shows the default it takes.
             return maskedNames.contains(name) && value?.isEmpty == false ? SecretName.mask : value
@@ -130,7 +151,7 @@ struct TaskResolver {
             }
         }
         switch action {
-        case .shell:
+        case .shell, .group:
             return action
         case .download(var download):
             let url = expand(download.url, "'url' of task '\(task.id)'", interpolation, task)
@@ -199,6 +220,16 @@ struct TaskResolver {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
         } else if scheme == "file" ? !components.path.hasPrefix("/") : (components.host ?? "").isEmpty {
             diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+        }
+    }
+}
+
+extension Action {
+    /// A shell script or argv, or a group: no field of the action itself has variables to expand.
+    fileprivate var isShellOrGroup: Bool {
+        switch self {
+        case .shell, .group: true
+        case .download, .decompress, .combine: false
         }
     }
 }

@@ -11,6 +11,8 @@ package enum TaskDefinition {
         switch task.action {
         case .shell(.script(let script)):
             fields += ["script", script]
+            // Only when not the default, so that fingerprints recorded before `interpreter` still match.
+            if task.spec.interpreter != .sh { fields += ["interpreter"] + task.spec.interpreter.argv(running: "") }
         case .shell(.argv(let argv)):
             fields += ["argv"] + argv
         case .download(let download):
@@ -23,6 +25,8 @@ package enum TaskDefinition {
                 "max_files=\(decompress.maxFiles ?? -1)", "max_bytes=\(decompress.maxBytes ?? -1)",
                 "max_ratio=\(decompress.maxRatio ?? -1)",
             ]
+        case .group:
+            break  // what a group does is its needs, whose fingerprints its own includes
         case .combine(let combine):
             let image = combine.image
             fields += combine.inputs.map { "input=" + $0.value }
@@ -41,7 +45,7 @@ package enum TaskDefinition {
     /// combine task's `inputs`). A download's input is its URL and sha256, in its definition.
     package static func inputs(of task: PlannedTask) -> [String] {
         switch task.action {
-        case .shell, .download: task.inputs
+        case .shell, .download, .group: task.inputs
         case .decompress(let decompress): [decompress.from.value] + task.inputs
         case .combine(let combine): combine.inputs.map(\.value) + task.inputs
         }
@@ -50,7 +54,7 @@ package enum TaskDefinition {
     /// The task's declared outputs and the `to` of download, decompress and combine.
     package static func outputs(of task: PlannedTask) -> [String] {
         switch task.action {
-        case .shell: task.outputs
+        case .shell, .group: task.outputs
         case .download(let download): [download.to.value] + task.outputs
         case .decompress(let decompress): [decompress.to.value] + task.outputs
         case .combine(let combine): [combine.to.value] + task.outputs
@@ -60,7 +64,9 @@ package enum TaskDefinition {
     /// Whether the task can be up to date: it declares inputs or outputs, or its action implies
     /// them. Any other task always runs.
     package static func isTracked(_ task: PlannedTask) -> Bool {
-        if case .shell = task.action { return !task.inputs.isEmpty || !task.outputs.isEmpty }
-        return true
+        switch task.action {
+        case .shell, .group: !task.inputs.isEmpty || !task.outputs.isEmpty
+        case .download, .decompress, .combine: true
+        }
     }
 }

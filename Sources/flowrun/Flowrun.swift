@@ -32,7 +32,7 @@ struct Flowrun: ParsableCommand {
         do {
             if let script = FishCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
             if let script = BashCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
-            let arguments = DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst()))
+            let arguments = TaskArgumentWords.split(DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst())))
             try MisspelledCommand.check(arguments)
             var command = try parseAsRoot(arguments)
             try command.run()
@@ -44,7 +44,12 @@ struct Flowrun: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                var message = fullMessage(for: error)
+                // `flowrun FILE test -k smoke`: options of the task's own program, meant for it.
+                if message.contains("Unknown option"), !CommandLine.arguments.contains("--") {
+                    message += "\nflowrun: note: to hand arguments to the tasks you name, put them after '--': flowrun FILE TASK -- ARGS"
+                }
+                FileHandle.standardError.write(Data((message + "\n").utf8))
                 Foundation.exit(ExitStatus.invalid.rawValue)
             }
             exit(withError: error)

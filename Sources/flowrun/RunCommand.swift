@@ -26,6 +26,9 @@ struct RunCommand: ParsableCommand {
             the --grace period; then they get SIGTERM, and SIGKILL after --grace more. A second \
             Ctrl-C or a SIGQUIT kills them too. The exit status stays the signal's.
 
+            flowrun FILE TASK... -- ARGS...: ARGS go to the named tasks (not their needs): a \
+            script's "$@", the end of an argv list, and FLOWRUN_ARGS (shell-quoted) in their env.
+
             Exit status: 0 every task succeeded; 1 a task failed, or an output could not be \
             written; 2 invalid file or usage; 129 hung up (SIGHUP); 130 interrupted (SIGINT); \
             131 quit (SIGQUIT); 141 standard output was closed; 143 terminated (SIGTERM).
@@ -136,6 +139,7 @@ struct RunCommand: ParsableCommand {
         let (file, tasks) = try workflow.locate(file: named.file, tasks: named.tasks)
         var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         options.onlyTargets = !only.isEmpty
+        options.taskArguments = TaskArgumentWords.arguments
         guard case .planned(var plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment

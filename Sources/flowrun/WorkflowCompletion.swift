@@ -25,16 +25,23 @@ enum WorkflowCompletion {
         let line = CommandLineWords(words, before: index)
         guard let first = line.positionals.first else { return [] }
         let named = line.directory.map { first.hasPrefix("/") ? first : "\($0)/\(first)" } ?? first
-        let isTask = first.isValidTaskID && !first.hasSuffix(".yaml") && !first.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: named)
+        let isTask = first.isValidTaskReference && !first.hasSuffix(".yaml") && !first.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: named)
         guard let file = isTask ? (try? WorkflowFinder.find(from: line.directory))?.path : named else { return [] }
         let already = Set(line.positionals)
         return taskIDs(in: file).filter { $0.hasPrefix(prefix) && !already.contains($0) }
     }
 
-    /// Every task id the file declares, in file order; none when it cannot be read.
+    /// Every task id the file declares, in file order, a matrix task's name before its
+    /// combinations; none when it cannot be read.
     static func taskIDs(in file: String) -> [String] {
         let loaded = WorkflowLoader.load(path: file)
-        return (loaded.workflow?.tasks.map(\.id) ?? loaded.declaredTaskIDs).filter(\.isValidTaskID)
+        guard let workflow = loaded.workflow else { return loaded.declaredTaskIDs.filter(\.isValidTaskID) }
+        var named: Set<String> = []
+        return workflow.tasks.flatMap { task -> [String] in
+            guard let open = task.id.firstIndex(of: "["), task.id.isValidTaskReference else { return task.id.isValidTaskID ? [task.id] : [] }
+            let name = String(task.id[..<open])
+            return named.insert(name).inserted ? [name, task.id] : [task.id]
+        }
     }
 
     /// `.yaml` and `.yml` files, and folders (with a `/`, to go on into), whose path starts with

@@ -31,6 +31,12 @@ enum WorkflowInput {
                 var message = "no task named '\(name)' in \(path)"
                 if let suggestion { message += "; did you mean '\(suggestion)'?" }
                 throw CommandFailure(message)
+            } catch PlanningError.argumentsWithoutCommand(let task, let kind) where !loaded.diagnostics.hasErrors {
+                guard let task else {
+                    throw CommandFailure("arguments after '--' go to the tasks named before it, and none is named: flowrun FILE TASK -- ARGS")
+                }
+                throw CommandFailure(
+                    "task '\(task)' is a \(kind ?? "") task: arguments after '--' go to shell tasks only; name those (flowrun FILE TASK... -- ARGS)")
             }
         }
         if !diagnostics.isEmpty {  // errors, or warnings only (the file still runs)

@@ -6,7 +6,9 @@ import Foundation
 
 /// Options that change how a workflow file is read and planned, shared by the commands.
 struct WorkflowOptions: ParsableArguments {
-    @Option(name: .customLong("env"), help: ArgumentHelp("Set a workflow variable, overriding the file's env (repeatable).", valueName: "NAME=VALUE"))
+    @Option(
+        name: .customLong("env"), help: ArgumentHelp("Set a workflow variable, overriding the file's env and the tasks' (repeatable).", valueName: "NAME=VALUE")
+    )
     var assignments: [EnvironmentAssignment] = []
 
     @Option(
@@ -31,7 +33,7 @@ struct WorkflowOptions: ParsableArguments {
         guard let file else { return (try foundFile(), tasks) }
         let path = resolved(file)
         let looksLikeTask =
-            file.isValidTaskID && !file.hasSuffix(".yaml") && !file.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: path)
+            file.isValidTaskReference && !file.hasSuffix(".yaml") && !file.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: path)
         if looksLikeTask, let found = try? foundFile() { return (found, [file] + tasks) }
         return (path, tasks)
     }

@@ -6,7 +6,7 @@ enum WorkflowSchema {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "urn:flowrun:schema:workflow:v1",
   "title": "flowrun workflow",
-  "description": "A flowrun workflow file, format v1: a graph of tasks, each with exactly one action (shell, download, decompress or combine). This schema checks structure; `flowrun validate` also checks what a schema cannot: duplicate keys, unknown ids in `needs`, cycles, undeclared queues, undefined `${NAME}` variables, and URLs built from variables.",
+  "description": "A flowrun workflow file, format v1: a graph of tasks, each with exactly one action (shell, download, decompress or combine), or none for a group task with needs. This schema checks structure; `flowrun validate` also checks what a schema cannot: duplicate keys, unknown ids in `needs`, cycles, undeclared queues, undefined `${NAME}` variables, and URLs built from variables.",
   "type": "object",
   "properties": {
     "version": {
@@ -29,6 +29,23 @@ enum WorkflowSchema {
     "env": {
       "$ref": "#/$defs/env",
       "description": "Environment of every task, merged over the process environment; `--env NAME=VALUE` overrides it."
+    },
+    "include": {
+      "description": "Other workflow files whose tasks join this one's as `NS:ID`, with their file's folder as their workdir and their `needs` resolved inside their namespace; `needs: [NS:ID]` from outside. Their queues are merged by name (a conflicting limit is an error); include cycles are refused.",
+      "type": "object",
+      "propertyNames": {"$ref": "#/$defs/name", "description": "A namespace."},
+      "additionalProperties": {
+        "description": "The included file, relative to this file's folder.",
+        "type": ["string", "number", "boolean"],
+        "minLength": 1
+      }
+    },
+    "dotenv": {
+      "description": "KEY=VALUE files read as docker compose reads a .env file (comments, `export`, single and double quotes), relative to the workflow file's folder; `?path` (quoted in a [...] list) may be missing. Precedence, lowest first: the process environment, these files in order, `env`, a task's `env`, `--env`.",
+      "anyOf": [
+        {"type": "string", "minLength": 1, "not": {"const": "?"}},
+        {"type": "array", "items": {"type": "string", "minLength": 1, "not": {"const": "?"}}}
+      ]
     },
     "queues": {
       "description": "Named queues (resource pools). A task in a queue counts against its limit and the global one.",
@@ -78,6 +95,10 @@ enum WorkflowSchema {
         "description": {
           "$ref": "#/$defs/task/properties/description",
           "description": "Default `description` of every task that does not set its own. Shown in plans and reports."
+        },
+        "interpreter": {
+          "$ref": "#/$defs/task/properties/interpreter",
+          "description": "Default `interpreter` of every task with a `shell` string that does not set its own: sh (default), bash, python, or a list of argv words."
         }
       },
       "additionalProperties": false
@@ -111,9 +132,20 @@ enum WorkflowSchema {
       "pattern": "^[A-Za-z0-9_.-]{1,64}$"
     },
     "taskReference": {
-      "description": "The id of a task in this file.",
+      "description": "The id of a task in this file; for one combination of a matrix task, `ID[V1,V2]`; for a task of an included file, `NS:ID`.",
+      "type": ["string", "number", "boolean"],
+      "pattern": "^(?:[A-Za-z0-9_.-]{1,64}:)*[A-Za-z0-9_.-]{1,64}(?:\\[[A-Za-z0-9_.-]{1,64}(?:,[A-Za-z0-9_.-]{1,64})*\\])?$"
+    },
+    "matrixValue": {
+      "description": "A matrix value: part of a task id, 1 to 64 of the characters A-Z a-z 0-9 _ . -",
       "type": ["string", "number", "boolean"],
       "pattern": "^[A-Za-z0-9_.-]{1,64}$"
+    },
+    "matrixEntry": {
+      "description": "An `exclude` or `include` entry: matrix keys (or, in `include`, new keys) to values.",
+      "type": "object",
+      "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+      "additionalProperties": {"$ref": "#/$defs/scalar"}
     },
     "env": {
       "description": "Environment variables: names (letters, digits and _, not starting with a digit) to values.",
@@ -155,7 +187,7 @@ enum WorkflowSchema {
       "additionalProperties": false
     },
     "task": {
-      "description": "A task: exactly one action (shell, download, decompress or combine) and optional common fields.",
+      "description": "A task: exactly one action (shell, download, decompress or combine) and optional common fields; or, with `needs`, no action at all (a group task, which succeeds when its needs do).",
       "type": "object",
       "properties": {
         "needs": {
@@ -218,9 +250,34 @@ enum WorkflowSchema {
           "type": "array",
           "items": {"$ref": "#/$defs/path"}
         },
+        "matrix": {
+          "description": "One task per combination of the keys' values, in key order (the last key varying fastest), with ids `ID[V1,V2]` (e.g. `test[linux,3.11]`); `${matrix.KEY}` expands where `${NAME}` does, and each task gets `MATRIX_KEY` (upper case) in its env. `exclude` drops the combinations an entry matches; `include` adds an entry's keys to each combination it agrees with, or makes a combination of its own (then with a value for every key), as in GitHub Actions. At most 256 combinations. `needs: ID` waits for every combination.",
+          "type": "object",
+          "minProperties": 1,
+          "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+          "properties": {
+            "exclude": {"type": "array", "items": {"$ref": "#/$defs/matrixEntry"}},
+            "include": {"type": "array", "items": {"$ref": "#/$defs/matrixEntry"}}
+          },
+          "additionalProperties": {
+            "description": "A key's values: each becomes part of the task id.",
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": true,
+            "items": {"$ref": "#/$defs/matrixValue"}
+          },
+          "not": {"propertyNames": {"enum": ["exclude", "include"]}}
+        },
+        "interpreter": {
+          "description": "What runs a `shell` string: sh (default: `/bin/sh -e -c SCRIPT`, errexit, no pipefail), bash (`bash --noprofile --norc -eo pipefail -c SCRIPT`, as GitHub Actions' `shell: bash`), python (`python3 -c SCRIPT`), or a list of argv words that the script is appended to, such as [node, -e]. Only for a task with a `shell` string.",
+          "anyOf": [
+            {"enum": ["sh", "bash", "python"]},
+            {"type": "array", "minItems": 1, "items": {"type": ["string", "number", "boolean"], "minLength": 1}}
+          ]
+        },
         "shell": {
           "$ref": "#/$defs/shell",
-          "description": "Action: run a command. A string runs as `/bin/sh -e -c STRING`; a list runs that argv directly, with no shell. Nothing is substituted into it: variables reach it through the environment."
+          "description": "Action: run a command. A string runs as `/bin/sh -e -c STRING` (or under `interpreter`); a list runs that argv directly, with no shell. Nothing is substituted into it: variables reach it through the environment."
         },
         "download": {
           "$ref": "#/$defs/download",
@@ -236,11 +293,20 @@ enum WorkflowSchema {
         }
       },
       "additionalProperties": false,
+      "dependentSchemas": {
+        "interpreter": {"required": ["shell"], "properties": {"shell": {"not": {"type": "array"}}}}
+      },
       "oneOf": [
         {"required": ["shell"]},
         {"required": ["download"]},
         {"required": ["decompress"]},
-        {"required": ["combine"]}
+        {"required": ["combine"]},
+        {
+          "description": "A group task: needs and no action. It succeeds when its needs do (as its `when` says), and runs nothing.",
+          "required": ["needs"],
+          "properties": {"needs": {"not": {"type": "array", "maxItems": 0}}},
+          "not": {"anyOf": [{"required": ["shell"]}, {"required": ["download"]}, {"required": ["decompress"]}, {"required": ["combine"]}]}
+        }
       ]
     },
     "shell": {

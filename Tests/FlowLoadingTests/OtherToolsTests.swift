@@ -37,7 +37,7 @@ import Testing
                 "Taskfile.yaml:6:5: note: 'deps' is go-task's; flowrun says 'needs: [a, b]'",
                 "Taskfile.yaml:7:5: error: unknown key 'cmds' in task 'build'",
                 "Taskfile.yaml:7:5: note: 'cmds' is go-task's; flowrun says 'shell: make build' (a script; several lines in a 'shell: |' block) or 'shell: [make, build]' (a program and its arguments, no shell)",
-                "Taskfile.yaml:4:3: error: task 'build' has no action: give exactly one of shell, download, decompress, combine",
+                "Taskfile.yaml:4:3: error: task 'build' has no action: give exactly one of shell, download, decompress, combine, or 'needs' to group other tasks",
             ])
     }
 
@@ -113,5 +113,73 @@ import Testing
     @Test func anArgvListOfAProgramAndArgumentsWithSpacesIsFine() {
         let result = loaded("version: 1\ntasks:\n  t:\n    shell: [echo, \"hello world\", \"${HOME}\"]\n")
         #expect(result.diagnostics.isEmpty)
+    }
+
+    // MARK: Other tools' templating
+
+    @Test func goTaskTemplatingAndGitHubExpressionsAreWarningsWithFlowrunsForm() {
+        let result = loaded(
+            """
+            version: 1
+            env: {VERSION: "1.0"}
+            tasks:
+              fetch:
+                download: {url: "https://example.com/app-{{.VERSION}}.tgz", to: app.tgz}
+              test:
+                shell: echo ${{ matrix.os }}
+              deploy:
+                shell: ./deploy {{.VERSION}} ${{ secrets.TOKEN }}
+            """)
+        #expect(
+            lines(result) == [
+                "Taskfile.yaml:5:21: warning: 'download' of task 'fetch' holds '{{.VERSION}}', which flowrun does not expand",
+                "Taskfile.yaml:5:21: note: '{{.VERSION}}' is go-task templating: flowrun passes env to scripts as $VERSION and expands ${VERSION} in paths",
+                "Taskfile.yaml:7:12: warning: 'shell' of task 'test' holds '${{ matrix.os }}', which flowrun does not expand",
+                "Taskfile.yaml:7:12: note: '${{ matrix.os }}' is a GitHub Actions expression: flowrun gives a matrix value to scripts as $MATRIX_OS and expands ${matrix.os} in paths",
+                "Taskfile.yaml:9:12: warning: 'shell' of task 'deploy' holds '{{.VERSION}}', which flowrun does not expand",
+                "Taskfile.yaml:9:12: note: '{{.VERSION}}' is go-task templating: flowrun passes env to scripts as $VERSION and expands ${VERSION} in paths",
+            ])
+        #expect(!result.diagnostics.hasErrors)
+    }
+
+    /// Go's own templates, which a script hands to docker or kubectl, are not go-task's.
+    @Test func goTemplatesForOtherProgramsInAScriptAreLeftAlone() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              ps: {shell: "docker ps --format '{{.Names}}' && kubectl get pods -o go-template='{{ .metadata.name }}'"}
+              argv: {shell: [docker, inspect, --format, "{{json .Config}}", app]}
+              described: {shell: "true", description: "uses {{.TASK}}"}
+            """)
+        #expect(result.diagnostics.isEmpty)
+    }
+
+    @Test func goTasksOwnVariablesInAScriptAreItsTemplating() {
+        let result = loaded("version: 1\ntasks:\n  t: {shell: 'go test {{.CLI_ARGS}}'}\n")
+        #expect(result.diagnostics.map(\.severity) == [.warning])
+        #expect(result.diagnostics.first?.message.hint?.hasPrefix("'{{.CLI_ARGS}}' is go-task templating") == true)
+    }
+
+    @Test func varsAndPlatformsAreAnsweredWithANote() {
+        let result = loaded(
+            """
+            version: 1
+            vars: {A: b}
+            tasks:
+              t:
+                shell: "true"
+                vars: {A: b}
+                platforms: [linux]
+            """)
+        #expect(
+            lines(result) == [
+                "Taskfile.yaml:2:1: error: unknown key 'vars' in the top level",
+                "Taskfile.yaml:2:1: note: 'vars' is go-task's; flowrun says 'env: {NAME: value}' (scripts read $NAME; ${NAME} expands in paths and URLs)",
+                "Taskfile.yaml:6:5: error: unknown key 'vars' in task 't'",
+                "Taskfile.yaml:6:5: note: 'vars' is go-task's; flowrun says 'env: {NAME: value}' (scripts read $NAME; ${NAME} expands in paths and URLs)",
+                "Taskfile.yaml:7:5: error: unknown key 'platforms' in task 't'",
+                "Taskfile.yaml:7:5: note: 'platforms' is go-task's; flowrun runs a task wherever it runs: test `uname` in the script to skip a platform",
+            ])
     }
 }

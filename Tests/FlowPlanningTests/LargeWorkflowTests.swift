@@ -86,8 +86,11 @@ import Testing
 
     @Test func aTaskLeftOutInAMiddleChunkLeavesTheOthersInOrder() throws {
         // No action: the task is reported and not decoded, so its chunk adds one task fewer.
-        let loaded = load(workflow(replacing: [7_000: "  t7000: {needs: [t6999]}"]))
-        #expect(loaded.diagnostics.map(\.message.text) == ["task 't7000' has no action: give exactly one of shell, download, decompress, combine"])
+        let loaded = load(workflow(replacing: [7_000: "  t7000: {description: nothing to do}"]))
+        #expect(
+            loaded.diagnostics.map(\.message.text) == [
+                "task 't7000' has no action: give exactly one of shell, download, decompress, combine, or 'needs' to group other tasks"
+            ])
         let workflow = try #require(loaded.workflow)
         #expect(workflow.tasks.map(\.id) == (0..<Self.taskCount).filter { $0 != 7_000 }.map { "t\($0)" })
         #expect(loaded.declaredTaskIDs.count == Self.taskCount)

@@ -3,7 +3,8 @@ import FlowModel
 import FlowPlanning
 import Foundation
 
-/// Runs `shell` tasks: a string under `/bin/sh -e -c`, a list as argv with no shell.
+/// Runs `shell` tasks: a string under its interpreter (`/bin/sh -e -c` by default), a list as
+/// argv with no shell.
 ///
 /// The environment is the process environment, under the workflow's env (with `--env`), under
 /// the task's env, plus `FLOWRUN_WORKFLOW_DIR`. Nothing is substituted into the script itself.
@@ -39,8 +40,8 @@ package struct ShellRunner: TaskRunner {
         }
         let argv: [String]
         switch shell {
-        case .script(let script): argv = ["/bin/sh", "-e", "-c", script]
-        case .argv(let words): argv = words
+        case .script(let script): argv = task.spec.interpreter.argv(running: script, arguments: task.arguments)
+        case .argv(let words): argv = words + task.arguments
         }
         let overrides = environmentOverrides(for: task)
         let path = baseEnvironment.value(of: "PATH", overrides: overrides)

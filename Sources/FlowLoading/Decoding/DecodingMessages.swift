@@ -38,6 +38,9 @@ extension Diagnostic.Message {
     static func invalidTaskID(_ id: String) -> Self {
         Self("invalid task id '\(id)': use 1 to 64 of the characters A-Z a-z 0-9 _ . -")
     }
+    static func invalidNamespace(_ name: String) -> Self {
+        Self("invalid namespace '\(name)' in 'include': use 1 to 64 of the characters A-Z a-z 0-9 _ . -")
+    }
     static func invalidQueueName(_ name: String) -> Self {
         Self("invalid queue name '\(name)': use 1 to 64 of the characters A-Z a-z 0-9 _ . -")
     }
@@ -45,7 +48,7 @@ extension Diagnostic.Message {
         Self("invalid environment variable name '\(name)': use letters, digits and _, not starting with a digit")
     }
     static func noAction(task: String) -> Self {
-        Self("task '\(task)' has no action: give exactly one of shell, download, decompress, combine")
+        Self("task '\(task)' has no action: give exactly one of shell, download, decompress, combine, or 'needs' to group other tasks")
     }
     static func secondAction(_ action: String, task: String, first: String) -> Self {
         Self("task '\(task)' has a second action '\(action)' beside '\(first)': give exactly one")

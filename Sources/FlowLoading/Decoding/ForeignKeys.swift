@@ -6,9 +6,35 @@
 enum ForeignKeys {
     /// Whose key it is and what flowrun says instead, or nil for a key no other tool uses so.
     static func note(for key: String) -> String? {
+        if let (owner, answer) = otherAnswers[key] { return "'\(key)' is \(owner); \(answer)" }
         guard let (owner, flowrun) = table[key] else { return nil }
         return "'\(key)' is \(owner); flowrun says \(flowrun)"
     }
+
+    /// The same for a key at the top level of the file.
+    static func topLevelNote(for key: String) -> String? {
+        guard let (owner, flowrun) = topLevel[key] else { return nil }
+        return "'\(key)' is \(owner); flowrun says \(flowrun)"
+    }
+
+    private static let variables = "'env: {NAME: value}' (scripts read $NAME; ${NAME} expands in paths and URLs)"
+
+    private static let topLevel: [String: (owner: String, flowrun: String)] = [
+        "vars": ("go-task's", variables),
+        "variables": ("GitLab CI's", variables),
+        "dotenvs": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "env_file": ("docker compose's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "env_files": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "includes": ("go-task's", "'include: {NS: path/to/other.yaml}' (its tasks become NS:ID)"),
+        "jobs": ("GitHub Actions'", "'tasks:' (each job a task, its steps one 'shell: |' script)"),
+        "steps": ("Dagu's", "'tasks:' (each step a task, keyed by its name)"),
+    ]
+
+    /// Keys with no flowrun form to name: what to do instead.
+    private static let otherAnswers: [String: (owner: String, answer: String)] = [
+        "platforms": ("go-task's", "flowrun runs a task wherever it runs: test `uname` in the script to skip a platform"),
+        "dotenv": ("flowrun's at the top level only", "put 'dotenv: [.env]' there; a task's own variables go in its 'env'"),
+    ]
 
     private static let needs = "'needs: [a, b]'"
     private static let shell =
@@ -35,5 +61,9 @@ enum ForeignKeys {
         "continueOn": ("Dagu's", continueOnError),
         "retry": ("GitLab CI's", retries),
         "retryPolicy": ("Dagu's", retries),
+        "vars": ("go-task's", variables),
+        "variables": ("GitLab CI's", variables),
+        "steps": ("GitHub Actions'", "one task per step, in order with 'needs', or several lines in one 'shell: |' script"),
+        "strategy": ("GitHub Actions'", "'matrix: {os: [linux, mac]}' on the task itself (with 'exclude' and 'include' inside it)"),
     ]
 }

@@ -46,8 +46,15 @@ extension WorkflowDecoder {
     }
 
     /// Reports keys outside `allowed`, with the closest allowed key as a hint.
-    mutating func rejectUnknownKeys(_ entries: [MappingEntry], allowed: Set<String>, in context: @autoclosure () -> String) {
+    /// `notes` answers another tool's key with flowrun's (`ForeignKeys`).
+    mutating func rejectUnknownKeys(
+        _ entries: [MappingEntry], allowed: Set<String>, in context: @autoclosure () -> String, notes: (String) -> String? = { _ in nil }
+    ) {
         for entry in entries where !allowed.contains(entry.key) {
+            if let note = notes(entry.key) {
+                report(.unknownKey(entry.key, in: context(), note: note), at: entry.keyMark)
+                continue
+            }
             let suggestion = Spelling.suggestion(for: entry.key, among: allowed.sorted())
             report(.unknownKey(entry.key, in: context(), suggestion: suggestion), at: entry.keyMark)
         }

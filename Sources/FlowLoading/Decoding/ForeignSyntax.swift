@@ -1,0 +1,86 @@
+import FlowModel
+
+/// Other tools' templating in a task's strings: go-task's `{{.NAME}}` and GitHub Actions'
+/// `${{ ... }}`. flowrun expands neither, so each is a warning with flowrun's form in the note:
+/// in a script, `${{ matrix.os }}` is otherwise a shell's "Bad substitution" at run time.
+///
+/// `{{.Name}}` is also Go's own template syntax, which a script hands to `docker --format` or
+/// `kubectl -o go-template`: in a `shell` or an `env` value it is taken for go-task's only when
+/// NAME is a variable the workflow sets, or one of go-task's own (`CLI_ARGS`, `TASK` ...). In
+/// the fields flowrun expands (paths, URLs, workdir), it always is.
+struct ForeignSyntax {
+    /// Names a go-task user means in `{{.NAME}}`: the workflow's variables and go-task's own.
+    var variables: Set<String>
+
+    static let goTaskVariables: Set<String> = [
+        "CLI_ARGS", "CLI_FORCE", "TASK", "ROOT_DIR", "ROOT_TASKFILE", "TASKFILE", "TASKFILE_DIR", "TASK_DIR", "USER_WORKING_DIR",
+        "CHECKSUM", "TIMESTAMP", "TASK_VERSION", "ITEM", "EXIT_CODE",
+    ]
+
+    /// The first foreign expression in `text` and the note that answers it; nil if none.
+    /// `expanded`: whether flowrun expands `${NAME}` in this field (a path, a URL, a workdir).
+    func finding(in text: String, expanded: Bool) -> (expression: String, note: String)? {
+        let bytes = text.utf8
+        guard bytes.contains(UInt8(ascii: "{")) else { return nil }
+        var index = bytes.startIndex
+        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "{")) {
+            let next = bytes.index(after: open)
+            index = next
+            guard next < bytes.endIndex, bytes[next] == UInt8(ascii: "{") else { continue }
+            let isGitHub = open > bytes.startIndex && bytes[bytes.index(before: open)] == UInt8(ascii: "$")
+            let inside = bytes[bytes.index(after: next)...]
+            let close = Self.range(of: "}}", in: inside)
+            let body = String(decoding: inside[..<(close?.lowerBound ?? inside.endIndex)], as: UTF8.self)
+            let end = close?.upperBound ?? inside.endIndex
+            let start = isGitHub ? bytes.index(before: open) : open
+            let expression = String(decoding: bytes[start..<end], as: UTF8.self)
+            let shown = expression.count > 60 ? String(expression.prefix(57)) + "..." : expression
+            if isGitHub { return (shown, Self.gitHubNote(shown, body: body)) }
+            let trimmed = body.trimmingSpaces
+            guard trimmed.hasPrefix(".") else { continue }
+            let name = String(trimmed.dropFirst())
+            guard EnvironmentEntry.isValidName(name), expanded || variables.contains(name) || Self.goTaskVariables.contains(name) else {
+                continue
+            }
+            return (shown, "'\(shown)' is go-task templating: flowrun passes env to scripts as $\(name) and expands ${\(name)} in paths")
+        }
+        return nil
+    }
+
+    private static func gitHubNote(_ expression: String, body: String) -> String {
+        let trimmed = body.trimmingSpaces
+        let parts = trimmed.split(separator: ".", maxSplits: 1).map(String.init)
+        if parts.count == 2, EnvironmentEntry.isValidName(parts[1]) {
+            switch parts[0] {
+            case "env", "vars", "secrets":
+                let name = parts[1]
+                return "'\(expression)' is a GitHub Actions expression: flowrun passes env to scripts as $\(name) and expands ${\(name)} in paths"
+            case "matrix":
+                let key = parts[1]
+                return
+                    "'\(expression)' is a GitHub Actions expression: flowrun gives a matrix value to scripts as $MATRIX_\(key.uppercased()) and expands ${matrix.\(key)} in paths"
+            default: break
+            }
+        }
+        return "'\(expression)' is a GitHub Actions expression: flowrun passes env to scripts as $NAME and expands ${NAME} in paths; it has no expressions"
+    }
+
+    private static func range(of needle: String, in haystack: Substring.UTF8View) -> Range<String.Index>? {
+        let pattern = Array(needle.utf8)
+        var index = haystack.startIndex
+        while let found = haystack[index...].firstIndex(of: pattern[0]) {
+            let after = haystack.index(after: found)
+            if after < haystack.endIndex, haystack[after] == pattern[1] { return found..<haystack.index(after: after) }
+            index = after
+        }
+        return nil
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: Substring {
+        let start = firstIndex { $0 != " " } ?? endIndex
+        let end = lastIndex { $0 != " " }.map { index(after: $0) } ?? start
+        return self[start..<max(start, end)]
+    }
+}

@@ -1,0 +1,145 @@
+import FlowModel
+import Foundation
+
+/// `dotenv:` files: `KEY=VALUE` lines read as docker compose reads a `.env` file.
+///
+/// Blank lines and lines starting with `#` are skipped; `export ` before a key is allowed; an
+/// unquoted value is trimmed and ends at ` #`; a single-quoted value is taken as it is; a
+/// double-quoted one understands `\n`, `\t`, `\\`, `\"` and `\$`; both quoted forms may span
+/// lines. Values are not expanded (`${OTHER}` stays as written).
+enum Dotenv {
+    /// The entries of `text`, in order, and a problem for each line that is not `KEY=VALUE`.
+    static func parse(_ text: String, file: String) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
+        var entries: [EnvironmentEntry] = []
+        var problems: [Diagnostic] = []
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        var number = 0
+        while number < lines.count {
+            let line = lines[number]
+            number += 1
+            let lineNumber = number
+            var rest = line.drop { $0 == " " || $0 == "\t" }
+            if rest.isEmpty || rest.hasPrefix("#") { continue }
+            if rest.hasPrefix("export ") { rest = rest.dropFirst(7).drop { $0 == " " } }
+            let column = line.count - rest.count + 1
+            guard let equals = rest.firstIndex(of: "=") else {
+                problems.append(Diagnostic(.dotenvLine, at: SourceLocation(file: file, line: lineNumber, column: column)))
+                continue
+            }
+            let key = String(rest[..<equals]).trimmingCharacters(in: .whitespaces)
+            guard EnvironmentEntry.isValidName(key) else {
+                problems.append(Diagnostic(.dotenvName(key), at: SourceLocation(file: file, line: lineNumber, column: column)))
+                continue
+            }
+            var value = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+            guard let quote = value.first, quote == "'" || quote == "\"" else {
+                if let comment = value.range(of: " #") { value = value[..<comment.lowerBound] }
+                entries.append(EnvironmentEntry(name: key, value: String(value).trimmingCharacters(in: .whitespaces)))
+                continue
+            }
+            // A quoted value runs to its closing quote, on this line or a later one.
+            var text = String(value.dropFirst())
+            var closed: String?
+            while closed == nil {
+                if let end = closingQuote(quote, in: text) {
+                    closed = String(text[..<end])
+                } else if number < lines.count {
+                    text += "\n" + lines[number]
+                    number += 1
+                } else {
+                    break
+                }
+            }
+            guard let closed else {
+                problems.append(Diagnostic(.dotenvUnclosed(quote), at: SourceLocation(file: file, line: lineNumber, column: column)))
+                continue
+            }
+            entries.append(EnvironmentEntry(name: key, value: quote == "'" ? closed : unescaped(closed)))
+        }
+        return (entries, problems)
+    }
+
+    private static func closingQuote(_ quote: Character, in text: String) -> String.Index? {
+        var index = text.startIndex
+        while index < text.endIndex {
+            if quote == "\"", text[index] == "\\" {
+                index = text.index(after: index)
+                if index < text.endIndex { index = text.index(after: index) }
+                continue
+            }
+            if text[index] == quote { return index }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
+    private static func unescaped(_ text: String) -> String {
+        var output = ""
+        var escaping = false
+        for character in text {
+            if escaping {
+                switch character {
+                case "n": output.append("\n")
+                case "t": output.append("\t")
+                case "r": output.append("\r")
+                case "\\", "\"", "$": output.append(character)
+                default: output += "\\" + String(character)
+                }
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                output.append(character)
+            }
+        }
+        return output
+    }
+
+    /// Reads each file of `files` (relative to `directory`; `?path` may be missing), in order.
+    static func read(_ files: [Located<String>], directory: String) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
+        var entries: [EnvironmentEntry] = []
+        var problems: [Diagnostic] = []
+        for file in files {
+            let optional = file.value.hasPrefix("?")
+            let path = optional ? String(file.value.dropFirst()) : file.value
+            let absolute = path.hasPrefix("/") ? path : directory + "/" + path
+            guard FileManager.default.fileExists(atPath: absolute) else {
+                if !optional { problems.append(Diagnostic(.dotenvMissing(path), at: file.location)) }
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: absolute), let text = String(data: data, encoding: .utf8) else {
+                problems.append(Diagnostic(.dotenvUnreadable(path), at: file.location))
+                continue
+            }
+            // Problems name the file as the workflow names it, relative to the workflow's file.
+            let shown =
+                file.location.file.contains("/") && !path.hasPrefix("/")
+                ? (file.location.file as NSString).deletingLastPathComponent + "/" + path : path
+            let parsed = parse(text, file: shown)
+            entries += parsed.entries
+            problems += parsed.problems
+        }
+        return (entries, problems)
+    }
+}
+
+extension Diagnostic.Message {
+    static func optionalDotenvAsKey(_ key: String) -> Self {
+        Self(
+            "an item of 'dotenv' reads as a mapping: in a [...] list YAML takes '?' for a key",
+            hint: "quote it: \"?\(key)\"")
+    }
+    static let dotenvLine = Self("expected KEY=VALUE (a comment starts with #)")
+    static func dotenvName(_ name: String) -> Self {
+        Self("invalid environment variable name '\(name)': use letters, digits and _, not starting with a digit")
+    }
+    static func dotenvUnclosed(_ quote: Character) -> Self {
+        Self("the value's \(quote) is never closed")
+    }
+    static func dotenvMissing(_ path: String) -> Self {
+        Self("dotenv file '\(path)' does not exist", hint: "mark a file that may be missing with '?': '?\(path)'")
+    }
+    static func dotenvUnreadable(_ path: String) -> Self {
+        Self("cannot read dotenv file '\(path)' as UTF-8 text")
+    }
+}

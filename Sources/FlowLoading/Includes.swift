@@ -1,0 +1,103 @@
+import FlowModel
+import Foundation
+
+/// `include: {NS: path/to/other.yaml}`: another workflow file's tasks, as `NS:ID`.
+///
+/// Each included file is loaded and checked on its own (its problems name it, with its own
+/// lines), with its `defaults`, `env` and `dotenv` applying to its tasks only. Its tasks run in
+/// its folder unless they say otherwise; their `needs` are resolved inside the namespace; its
+/// queues are merged by name. Its `name`, `concurrency` and `fail_fast` are the including
+/// file's business and are not looked at.
+enum Includes {
+    /// Deeper than this, a chain of includes is refused, as a cycle would be.
+    static let maxDepth = 16
+
+    /// Adds the tasks and queues of `workflow.includes` (and theirs) to `workflow`.
+    static func resolve(
+        _ workflow: inout Workflow, declared: inout [TaskID], chain: [String], limits: YAMLLimits
+    ) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for include in workflow.includes {
+            let path = include.path.value.hasPrefix("/") ? include.path.value : workflow.directory + "/" + include.path.value
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            if let start = chain.firstIndex(of: absolute) {
+                let names = (chain[start...] + [absolute]).map { URL(fileURLWithPath: $0).lastPathComponent }
+                diagnostics.append(Diagnostic(.includeCycle(names), at: include.path.location))
+                continue
+            }
+            guard chain.count < maxDepth else {
+                diagnostics.append(Diagnostic(.includeTooDeep(maxDepth), at: include.path.location))
+                continue
+            }
+            // Problems name the file as the including one names it, from the same folder.
+            let label =
+                include.path.value.hasPrefix("/") || !workflow.file.contains("/")
+                ? include.path.value : (workflow.file as NSString).deletingLastPathComponent + "/" + include.path.value
+            guard FileManager.default.fileExists(atPath: absolute) else {
+                diagnostics.append(Diagnostic(.includeMissing(include.path.value), at: include.path.location))
+                continue
+            }
+            var loaded = WorkflowLoader.load(path: absolute, limits: limits, label: label, chain: chain + [absolute])
+            diagnostics += loaded.diagnostics
+            declared += loaded.declaredTaskIDs.map { include.namespace + ":" + $0 }
+            guard var other = loaded.workflow.take() else { continue }
+            diagnostics += merge(&other, into: &workflow, as: include.namespace)
+        }
+        return diagnostics
+    }
+
+    /// `other`'s tasks added to `workflow` as `NS:ID`, and its queues by name.
+    private static func merge(_ other: inout Workflow, into workflow: inout Workflow, as namespace: String) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for queue in other.queues {
+            if let mine = workflow.queues.first(where: { $0.name == queue.name }) {
+                if mine.concurrency != queue.concurrency {
+                    diagnostics.append(Diagnostic(.queueConflict(queue.name, mine.concurrency, at: mine.location), at: queue.location))
+                }
+            } else {
+                workflow.queues.append(queue)
+            }
+        }
+        // The other file's own variables, under each task's: the file's dotenv, then its env.
+        let inherited = other.dotenv + other.env
+        let prefix = namespace + ":"
+        for var task in other.tasks {
+            task.id = prefix + task.id
+            task.needs = task.needs.map { Located(prefix + $0.value, at: $0.location) }
+            if !inherited.isEmpty {
+                let own = Set(task.env.map(\.name))
+                task.env = inherited.filter { !own.contains($0.name) } + task.env
+            }
+            let folder = Located(other.directory, at: task.location)
+            if let workdir = task.workdir {
+                if !workdir.value.hasPrefix("/"), !workdir.value.hasPrefix("${") {
+                    task.workdir = Located(other.directory + "/" + workdir.value, at: workdir.location)
+                }
+            } else {
+                task.workdir = folder
+            }
+            workflow.tasks.append(task)
+        }
+        for (name, ids) in other.matrixCombinations {
+            workflow.matrixCombinations[prefix + name] = ids.map { prefix + $0 }
+        }
+        return diagnostics
+    }
+}
+
+extension Diagnostic.Message {
+    static func includeCycle(_ names: [String]) -> Self {
+        Self("include cycle: \(names.joined(separator: " -> "))")
+    }
+    static func includeTooDeep(_ depth: Int) -> Self {
+        Self("includes nest deeper than \(depth) files")
+    }
+    static func includeMissing(_ path: String) -> Self {
+        Self("included file '\(path)' does not exist")
+    }
+    static func queueConflict(_ name: String, _ concurrency: Int, at location: SourceLocation) -> Self {
+        Self(
+            "queue '\(name)' is declared with another concurrency (\(concurrency)) at \(location)",
+            hint: "an included file's queues are merged by name: give both the same limit, or another name")
+    }
+}

@@ -1,0 +1,40 @@
+import FlowModel
+import Testing
+
+@testable import FlowLoading
+
+/// `.env` files as docker compose reads them.
+@Suite struct DotenvTests {
+    @Test func commentsExportAndBothQuotesReadAsComposeReadsThem() {
+        let text = """
+            # a comment
+            export A=plain
+            B = spaced value # a comment after a space
+            C=no#comment
+            D='single $x \\n kept'
+            E="double \\"quoted\\"\\tand\\nescaped \\$HOME"
+            F="two
+            lines"
+            G=
+            \u{20}
+            """
+        let (entries, problems) = Dotenv.parse(text, file: ".env")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(entries.map(\.name) == ["A", "B", "C", "D", "E", "F", "G"])
+        #expect(
+            entries.map(\.value) == [
+                "plain", "spaced value", "no#comment", "single $x \\n kept", "double \"quoted\"\tand\nescaped $HOME", "two\nlines", "",
+            ])
+    }
+
+    @Test func aBadLineIsReportedAtItsLineAndTheRestIsRead() {
+        let (entries, problems) = Dotenv.parse("A=1\n  JUSTAWORD\n1X=2\nB=\"open\nC=3\n", file: "conf/.env")
+        #expect(entries.map(\.name) == ["A"])
+        #expect(
+            problems.map { "\($0.location): \($0.message.text)" } == [
+                "conf/.env:2:3: expected KEY=VALUE (a comment starts with #)",
+                "conf/.env:3:1: invalid environment variable name '1X': use letters, digits and _, not starting with a digit",
+                "conf/.env:4:1: the value's \" is never closed",
+            ])
+    }
+}

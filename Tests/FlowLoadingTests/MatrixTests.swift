@@ -1,0 +1,88 @@
+import FlowLoading
+import FlowModel
+import Testing
+
+/// `matrix:` expands a task into one task per combination, as GitHub Actions does.
+@Suite struct MatrixTests {
+    func tasks(_ text: String) throws -> (ids: [String], workflow: Workflow) {
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(!loaded.diagnostics.hasErrors, "\(loaded.diagnostics)")
+        let workflow = try #require(loaded.workflow)
+        return (workflow.tasks.map(\.id), workflow)
+    }
+
+    @Test func combinationsComeInKeyOrderWithTheLastKeyFastest() throws {
+        let (ids, _) = try tasks("version: 1\ntasks:\n  t:\n    matrix: {os: [linux, mac], py: ['3.11', '3.12']}\n    shell: 'true'\n")
+        #expect(ids == ["t[linux,3.11]", "t[linux,3.12]", "t[mac,3.11]", "t[mac,3.12]"])
+    }
+
+    /// GitHub's documented example: exclude first; an include extends the combinations it agrees
+    /// with, and one that agrees with none is a combination of its own, never extended later.
+    @Test func excludeThenIncludeAsGitHubActionsDoes() throws {
+        let (ids, workflow) = try tasks(
+            """
+            version: 1
+            tasks:
+              t:
+                matrix:
+                  fruit: [apple, pear]
+                  animal: [cat, dog]
+                  exclude: [{fruit: pear, animal: dog}]
+                  include:
+                    - {color: green}
+                    - {color: pink, animal: cat}
+                    - {fruit: apple, shape: circle}
+                    - {fruit: banana, animal: dog}
+                shell: 'true'
+            """)
+        #expect(ids == ["t[apple,cat]", "t[apple,dog]", "t[pear,cat]", "t[banana,dog]"])
+        func env(_ id: String) -> [String] {
+            workflow.tasks.first { $0.id == id }!.env.map { "\($0.name)=\($0.value)" }
+        }
+        #expect(env("t[apple,cat]") == ["MATRIX_FRUIT=apple", "MATRIX_ANIMAL=cat", "MATRIX_COLOR=pink", "MATRIX_SHAPE=circle"])
+        #expect(env("t[apple,dog]") == ["MATRIX_FRUIT=apple", "MATRIX_ANIMAL=dog", "MATRIX_COLOR=green", "MATRIX_SHAPE=circle"])
+        #expect(env("t[pear,cat]") == ["MATRIX_FRUIT=pear", "MATRIX_ANIMAL=cat", "MATRIX_COLOR=pink"])
+        #expect(env("t[banana,dog]") == ["MATRIX_FRUIT=banana", "MATRIX_ANIMAL=dog"])
+    }
+
+    @Test func needsOfAMatrixTaskWaitForEveryCombinationOrTheOneNamed() throws {
+        let (_, workflow) = try tasks(
+            """
+            version: 1
+            tasks:
+              build: {matrix: {os: [linux, mac]}, shell: 'true'}
+              all: {needs: build}
+              one: {needs: ["build[mac]", all], shell: 'true'}
+            """)
+        #expect(workflow.tasks.map { $0.needs.map(\.value) } == [[], [], ["build[linux]", "build[mac]"], ["build[mac]", "all"]])
+        #expect(workflow.matrixCombinations == ["build": ["build[linux]", "build[mac]"]])
+    }
+
+    @Test func matrixValuesExpandInPathsButNeverInTheScript() throws {
+        let (_, workflow) = try tasks(
+            """
+            version: 1
+            tasks:
+              t:
+                matrix: {os: [linux]}
+                workdir: out/${matrix.os}
+                outputs: ["$${matrix.os}/${matrix.os}"]
+                shell: echo ${matrix.os}
+            """)
+        let task = try #require(workflow.tasks.first)
+        #expect(task.workdir?.value == "out/linux")
+        #expect(task.outputs.map(\.value) == ["$${matrix.os}/linux"])
+        #expect(task.action == .shell(.script("echo ${matrix.os}")))
+    }
+
+    @Test func moreThan256CombinationsAreRefusedAtTheMatrix() {
+        let values = (0..<17).map { "v\($0)" }.joined(separator: ", ")
+        let loaded = WorkflowLoader.decode(
+            Array("version: 1\ntasks:\n  t:\n    matrix: {a: [\(values)], b: [\(values)]}\n    shell: 'true'\n".utf8),
+            file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
+                "flow.yaml:4:13: 'matrix' of task 't' makes 289 combinations; at most 256 (as GitHub Actions allows)"
+            ])
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// `include: {NS: path}`: another file's tasks as `NS:ID`.
+@Suite struct IncludeTests {
+    func folder(lib: String) throws -> WorkflowFolder {
+        try WorkflowFolder(
+            """
+            version: 1
+            queues: {net: {concurrency: 2}}
+            include: {lib: lib/tasks.yaml}
+            tasks:
+              app: {needs: [lib:build], shell: echo app}
+            """, files: ["lib/tasks.yaml": lib])
+    }
+
+    @Test func includedTasksRunInTheirFolderWithTheirNeedsInsideTheNamespace() async throws {
+        let folder = try folder(
+            lib: """
+                version: 1
+                env: {WHO: lib}
+                tasks:
+                  prepare: {shell: 'echo "$WHO in $(basename "$PWD")"'}
+                  build: {needs: prepare, shell: 'echo built'}
+                """)
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "--no-record", "flow.yaml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try EventStream(result.stdout)
+        #expect(events.startOrder == ["lib:prepare", "lib:build", "app"])
+        #expect(events.lines(of: "lib:prepare") == ["lib in lib"])
+    }
+
+    @Test func anIncludedFileIsCheckedWithItsOwnLinesAndCyclesAndQueueConflictsAreRefused() async throws {
+        let folder = try folder(
+            lib: """
+                version: 1
+                include: {back: ../flow.yaml}
+                queues: {net: {concurrency: 3}}
+                tasks:
+                  build: {shell: 'true', neds: x}
+                """)
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                lib/tasks.yaml:2:17: error: include cycle: flow.yaml -> tasks.yaml -> flow.yaml
+                lib/tasks.yaml:3:10: error: queue 'net' is declared with another concurrency (2) at flow.yaml:2:10
+                lib/tasks.yaml:3:10: note: an included file's queues are merged by name: give both the same limit, or another name
+                lib/tasks.yaml:5:26: error: unknown key 'neds' in task 'build'
+                lib/tasks.yaml:5:26: note: did you mean 'needs'?
+
+                """)
+    }
+}

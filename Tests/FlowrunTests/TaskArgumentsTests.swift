@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `flowrun FILE TASK... -- ARGS...` hands ARGS to the named tasks, not to their needs.
+@Suite struct TaskArgumentsTests {
+    static let workflow = """
+        version: 1
+        tasks:
+          prep: {shell: 'echo "prep $# ${FLOWRUN_ARGS-unset}"'}
+          greet: {needs: prep, shell: 'printf "<%s>\\n" "$@"; eval "set -- $FLOWRUN_ARGS"; printf "[%s]\\n" "$@"'}
+          py: {interpreter: python, shell: 'import sys; print(sys.argv[1:])'}
+          argv: {shell: [echo, listed]}
+          all: {needs: [greet]}
+        """
+
+    static let words = ["a b", "it's", "-x", "", "$HOME"]
+
+    @Test func theNamedTasksGetTheArgumentsAndTheirNeedsDoNot() async throws {
+        let (result, events, _) = try await RunTests().run(Self.workflow, ["greet", "py", "argv", "--"] + Self.words)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(events.lines(of: "prep") == ["prep 0 unset"])
+        // As "$@", and read back from FLOWRUN_ARGS by the shell, the same words.
+        let each = Self.words.map { "<\($0)>" } + Self.words.map { "[\($0)]" }
+        #expect(events.lines(of: "greet") == each)
+        #expect(events.lines(of: "py") == ["['a b', \"it's\", '-x', '', '$HOME']"])
+        #expect(events.lines(of: "argv") == ["listed a b it's -x  $HOME"])
+    }
+
+    @Test func dryRunShowsTheArguments() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml", "greet", "--", "a b", "c"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("       args: 'a b' c\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("env: FLOWRUN_ARGS='a b' c\n"), "\(result.stdout)")
+    }
+
+    @Test func anOptionAfterTheTasksSaysHowToPassArguments() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(["flow.yaml", "greet", "-k", "smoke"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("Unknown option '-k'"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("flowrun: note: to hand arguments to the tasks you name, put them after '--': flowrun FILE TASK -- ARGS\n"))
+    }
+
+    @Test(arguments: [
+        (
+            ["all", "--", "x"],
+            "flowrun: error: task 'all' is a group task: arguments after '--' go to shell tasks only; name those (flowrun FILE TASK... -- ARGS)\n"
+        ),
+        (["--", "x"], "flowrun: error: arguments after '--' go to the tasks named before it, and none is named: flowrun FILE TASK -- ARGS\n"),
+    ])
+    func argumentsWithNowhereToGoAreRefused(words: [String], message: String) async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(["flow.yaml"] + words, in: folder.url)
+        #expect(result.status == 2)
+        #expect(result.stderr == message)
+    }
+}
