@@ -68,7 +68,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 fingerprint.inputs = inputs
                 remember(fingerprint, of: index)
                 if missing.isEmpty, reasonToRun(task, fingerprint, digests: &digests) == nil {
-                    for (path, record) in digests.fresh { log.noteFile(path, record) }
+                    for (path, record) in digests.takeFresh() { log.noteFile(path, record) }
                     built[index] = record
                     return Self.reason
                 }
@@ -100,7 +100,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
             // An output the task did not make: it runs again next time, as make would.
             guard missing.isEmpty else { return }
-            hashed += digests.fresh
+            hashed += digests.takeFresh()
             let record = FingerprintLog.TaskRecord(fingerprint: fingerprint, outputs: outputs)
             built[index] = record
             note { () throws(FingerprintLogError) in try log.recordSuccess(of: task.id, record, files: hashed) }
