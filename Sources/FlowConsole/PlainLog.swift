@@ -118,7 +118,9 @@ package final class PlainLog: EventSink {
         default: break
         }
         state.tails.record(event)
-        if case .workflowFinished = event.kind {
+        if case .workflowFinished(_, _, _, let counts) = event.kind {
+            // A record of a run in which no task ran keeps the count, not each task's skip.
+            state.upToDate = max(state.upToDate, counts.upToDate)
             Self.appendDoneBefore(&state, to: &text)
             Self.appendUpToDate(&state.upToDate, to: &text)
             state.tails.appendSection(to: &text)

@@ -72,13 +72,27 @@ package struct RecordHeader: Sendable, Equatable {
     /// per run, so `JSONSerialization` is fast enough for it; the plan has an entry per task,
     /// and is written by hand, as the event stream is.
     package func encoded() throws -> [UInt8] {
+        try encodedHeader() + encodedPlan()
+    }
+
+    /// The header's line alone, newline included.
+    package func encodedHeader() throws -> [UInt8] {
         let object: [String: Any] = [
             "format": Self.format, "version": version, "run": run, "workflow": workflow, "file": file,
             "digest": digest.map { $0 as Any } ?? NSNull(), "started_ms": startedMilliseconds, "output_cap": outputCap,
             "tasks": plan.count,
         ]
-        var bytes = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-        bytes += "\n{\"plan\":[".utf8
+        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) + [UInt8(ascii: "\n")]
+    }
+
+    /// The plan line of a record that keeps no task's events (a run in which no task ran: each
+    /// was up to date): no entry, so `--resume` of that run keeps what the up-to-date check
+    /// keeps, and nothing on the run's word.
+    package static let noTasksKeptPlan = Array("{\"plan\":[],\"tasks_kept\":false}\n".utf8)
+
+    /// The plan's line, newline included.
+    package func encodedPlan() -> [UInt8] {
+        var bytes = Array("{\"plan\":[".utf8)
         for (index, entry) in plan.enumerated() {
             bytes += (index == 0 ? "{\"task\":" : ",{\"task\":").utf8
             Self.appendString(entry.task, to: &bytes)

@@ -40,6 +40,9 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private var fingerprints: [TaskFingerprint?]
     /// What each task left in this run, as the record keeps it (`resumeKey`).
     private var keys: [String?]
+    /// The same for a task the up-to-date check recorded, whose key is taken only when the
+    /// record asks for it: a run in which no task ran asks for none.
+    private var builtRecords: [FingerprintLog.TaskRecord?]
     /// Tasks that run in this run (the gate did not skip them).
     private var runs: [Bool]
     private var indexes: [TaskID: Int] = [:]
@@ -51,6 +54,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         fingerprints = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
         runs = [Bool](repeating: false, count: plan.tasks.count)
         keys = [String?](repeating: nil, count: plan.tasks.count)
+        builtRecords = [FingerprintLog.TaskRecord?](repeating: nil, count: plan.tasks.count)
         for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }
     }
 
@@ -93,7 +97,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         let task = plan.tasks[index]
         if let inner, TaskDefinition.isTracked(task) {
             fingerprints[index] = inner.fingerprint(at: index)
-            keys[index] = inner.builtRecord(at: index)?.resumeKey
+            builtRecords[index] = inner.builtRecord(at: index)
             return
         }
         // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
@@ -107,7 +111,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// What the task left in this run, once known (it ended, or was skipped): what the record
     /// keeps for a later `--resume`.
     package func fingerprint(of task: TaskID) -> String? {
-        lock.withLock { indexes[task].flatMap { keys[$0] } }
+        lock.withLock { indexes[task].flatMap { keys[$0] ?? builtRecords[$0]?.resumeKey } }
     }
 
     /// The task's fingerprint now, its needs' taken as they ended in this run.

@@ -4,8 +4,14 @@ import Foundation
 import Glibc
 
 /// Writes a run's record as it goes: the header, then each event as `--events jsonl` writes it,
-/// appended with one `write(2)` per batch and nothing held back, so a run killed at any moment
-/// (SIGKILL, a power cut) leaves a record readable up to its last event.
+/// appended with one `write(2)` per batch, so a run killed at any moment (SIGKILL, a power cut)
+/// leaves a record readable up to its last event.
+///
+/// Until a task runs, the plan and the events (the start, tasks ready and skipped as up to
+/// date) are held back: a run in which no task ran (a no-op rerun, every task up to date)
+/// writes only its header, a plan line without entries, and its start and end (the result
+/// and counts), not an event per task; the first task that runs writes what was held. A run
+/// killed before any task ran leaves its header alone (an interrupted run, nothing done).
 ///
 /// Each task's output is kept up to `outputCap` bytes; at the cut, one `task.output` line on
 /// stderr says so, and the rest of that task's output is left out (the console showed it).
@@ -31,7 +37,12 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         var cut: Set<TaskID> = []
         var line: [UInt8] = []
         var batch: [UInt8] = []
+        /// The events held back while no task has run (see the type); nil once one has.
+        var held: [RunEvent]? = []
     }
+
+    /// The plan's line, written when a task first runs.
+    private let header: RecordHeader
 
     /// Creates the record file at `path` (which must not exist) and writes `header` to it.
     package init(path: String, header: RecordHeader, onFailure: @escaping @Sendable (WriteFailure) -> Void) throws(RecordProblem) {
@@ -40,9 +51,10 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
         self.path = path
         self.outputCap = header.outputCap
+        self.header = header
         self.writer = DescriptorWriter(descriptor: descriptor, name: "the run record \(path)", onFailure: onFailure)
         do {
-            writer.write(try header.encoded())
+            writer.write(try header.encodedHeader())
         } catch {
             writer.write(Array("{\"format\":\"\(RecordHeader.format)\",\"error\":\"cannot encode the header\"}\n".utf8))
         }
@@ -63,8 +75,34 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         state.batch.removeAll(keepingCapacity: true)
-        for event in events { append(event) }
+        for event in events where !hold(event) { append(event) }
         if !state.batch.isEmpty { writer.write(state.batch) }
+    }
+
+    /// Whether `event` is held back, no task having run yet. At the first event of a task that
+    /// runs, the plan and the held events go to the batch; at the end of a run in which none
+    /// ran, the plan line without entries and the run's start.
+    private func hold(_ event: RunEvent) -> Bool {
+        guard state.held != nil else { return false }
+        switch event.kind {
+        case .workflowStarted, .taskReady:
+            state.held?.append(event)
+            return true
+        case .taskSkipped(_, let reason, _) where reason == SkipReason.upToDate:
+            state.held?.append(event)
+            return true
+        case .workflowFinished:
+            let held = state.held ?? []
+            state.held = nil
+            state.batch += RecordHeader.noTasksKeptPlan
+            for started in held where started.kind.isWorkflowStarted { encode(started) }
+        default:
+            let held = state.held ?? []
+            state.held = nil
+            state.batch += header.encodedPlan()
+            for earlier in held { append(earlier) }
+        }
+        return false
     }
 
     private func append(_ event: RunEvent) {
@@ -110,9 +148,17 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         "[flowrun: output cut here: the run record keeps the first \(cap) bytes of each task's output (--record-output-cap)]"
     }
 
-    /// Flushes the record to the disk and closes it.
+    /// Flushes the record to the disk and closes it. Events still held (a run that broke off
+    /// before any task ran) are dropped: the record stays a header, as of an interrupted run.
     package func finish() {
         writer.synchronize()
         close(writer.descriptor)
+    }
+}
+
+extension RunEvent.Kind {
+    fileprivate var isWorkflowStarted: Bool {
+        if case .workflowStarted = self { return true }
+        return false
     }
 }

@@ -43,10 +43,33 @@ package struct TaskFingerprint: Sendable, Equatable {
 
     /// The same, given the needs' whole values (nil for a need without a fingerprint).
     static func of(_ task: PlannedTask, inputs: String, needValues: [String?]) -> TaskFingerprint {
-        let environment = task.environment.map { "\($0.name)=\($0.value)" }.joined(separator: "\0")
-        return TaskFingerprint(
-            definition: hash(TaskDefinition.text(of: task)), environment: hash(environment), inputs: inputs,
+        of(definition(of: task), inputs: inputs, needValues: needValues)
+    }
+
+    /// The same, with the task's definition and env digests already taken.
+    static func of(_ definition: Definition, inputs: String, needValues: [String?]) -> TaskFingerprint {
+        TaskFingerprint(
+            definition: definition.definition, environment: definition.environment, inputs: inputs,
             needs: hash(needValues.map { $0 ?? "none" }.joined(separator: "\n")))
+    }
+
+    /// The digests of a task's definition and env, which depend on the plan alone.
+    struct Definition: Sendable {
+        var definition: String
+        var environment: String
+    }
+
+    static func definition(of task: PlannedTask) -> Definition {
+        let environment = task.environment.map { "\($0.name)=\($0.value)" }.joined(separator: "\0")
+        return Definition(definition: hash(TaskDefinition.text(of: task)), environment: hash(environment))
+    }
+
+    /// Every task's, taken on every core for a large plan: the up-to-date check of a 20,000-task
+    /// workflow spends a good part of its time on them.
+    static func definitions(of tasks: [PlannedTask]) -> [Definition] {
+        ChunkedWork.gather(tasks.count) { range, add in
+            for index in range { add(definition(of: tasks[index])) }
+        }.items
     }
 
     static func hash(_ text: String) -> String {

@@ -30,6 +30,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// not recorded (it did not make an output, or an input changed while it ran).
     private var built: [FingerprintLog.TaskRecord?]
     private var failure: FingerprintLogError?
+    /// Each task's definition and env digests, taken before the run (they depend on the plan
+    /// alone), on both cores for a large plan.
+    private let definitions: [TaskFingerprint.Definition]
 
     /// - Parameter force: run every task (`--force`); successes are still recorded.
     package init(plan: Plan, log: FingerprintLog, force: Bool) {
@@ -39,6 +42,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         current = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
         values = [String?](repeating: nil, count: plan.tasks.count)
         built = [FingerprintLog.TaskRecord?](repeating: nil, count: plan.tasks.count)
+        definitions = TaskFingerprint.definitions(of: plan.tasks)
     }
 
     /// Whether any task of the workflow has a recorded success.
@@ -50,7 +54,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func skipReason(for index: Int) -> String? {
         lock.withLock {
             let task = plan.tasks[index]
-            var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+            var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
             remember(fingerprint, of: index)
             guard TaskDefinition.isTracked(task) else { return nil }
             // Inputs are hashed only when all else matches the record. A task that runs anyway
@@ -64,7 +68,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 fingerprint.inputs = inputs
                 remember(fingerprint, of: index)
                 if missing.isEmpty, reasonToRun(task, fingerprint, digests: &digests) == nil {
-                    for (path, record) in digests.fresh { log.noteFile(path, record) }
+                    for (path, record) in digests.takeFresh() { log.noteFile(path, record) }
                     built[index] = record
                     return Self.reason
                 }
@@ -96,7 +100,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
             // An output the task did not make: it runs again next time, as make would.
             guard missing.isEmpty else { return }
-            hashed += digests.fresh
+            hashed += digests.takeFresh()
             let record = FingerprintLog.TaskRecord(fingerprint: fingerprint, outputs: outputs)
             built[index] = record
             note { () throws(FingerprintLogError) in try log.recordSuccess(of: task.id, record, files: hashed) }
@@ -169,7 +173,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [String?] = []
             for (index, task) in plan.tasks.enumerated() {
-                var fingerprint = TaskFingerprint.of(task, inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+                var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
                 remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
                     reasons.append("no inputs or outputs")

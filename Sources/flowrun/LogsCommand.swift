@@ -50,6 +50,9 @@ struct LogsCommand: ParsableCommand {
             throw CommandFailure(recorded.none)
         }
         let planned = Set(record.plan().map(\.task))
+        if !tasks.isEmpty, planned.isEmpty, record.header.taskCount > 0 {
+            throw CommandFailure("run \(record.run) kept no task's events: no task ran in it")
+        }
         if let unknown = tasks.first(where: { !planned.contains($0) }) {
             throw CommandFailure("run \(record.run) has no task '\(unknown)'")
         }

@@ -171,7 +171,7 @@ struct RunCommand: ParsableCommand {
             engineOnly
             ? (NoopRunner(), SerialQueueLoop())
             : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
-        let upToDate = engineOnly ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
+        let upToDate = engineOnly || !UpToDateRun.isNeeded(for: plan) ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
         // Fingerprints are taken for the record, so that a later run can resume this one.
         let resumeCheck = !engineOnly && (recorder != nil || resumed != nil) ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }

@@ -25,6 +25,13 @@ enum UpToDateRun {
         return UpToDateCheck(plan: plan, log: log, force: force)
     }
 
+    /// Whether a run of `plan` has a task that can be up to date: a workflow that declares no
+    /// `inputs` or `outputs` (and has no download, decompress or combine task) reads no state
+    /// and takes no task's fingerprint for it.
+    static func isNeeded(for plan: Plan) -> Bool {
+        plan.tasks.contains(where: TaskDefinition.isTracked)
+    }
+
     /// Ends the check of a run: compacts the log, and says if a write to it failed.
     static func finish(_ check: UpToDateCheck?) {
         guard let check else { return }
