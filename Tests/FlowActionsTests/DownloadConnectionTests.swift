@@ -18,19 +18,28 @@ import Testing
         defer { server.shutdown() }
         let first = Runner.bytes(10_000, seed: 1), second = Runner.bytes(20_000, seed: 2)
         server.route("/first") { _ in .init(body: first) }
-        server.route("/second") { _ in .init(body: second) }
+        let rounds = 10
+        for round in 0..<rounds { server.route("/second-\(round)") { _ in .init(body: second) } }
         let runner = Runner.runner(in: folder)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks(
-            [
-                ("first", "{download: {url: '\(server.baseURL)/first', to: first.bin}}"),
-                ("second", "{download: {url: '\(server.baseURL)/second', to: second.bin}, retries: 0}"),
-            ], in: folder)
+            [("first", "{download: {url: '\(server.baseURL)/first', to: first.bin}}")]
+                + (0..<rounds).map { ("second\($0)", "{download: {url: '\(server.baseURL)/second-\($0)', to: second-\($0).bin}, retries: 0}") },
+            in: folder)
         #expect(await Runner.run(tasks[0], runner: runner).result == .succeeded)
-        #expect(await Runner.run(tasks[1], runner: runner).result == .succeeded)
-        #expect(Runner.contents(folder + "/second.bin").map { $0 == second } == true)
-        // The kept-alive connection was reused and closed unanswered; the retry came on a new one.
-        #expect(server.requests.filter { $0.path == "/second" }.map(\.reusedConnection) == [true, false])
+        // Whether the client puts the first connection back in its pool before the next request
+        // is its own race (a loaded machine can lose it): the next download is tried until one
+        // goes out on the kept-alive connection, which the server then closes unanswered.
+        var retriedAfterReuse = false
+        for round in 0..<rounds where !retriedAfterReuse {
+            #expect(await Runner.run(tasks[1 + round], runner: runner).result == .succeeded)
+            #expect(Runner.contents(folder + "/second-\(round).bin").map { $0 == second } == true)
+            let connections = server.requests.filter { $0.path == "/second-\(round)" }.map(\.reusedConnection)
+            // Reused and closed unanswered, then once more on a new connection; or new at once.
+            #expect(connections == [true, false] || connections == [false], "\(connections)")
+            retriedAfterReuse = connections == [true, false]
+        }
+        #expect(retriedAfterReuse, "no download in \(rounds) went out on a kept-alive connection")
     }
 
     @Test func aConnectionThatDiesUnansweredIsTriedOnceMoreOnly() async throws {
