@@ -22,7 +22,7 @@ struct Flowrun: ParsableCommand {
         subcommands: [
             RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, SchemaCommand.self, RunsCommand.self, LogsCommand.self,
             ReportCommand.self,
-            ExportCommand.self,
+            ExportCommand.self, CompletionCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

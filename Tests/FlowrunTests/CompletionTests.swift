@@ -129,4 +129,18 @@ import Testing
             #expect(parsed.status == 0, "\(parsed.stderr)")
         }
     }
+
+    /// `flowrun completion SHELL` is listed in --help and prints what the hidden option prints.
+    @Test func theCompletionCommandPrintsTheSameScriptAsTheHiddenOption() async throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let command = try await FlowrunBinary.run(["completion", shell])
+            let option = try await FlowrunBinary.run(["--generate-completion-script", shell])
+            #expect(command.status == 0 && option.status == 0, "\(command.stderr)\(option.stderr)")
+            #expect(!command.stdout.isEmpty && command.stdout == option.stdout, "\(shell)")
+        }
+        let help = try await FlowrunBinary.run(["--help"])
+        #expect(help.stdout.contains("completion") && help.stdout.contains("Print the shell completion script"), "\(help.stdout)")
+        let unknown = try await FlowrunBinary.run(["completion", "tcsh"])
+        #expect(unknown.status == 2 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+    }
 }
