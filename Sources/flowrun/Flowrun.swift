@@ -39,7 +39,11 @@ struct Flowrun: ParsableCommand {
             try flushStandardOutput()
             Foundation.exit(0)
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("flowrun: error: \(VisibleText.escaped(failure.message))\n".utf8))
+            // `flowrun ... | head`: the reader went away on purpose, so quietly, as a program
+            // SIGPIPE ends says nothing; the status (141) still tells.
+            if failure.status.rawValue != ExitStatus.outputClosed.rawValue {
+                FileHandle.standardError.write(Data("flowrun: error: \(VisibleText.escaped(failure.message))\n".utf8))
+            }
             Foundation.exit(failure.status.rawValue)
         } catch {
             let code = exitCode(for: error)
