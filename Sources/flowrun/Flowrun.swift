@@ -48,9 +48,9 @@ struct Flowrun: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                var message = fullMessage(for: error)
+                var message = UsageErrorText.flowrunStyle(fullMessage(for: error))
                 // `flowrun FILE test -k smoke`: options of the task's own program, meant for it.
-                if message.contains("Unknown option"), !CommandLine.arguments.contains("--") {
+                if message.contains("unknown option"), !CommandLine.arguments.contains("--") {
                     message += "\nflowrun: note: to hand arguments to the tasks you name, put them after '--': flowrun FILE TASK -- ARGS"
                 }
                 FileHandle.standardError.write(Data((message + "\n").utf8))
