@@ -56,6 +56,8 @@ package final class Engine: @unchecked Sendable {
     private var scheduler: Scheduler
     private var operations: [TaskOperation?]
     private var counts = FinalCounts()
+    /// Tasks whose final state is failed (tolerated or not), for `FLOWRUN_FAILED_NEEDS`.
+    private var failedTasks = Set<Int>()
     private var cancelReason: String?
     private var status: RunStatus?
     private let finished = DispatchSemaphore(value: 0)
@@ -260,7 +262,12 @@ package final class Engine: @unchecked Sendable {
     }
 
     private func start(_ task: Int) {
-        let planned = plan.tasks[task]
+        var planned = plan.tasks[task]
+        if planned.spec.when == .failure {
+            // Which of its needs failed, for a `when: failure` task to report or undo them.
+            let failed = planned.needs.filter(failedTasks.contains).map { plan.tasks[$0].id }
+            planned.environment.append(EnvironmentEntry(name: Self.failedNeedsVariable, value: failed.joined(separator: " ")))
+        }
         // Emitted here, in the scheduler's order, so priority order shows in the stream.
         bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
         let operation = TaskOperation(
@@ -299,6 +306,8 @@ package final class Engine: @unchecked Sendable {
     }
 
     static let failFastReason = "an earlier task failed (fail_fast)"
+    /// The ids of a `when: failure` task's needs that failed, space-separated.
+    package static let failedNeedsVariable = "FLOWRUN_FAILED_NEEDS"
 
     private func taskEnded(_ task: Int, _ end: TaskEnd) {
         operations[task] = nil
@@ -315,6 +324,7 @@ package final class Engine: @unchecked Sendable {
             counts.failed += 1
             if allowed { counts.allowed += 1 }
             outcome = .failed
+            failedTasks.insert(task)
             if !allowed, options.failFast { stopRetries() }
             bus.post(
                 .taskFailed(

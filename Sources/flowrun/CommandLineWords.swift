@@ -1,14 +1,16 @@
 /// The words of a command line being completed, up to the word under the cursor: its
-/// positional words (FILE, TASK...) and its `-d/--dir`.
+/// positional words (FILE, TASK...) and its `-d/--dir` (and `logs`' `-f/--file`).
 struct CommandLineWords {
     var positionals: [String] = []
     var directory: String?
+    var file: String?
 
     /// The options that take a value, whose value is no positional word.
     private static let valued: Set<String> = [
         "-d", "--dir", "-j", "--concurrency", "--env", "--grace", "--events", "--events-file", "--junit", "--format", "--report-html", "--trace",
+        "-f", "--file",
     ]
-    private static let subcommands: Set<String> = ["run", "validate", "graph", "list"]
+    private static let subcommands: Set<String> = ["run", "validate", "graph", "list", "logs"]
 
     init(_ words: [String], before index: Int) {
         var rest = words.prefix(max(0, min(index, words.count))).dropFirst()  // the command's own name
@@ -21,11 +23,13 @@ struct CommandLineWords {
                 optionsEnded = true
             } else if let equals = word.firstIndex(of: "="), Self.valued.contains(String(word[..<equals])) {
                 if word.hasPrefix("--dir=") { directory = Self.unquoted(String(word[word.index(after: equals)...])) }
+                if word.hasPrefix("--file=") { file = Self.unquoted(String(word[word.index(after: equals)...])) }
             } else if Self.valued.contains(word) {
                 // bash splits `--dir=sub` at the `=` into three words.
                 if rest.first == "=" { rest = rest.dropFirst() }
                 let value = rest.popFirst()
                 if word == "-d" || word == "--dir" { directory = value.map(Self.unquoted) }
+                if word == "-f" || word == "--file" { file = value.map(Self.unquoted) }
             } else if word.hasPrefix("-d"), !word.hasPrefix("--") {
                 directory = Self.unquoted(String(word.dropFirst(2)))
             }

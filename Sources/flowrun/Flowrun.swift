@@ -22,7 +22,7 @@ struct Flowrun: ParsableCommand {
         subcommands: [
             RunCommand.self, ValidateCommand.self, GraphCommand.self, ListCommand.self, SchemaCommand.self, RunsCommand.self, LogsCommand.self,
             ReportCommand.self,
-            ExportCommand.self,
+            ExportCommand.self, CompletionCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )
@@ -39,14 +39,18 @@ struct Flowrun: ParsableCommand {
             try flushStandardOutput()
             Foundation.exit(0)
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("flowrun: error: \(VisibleText.escaped(failure.message))\n".utf8))
+            // `flowrun ... | head`: the reader went away on purpose, so quietly, as a program
+            // SIGPIPE ends says nothing; the status (141) still tells.
+            if failure.status.rawValue != ExitStatus.outputClosed.rawValue {
+                FileHandle.standardError.write(Data("flowrun: error: \(VisibleText.escaped(failure.message))\n".utf8))
+            }
             Foundation.exit(failure.status.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                var message = fullMessage(for: error)
+                var message = UsageErrorText.flowrunStyle(fullMessage(for: error))
                 // `flowrun FILE test -k smoke`: options of the task's own program, meant for it.
-                if message.contains("Unknown option"), !CommandLine.arguments.contains("--") {
+                if message.contains("unknown option"), !CommandLine.arguments.contains("--") {
                     message += "\nflowrun: note: to hand arguments to the tasks you name, put them after '--': flowrun FILE TASK -- ARGS"
                 }
                 FileHandle.standardError.write(Data((message + "\n").utf8))

@@ -18,7 +18,9 @@ struct LogsCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The run (default: the last), then the tasks whose output to show.", valueName: "RUN] [TASK..."))
+    @Argument(
+        help: ArgumentHelp("The run (default: the last), then the tasks whose output to show.", valueName: "RUN] [TASK..."),
+        completion: LogsCompletion.runOrTask)
     var arguments: [String] = []
 
     @Option(name: [.short, .long], help: ArgumentHelp("Only the runs of this workflow file (its state folder).", valueName: "FILE"))

@@ -190,7 +190,8 @@ struct RunCommand: ParsableCommand {
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.
         let writeFailures = sinks.compactMap(\.writeFailure)
-        for failure in writeFailures {
+        // Stdout's reader going away (`| head`) is no error to report: the status (141) tells.
+        for failure in writeFailures where !(failure.code == EPIPE && failure.output == "standard output") {
             FileHandle.standardError.write(Data("flowrun: error: \(failure)\n".utf8))
         }
         if standardOutputClosed.isClosed, signals.exitSignal == nil { throw ExitStatus.outputClosed }

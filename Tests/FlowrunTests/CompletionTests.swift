@@ -129,4 +129,35 @@ import Testing
             #expect(parsed.status == 0, "\(parsed.stderr)")
         }
     }
+
+    /// `flowrun completion SHELL` is listed in --help and prints what the hidden option prints.
+    @Test func theCompletionCommandPrintsTheSameScriptAsTheHiddenOption() async throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let command = try await FlowrunBinary.run(["completion", shell])
+            let option = try await FlowrunBinary.run(["--generate-completion-script", shell])
+            #expect(command.status == 0 && option.status == 0, "\(command.stderr)\(option.stderr)")
+            #expect(!command.stdout.isEmpty && command.stdout == option.stdout, "\(shell)")
+        }
+        let help = try await FlowrunBinary.run(["--help"])
+        #expect(help.stdout.contains("completion") && help.stdout.contains("Print the shell completion script"), "\(help.stdout)")
+        let unknown = try await FlowrunBinary.run(["completion", "tcsh"])
+        #expect(unknown.status == 2 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+    }
+
+    /// `flowrun logs <TAB>`: the recorded runs' ids, `last` and the last run's tasks; after a
+    /// run, its tasks, less those already named; `-f FILE` reads that file's records.
+    @Test func bashCompletesRunIDsAndTheTasksOfARunForLogs() async throws {
+        let project = try Self.project()
+        let run = try await FlowrunBinary.run(["run", "--events", "plain", "hello.yaml"], in: project.url)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let runs = try await FlowrunBinary.run(["runs"], in: project.url)
+        let id = try #require(runs.stdout.split(separator: "\n").dropFirst().first?.split(separator: " ").first.map(String.init))
+        #expect(try await Self.bash(["logs", ""], in: project.url) == [id, "last", "build", "test", "deploy"])
+        #expect(try await Self.bash(["logs", String(id.prefix(4))], in: project.url) == [id])
+        #expect(try await Self.bash(["logs", id, ""], in: project.url) == ["build", "test", "deploy"])
+        #expect(try await Self.bash(["logs", "last", "build", "t"], in: project.url) == ["test"])
+        #expect(try await Self.bash(["logs", "-f", "hello.yaml", "last", "d"], in: project.url) == ["deploy"])
+        // No records: nothing but `last`, and no error.
+        #expect(try await Self.bash(["logs", "-f", "sub/flowrun.yaml", ""], in: project.url) == ["last"])
+    }
 }

@@ -38,7 +38,7 @@ import Testing
         #expect(result.stdout == "")
         #expect(
             result.stderr.hasPrefix(
-                "Error: invalid environment variable name 'BASH_FUNC_ls%%' in --env: use letters, digits and _, not starting with a digit\n"))
+                "flowrun: error: invalid environment variable name 'BASH_FUNC_ls%%' in --env: use letters, digits and _, not starting with a digit\n"))
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("owned").path))
     }
 
@@ -46,7 +46,7 @@ import Testing
         let file = "version: 1\ntasks:\n  t: {shell: \"true\"}\n"
         let refused = try await flowrun(["run", "--dry-run", "--env", "2ND=x", "flow.yaml"], file: file).result
         #expect(refused.status == 2)
-        #expect(refused.stderr.hasPrefix("Error: invalid environment variable name '2ND' in --env"))
+        #expect(refused.stderr.hasPrefix("flowrun: error: invalid environment variable name '2ND' in --env"))
         let taken = try await flowrun(["run", "--dry-run", "--env", "_MODE_2=fast", "flow.yaml"], file: file).result
         #expect(taken.status == 0)
         #expect(taken.stdout.contains("env: _MODE_2=fast\n"))
