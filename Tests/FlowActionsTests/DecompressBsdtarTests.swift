@@ -242,7 +242,10 @@ struct TreeSnapshot {
             let mode = String(info.st_mode & 0o7777, radix: 8), time = info.st_mtim.tv_sec
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                entries[key] = "folder \(mode) \(time)"
+                // A folder the archive has no entry for is made at extraction, at "now": the two
+                // extractions may straddle a second, so such a time is only said to be recent.
+                let made = abs(Int(time) - Int(Date().timeIntervalSince1970)) < 3600
+                entries[key] = "folder \(mode) \(made ? "made at extraction" : String(time))"
                 walk(root, path, &inodes)
             case S_IFLNK:
                 entries[key] = "symlink to '\(BytePath.shown(FileTree.readLink(full) ?? []))'"
