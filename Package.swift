@@ -66,7 +66,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
-        .testTarget(name: "FlowStateTests", dependencies: ["FlowState"]),
+        .testTarget(name: "FlowStateTests", dependencies: ["FlowState", "FlowTestSupport"]),
         .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
         .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "FlowActionsTests",
             dependencies: [
-                "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive", "FlowTestServer",
+                "FlowActions", "FlowEngine", "FlowLoading", "FlowPlanning", "CImageFixtures", "CArchive", "FlowTestServer", "FlowTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(

@@ -1,3 +1,4 @@
+import FlowTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -9,7 +10,7 @@ private typealias Support = CombineTestSupport
 /// A combine whose output does not fit on the disk fails naming `to` and the reason, and
 /// leaves `to` as it was with no temporary file beside it.
 @Suite struct CombineFullDiskTests {
-    @Test(.enabled(if: SmallDisk.isAvailable, SmallDisk.skipMessage), arguments: ["concat", "tar", "tar.gz", "zip", "image"])
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)), arguments: ["concat", "tar", "tar.gz", "zip", "image"])
     func aFullDiskFailsTheTaskAndLeavesTheOldOutput(format: String) async throws {
         let folder = try Support.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

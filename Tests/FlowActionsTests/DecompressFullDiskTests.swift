@@ -1,3 +1,4 @@
+import FlowTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// An extraction that fills the disk fails naming the entry and the reason, and leaves `to`
 /// as it was with no staging folder beside it.
 @Suite struct DecompressFullDiskTests {
-    @Test(.enabled(if: SmallDisk.isAvailable, SmallDisk.skipMessage))
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
     func aFullDiskFailsTheExtractionAndLeavesToAsItWas() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

@@ -1,4 +1,5 @@
 import FlowFiles
+import FlowTestSupport
 import Foundation
 import Glibc
 import Testing

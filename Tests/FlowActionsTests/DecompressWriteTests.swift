@@ -1,4 +1,5 @@
 import FlowModel
+import FlowTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct DecompressWriteTests {
     /// A single .gz and a tar entry on a full disk (`DecompressFullDiskTests` has a merge into
     /// an existing `to`): each fails naming the entry and the reason, and leaves nothing.
-    @Test(.enabled(if: SmallDisk.isAvailable, SmallDisk.skipMessage))
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
     func aFullDiskFailsNamingTheEntryAndLeavesNothing() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

@@ -1,4 +1,5 @@
 import FlowTestServer
+import FlowTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// A download that fills the disk fails, saying so, and leaves `to` as it was with no partial
 /// file beside it.
 @Suite struct DownloadFullDiskTests {
-    @Test(.enabled(if: SmallDisk.isAvailable, SmallDisk.skipMessage))
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
     func aFullDiskFailsTheDownloadAndLeavesToAsItWas() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

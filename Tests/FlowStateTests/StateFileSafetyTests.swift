@@ -1,4 +1,5 @@
 import FlowModel
+import FlowTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -70,7 +71,7 @@ import Testing
 
     /// A full disk: the compaction fails naming the log and the reason, the log is as it was,
     /// and no temporary file is left.
-    @Test(.enabled(if: SmallDisk.isAvailable, SmallDisk.skipMessage))
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
     func aFullDiskFailsTheCompactionAndLeavesTheLogAsItWas() throws {
         let disk = try SmallDisk(kilobytes: 256)
         defer { disk.remove() }
@@ -98,7 +99,7 @@ import Testing
     }
 
     /// A full disk while a run is recorded: told once, and the record stays readable.
-    @Test(.enabled(if: SmallDisk.isAvailable, SmallDisk.skipMessage))
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
     func aFullDiskStopsTheRecordWithOneWarning() throws {
         let disk = try SmallDisk(kilobytes: 256)
         defer { disk.remove() }

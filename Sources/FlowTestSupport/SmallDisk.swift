@@ -1,22 +1,22 @@
 import Foundation
 import Glibc
-import Testing
 
 /// A small tmpfs, mounted for a test that needs a full disk. Only root can mount one (as the
 /// CI runs the suite); elsewhere `isAvailable` is false and such tests are skipped, saying so.
-struct SmallDisk {
-    let path: String
+package struct SmallDisk {
+    package let path: String
 
-    static let skipMessage: Comment = "needs root to mount a small tmpfs (the CI runs as root)"
+    /// Why a test that needs one is skipped (a `Comment` at the test: this target is no test target).
+    package static let skipMessage = "needs root to mount a small tmpfs (the CI runs as root)"
 
     /// Whether a tmpfs can be mounted here: tried once, for real.
-    static let isAvailable: Bool = {
+    package static let isAvailable: Bool = {
         guard geteuid() == 0, let probe = try? SmallDisk(kilobytes: 64) else { return false }
         probe.remove()
         return true
     }()
 
-    init(kilobytes: Int) throws {
+    package init(kilobytes: Int) throws {
         path = NSTemporaryDirectory() + "flowrun-small-disk-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         guard Self.run(["mount", "-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path]) else {
@@ -27,21 +27,21 @@ struct SmallDisk {
 
     /// Mounts a small tmpfs at `path` (an existing empty folder), for a test that needs one
     /// folder on another file system.
-    static func mount(at path: String, kilobytes: Int) -> Bool {
+    package static func mount(at path: String, kilobytes: Int) -> Bool {
         run(["mount", "-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path])
     }
 
-    static func unmount(_ path: String) {
+    package static func unmount(_ path: String) {
         _ = run(["umount", path])
     }
 
-    func remove() {
+    package func remove() {
         Self.unmount(path)
         rmdir(path)
     }
 
     /// Fills the disk to the last byte with `filler`.
-    func fill() {
+    package func fill() {
         let descriptor = open(path + "/filler", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         defer { close(descriptor) }
         let block = [UInt8](repeating: 1, count: 4096)
