@@ -27,8 +27,11 @@ struct FileDigests {
     mutating func digest(of path: String, status: FileStatus) -> String? {
         if let record = known[path], record.stands(for: status) { return record.digest }
         if let record = hashed[path], record.status == status { return record.digest }
-        guard let digest = fileSystem.hash(of: path) else { return nil }
-        let record = FileRecord(status: status, digest: digest, hashedAtNanoseconds: moment)
+        // Computed by the action that wrote or read the file: as of when it was noted.
+        let streamed = fileSystem.streamedDigest(for: status)
+        guard let digest = streamed?.digest ?? fileSystem.hash(of: path) else { return nil }
+        let hashedAt = streamed.map { min($0.notedAtNanoseconds, moment) } ?? moment
+        let record = FileRecord(status: status, digest: digest, hashedAtNanoseconds: hashedAt)
         fresh.append((path, record))
         hashed[path] = record
         return digest

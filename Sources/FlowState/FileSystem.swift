@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 
 /// What the up-to-date and resume checks ask of the disk, so that their rules can be tested on
@@ -13,6 +14,9 @@ package protocol FileSystem: Sendable {
     func hash(of path: String) -> String?
     /// The wall clock, in nanoseconds since 1970, as file timestamps count.
     var nowNanoseconds: Int64 { get }
+    /// The digest an action computed of the file with this status while it wrote or read it
+    /// (`StreamedDigests`), and when; handed out once; nil if there is none.
+    func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted?
 }
 
 /// The real disk.
@@ -37,6 +41,13 @@ package struct LocalFileSystem: FileSystem {
 
     package func hash(of path: String) -> String? {
         FileRecord.hash(of: path)
+    }
+
+    package func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? {
+        StreamedDigests.shared.take(
+            StreamedDigests.Identity(
+                inode: status.inode, size: status.size, modifiedNanoseconds: status.modifiedNanoseconds,
+                changedNanoseconds: status.changedNanoseconds))
     }
 
     package var nowNanoseconds: Int64 {

@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 
 @testable import FlowState
@@ -10,6 +11,8 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     private var files: [String: (contents: String, status: FileStatus)] = [:]
     private var lastInode: UInt64 = 0
     private(set) var hashes = 0
+    /// Digests noted by an "action" as it wrote a file, by inode, with the status then.
+    private var streamed: [UInt64: (status: FileStatus, noted: StreamedDigests.Noted)] = [:]
     var nowNanoseconds: Int64
 
     init(now: Int64 = 1_000 * 1_000_000_000) {
@@ -41,6 +44,18 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     func status(of path: String) -> FileStatus? { files[path]?.status }
     func regularFileStatus(of path: String) -> FileStatus? { files[path]?.status }
     func files(matching pattern: String) -> [String] { files[pattern] == nil ? [] : [pattern] }
+
+    /// Notes the file's digest as an action does once it has written it (`StreamedDigests`).
+    func noteStreamedDigest(of path: String) {
+        guard let file = files[path] else { return }
+        streamed[file.status.inode] = (file.status, .init(digest: "digest of " + file.contents, notedAtNanoseconds: nowNanoseconds))
+    }
+
+    func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? {
+        guard let entry = streamed[status.inode], entry.status == status else { return nil }
+        streamed[status.inode] = nil
+        return entry.noted
+    }
 
     func hash(of path: String) -> String? {
         guard let contents = files[path]?.contents else { return nil }

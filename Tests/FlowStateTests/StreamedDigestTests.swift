@@ -1,0 +1,62 @@
+import FlowFiles
+import Testing
+
+@testable import FlowState
+
+/// A digest an action computed while it wrote a file stands in for reading the file back, for
+/// that version of the file only, and as of the moment it was noted.
+@Suite struct StreamedDigestTests {
+    @Test func aFileWhoseDigestTheActionNotedIsNotReadBack() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/out", "built")
+        disk.noteStreamedDigest(of: "/out")
+        var digests = FileDigests(known: [:], fileSystem: disk)
+        #expect(digests.digest(of: "/out") == "digest of built")
+        #expect(disk.hashes == 0)
+    }
+
+    @Test func aFileChangedAfterTheNoteIsHashed() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/out", "built")
+        disk.noteStreamedDigest(of: "/out")
+        disk.advance(seconds: 1)
+        disk.write("/out", "edited")
+        var digests = FileDigests(known: [:], fileSystem: disk)
+        #expect(digests.digest(of: "/out") == "digest of edited")
+        #expect(disk.hashes == 1)
+    }
+
+    /// The record is as of the note, not of the check: a file noted right after it was
+    /// written is racy then, and is hashed again by the next run, however late the check was.
+    @Test func theRecordIsAsOfTheNoteSoTheRacyRuleStillHolds() throws {
+        let disk = InMemoryFileSystem()
+        disk.write("/out", "built")
+        disk.noteStreamedDigest(of: "/out")
+        disk.advance(seconds: 60)
+        var digests = FileDigests(known: [:], fileSystem: disk)
+        _ = digests.digest(of: "/out")
+        let record = try #require(digests.fresh.first?.record)
+        #expect(!record.stands(for: try #require(disk.status(of: "/out"))))
+    }
+
+    @Test func theStoreHandsADigestOutOnceAndOnlyForTheSameIdentity() {
+        let store = StreamedDigests(limit: 4)
+        let identity = StreamedDigests.Identity(inode: 7, size: 3, modifiedNanoseconds: 10, changedNanoseconds: 11)
+        store.note("abc", for: identity)
+        var other = identity
+        other.changedNanoseconds = 12
+        #expect(store.take(other) == nil)
+        #expect(store.take(identity)?.digest == "abc")
+        #expect(store.take(identity) == nil)
+    }
+
+    /// Digests nobody claims (files no task declares) do not pile up without bound.
+    @Test func unclaimedDigestsAreBounded() {
+        let store = StreamedDigests(limit: 4)
+        for inode in 1...9 {
+            store.note("d\(inode)", for: .init(inode: UInt64(inode), size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1))
+        }
+        #expect(store.count <= 4)
+        #expect(store.take(.init(inode: 9, size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1))?.digest == "d9")
+    }
+}
