@@ -147,7 +147,7 @@ import Testing
             """, in: folder)
         let escaped = LockedBox<pid_t?>(nil)
         let hangGuard = DispatchWorkItem { if let pid = escaped.value { kill(pid, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: hangGuard)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: hangGuard)
         let runner = ShellRunner()
         let attempt = LockedBox(Attempt())
         let aliveAtEnd = LockedBox<Bool?>(nil)
@@ -194,7 +194,7 @@ import Testing
             floodStillRunning.update { $0 = false }
             flood.kill()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: hangGuard)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: hangGuard)
         let quick = await Self.run(tasks[1], runner: runner)
         hangGuard.cancel()
         #expect(quick.stdout == ["quick"])
@@ -228,7 +228,7 @@ import Testing
         #expect(attempt.result == .succeeded)
         let pid = try #require(attempt.stdout.first.flatMap { pid_t($0) })
         var gone = false
-        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        let deadline = ContinuousClock.now + .seconds(600)  // a hang guard only
         while !gone && ContinuousClock.now < deadline {
             // Reaped by init once killed; until then it may briefly be a zombie.
             gone = kill(pid, 0) != 0 || Self.isZombie(pid)
@@ -256,7 +256,7 @@ import Testing
             ended.finish()
         }
         var stopped = false
-        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        let deadline = ContinuousClock.now + .seconds(600)  // a hang guard only
         while !stopped && ContinuousClock.now < deadline {
             stopped = output.value.first.flatMap { pid_t($0) }.map { Self.state(of: $0) == "T" } ?? false
             if !stopped { try await Task.sleep(for: .milliseconds(20)) }
@@ -270,7 +270,7 @@ import Testing
             guardFired.update { $0 = true }
             attempt.kill()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: hangGuard)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: hangGuard)
         var results = ends.makeAsyncIterator()
         let result = await results.next()
         hangGuard.cancel()

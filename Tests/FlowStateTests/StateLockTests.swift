@@ -35,8 +35,8 @@ import Testing
             #expect(second != nil)
             acquired.signal()
         }
-        #expect(waiting.wait(timeout: .now() + 120) == .success)  // a hang guard
+        #expect(waiting.wait(timeout: .now() + 600) == .success)  // a hang guard
         first.release()
-        #expect(acquired.wait(timeout: .now() + 120) == .success)
+        #expect(acquired.wait(timeout: .now() + 600) == .success)
     }
 }

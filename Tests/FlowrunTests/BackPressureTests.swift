@@ -86,7 +86,7 @@ import Testing
             var partial: [UInt8] = []
             let expected = Array("[flood] | ".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 99)
             let killer = DispatchWorkItem { [process] in kill(process.processIdentifier, SIGKILL) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: killer)
             while case let data = output.fileHandleForReading.availableData, !data.isEmpty {
                 partial += data
                 var start = 0

@@ -203,7 +203,7 @@ import Testing
         #expect(await live.waitFor("\"line\":\"ready\""))
         #expect(await live.waitFor("\"event\":\"task.succeeded\",\"task\":\"quick\""))
         // The record gets each event right after the console: wait for it there too (a hang guard).
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline, !(try recordText(project).contains("\"line\":\"ready\"")) {
             try await Task.sleep(for: .milliseconds(10))
         }

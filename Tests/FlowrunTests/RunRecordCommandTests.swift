@@ -176,7 +176,7 @@ import Testing
         let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(await live.waitFor("\"line\":\"ready\""))
         // The record gets each event right after the console: wait for it there too (a hang guard).
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline, !(try recordText(folder).contains("ready")) { try await Task.sleep(for: .milliseconds(10)) }
         live.send(SIGKILL)
         _ = await live.wait()
@@ -213,7 +213,7 @@ import Testing
         #expect(refused.stderr.contains("another flowrun (pid \(first.process.processIdentifier)) is using the state folder"))
         #expect(refused.stdout == "")
         let second = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline, !second.stderr.contains("waiting for another flowrun") { try await Task.sleep(for: .milliseconds(10)) }
         #expect(second.stderr.contains("waiting for another flowrun (pid \(first.process.processIdentifier))"))
         #expect(second.stdout == "")  // it has not started

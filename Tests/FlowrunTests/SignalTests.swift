@@ -106,7 +106,7 @@ import Testing
     /// The pids a task wrote to `file` in `folder`, once it has written them.
     func pids(in folder: TemporaryFolder, _ file: String, count: Int) async throws -> [pid_t] {
         let path = folder.url.appendingPathComponent(file).path
-        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        let deadline = ContinuousClock.now + .seconds(600)  // a hang guard only
         while ContinuousClock.now < deadline {
             let pids = (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").compactMap { pid_t($0) } ?? []
             if pids.count >= count { return pids }
@@ -126,7 +126,7 @@ import Testing
 
     /// Waits, for at most 120 s (a hang guard), until no live process's command line contains `text`.
     static func noneLeft(matching text: String) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
             if (try? RunTests().processesMatching(text).isEmpty) == true { return true }
             try? await Task.sleep(for: .milliseconds(20))
@@ -239,7 +239,7 @@ import Testing
             ["run", "--grace", "60", "--concurrency", "2", "--events", "plain", "flow.yaml"], in: folder.url, standardOutput: unread)
         _ = try await pids(in: folder, "pids", count: 1)
         // Until the pipe is full (a hang guard only).
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         var output = pollfd(fd: unread.fileHandleForWriting.fileDescriptor, events: Int16(POLLOUT), revents: 0)
         while poll(&output, 1, 0) == 1, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         run.send(SIGINT)
