@@ -53,19 +53,20 @@ package final class LiveConsole: EventSink {
     ///   - refreshInterval: the time between two frames; `.never` draws nothing until `finish()`.
     ///   - layout: the run's queues and task ids, for the waiting count and the prefix width.
     ///   - summary: how many rows the end summary has.
+    ///   - commands: `-v`: each task's command, shown as it starts, and a line for each task kept.
     package init(
         writer: DescriptorWriter, style: Style,
         size: @escaping @Sendable () -> (columns: Int, rows: Int),
         clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
         refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval,
-        layout: RunLayout = RunLayout(), summary: SummaryMode = .auto
+        layout: RunLayout = RunLayout(), summary: SummaryMode = .auto, commands: TaskCommands? = nil
     ) {
         self.writer = writer
         self.style = style
         self.size = size
         self.clock = clock
         self.refreshInterval = refreshInterval
-        self.view = LockedState(LiveView(style: style, layout: layout, summaryMode: summary))
+        self.view = LockedState(LiveView(style: style, layout: layout, summaryMode: summary, commands: commands))
     }
 
     /// Draws on the terminal on `descriptor` (such as `STDOUT_FILENO`), 80 by 24 if it does not tell its size.

@@ -16,6 +16,8 @@ struct LiveView {
 
     let style: Style
     let summaryMode: SummaryMode
+    /// `-v`: each task's command, shown when it starts, and a line for each task kept; nil for none.
+    let commands: TaskCommands?
     private(set) var workflow = ""
     private(set) var total = 0
     private var concurrency = 0
@@ -41,9 +43,10 @@ struct LiveView {
     /// How many events were recorded.
     private(set) var recorded = 0
 
-    init(style: Style, layout: RunLayout = RunLayout(), summaryMode: SummaryMode = .auto) {
+    init(style: Style, layout: RunLayout = RunLayout(), summaryMode: SummaryMode = .auto, commands: TaskCommands? = nil) {
         self.style = style
         self.summaryMode = summaryMode
+        self.commands = commands
         occupancy = QueueOccupancy(layout: layout)
         prefixes = TaskPrefixes(layout)
     }
@@ -65,6 +68,10 @@ struct LiveView {
     enum Note {
         case workflowStarted(workflow: String, tasks: Int, concurrency: Int)
         case output(TaskID, OutputStream, String)
+        /// `-v`: a line of a task's command, as it starts.
+        case command(TaskID, String)
+        /// `-v`: a task kept (up to date, or done before), and how.
+        case kept(TaskID, String)
         case retrying(TaskID, attempt: Int, delayMilliseconds: Int64, reason: String)
         case result(TaskResult)
         case queue(suspended: Bool)
@@ -99,6 +106,7 @@ struct LiveView {
         case .taskStarted(let task, let attempt, _):
             occupancy.started(task)
             prefixes.add(task)
+            if attempt == 1, let commands { notes += commands.lines(of: task).map { .command(task, $0) } }
             if var current = running[task] {
                 current.attempt = attempt
                 current.retryAt = nil
@@ -147,11 +155,13 @@ struct LiveView {
             resumedRun = run
             // As up-to-date tasks: the counter and one summary line.
             running[task] = nil
+            if commands != nil { notes.append(.kept(task, "done before (run \(run ?? ""))")) }
         case .taskSkipped(let task, let reason, _) where reason == SkipReason.upToDate:
             counts.skipped += 1
             counts.upToDate += 1
-            // No line each: the counter shows them, and the summary has one line for them all.
+            // No line each (but with -v): the counter shows them, and the summary has one line for them all.
             running[task] = nil
+            if commands != nil { notes.append(.kept(task, "up to date")) }
         case .taskSkipped(let task, let reason, _):
             counts.skipped += 1
             ended(TaskResult(task: task, outcome: .skipped, reason: reason))
@@ -274,6 +284,10 @@ struct LiveView {
                 text += prefixes.prefix(task, style: style) + " "
                 text += stream == .stdout ? style.dim("|") : style.yellow("!")
                 if !sanitized.isEmpty { text += " \(sanitized)" }
+            case .command(let task, let line):
+                text += prefixes.prefix(task, style: style) + " " + style.cyan(line)
+            case .kept(let task, let how):
+                text += style.dim("· \(task) \(ConsoleText.sanitized(how))")
             case .retrying(let task, let attempt, let delay, let reason):
                 text += style.yellow("↻ \(task) retrying in \(DurationText.string(milliseconds: delay))")
                 text += ": \(ConsoleText.sanitized(reason)) (attempt \(attempt) failed)"

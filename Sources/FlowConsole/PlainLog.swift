@@ -38,6 +38,10 @@ import Foundation
 /// an `::error` says so and the group is written in parts (the later ones titled
 /// `TASK (continued)`): nothing is lost.
 ///
+/// With `-v/--verbose` (`commands`), each task that starts has its command echoed under its
+/// started line (`[build] $ make all`, `TaskCommands`), and each task kept has a line of its
+/// own (`[lint] up to date`, `[fetch] done before (run ID)`) as well as the count.
+///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 package final class PlainLog: EventSink {
     /// How much of one task's lines is held in memory, under GitHub Actions; the rest waits in
@@ -46,6 +50,8 @@ package final class PlainLog: EventSink {
 
     private let writer: DescriptorWriter
     private let githubActions: Bool
+    /// Each task's command, echoed when it starts (`-v`); nil for none.
+    private let commands: TaskCommands?
     /// Where spill files are made.
     private let temporaryFolder: String
     private let state = LockedState(State())
@@ -74,9 +80,11 @@ package final class PlainLog: EventSink {
 
     /// - Parameter temporaryFolder: where a GitHub Actions group past `groupBufferBytes` waits
     ///   (`$TMPDIR`, else `/tmp`, by default).
-    package init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil) {
+    /// - Parameter commands: `-v`: the commands to echo, and a line for each task kept.
+    package init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil, commands: TaskCommands? = nil) {
         self.writer = writer
         self.githubActions = githubActions
+        self.commands = commands
         self.temporaryFolder = temporaryFolder ?? SpillFile.defaultFolder()
     }
 
@@ -108,12 +116,14 @@ package final class PlainLog: EventSink {
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
         switch event.kind {
         case .taskProgress: return
-        case .taskSkipped(_, let reason, _) where reason == SkipReason.upToDate:
+        case .taskSkipped(let task, let reason, _) where reason == SkipReason.upToDate:
             state.upToDate += 1
+            if commands != nil { Self.appendKept(task, "up to date", to: &text) }
             return
-        case .taskSkipped(_, let reason, let run) where reason == SkipReason.doneBefore:
+        case .taskSkipped(let task, let reason, let run) where reason == SkipReason.doneBefore:
             state.doneBefore += 1
             state.resumedRun = run
+            if commands != nil { Self.appendKept(task, "done before" + (run.map { " (run \(ConsoleText.sanitized($0)))" } ?? ""), to: &text) }
             return
         default: break
         }
@@ -127,6 +137,7 @@ package final class PlainLog: EventSink {
         }
         guard githubActions, let task = event.task else {
             Self.appendLine(for: event, to: &text)
+            appendCommand(of: event, to: &text)
             return
         }
         github(event, task: task, to: &text, groups: &state.groups)
@@ -202,6 +213,23 @@ package final class PlainLog: EventSink {
         text.append(UInt8(ascii: "\n"))
     }
 
+    /// With `-v`, after a task's first `started` line: its command, a line each (`[build] $ make`).
+    private func appendCommand(of event: RunEvent, to text: inout [UInt8]) {
+        guard let commands, case .taskStarted(let task, 1, _) = event.kind else { return }
+        for line in commands.lines(of: task) {
+            Self.appendPrefix(task, to: &text)
+            text += line.utf8
+            text.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// With `-v`: `[lint] up to date`, a line for a task kept, as go-task's `Task "lint" is up to date`.
+    private static func appendKept(_ task: TaskID, _ how: String, to text: inout [UInt8]) {
+        appendPrefix(task, to: &text)
+        text += how.utf8
+        text.append(UInt8(ascii: "\n"))
+    }
+
     /// `12 tasks up to date`, for the tasks counted in `count`; then none are.
     private static func appendUpToDate(_ count: inout Int, to text: inout [UInt8]) {
         guard count > 0 else { return }
@@ -274,6 +302,7 @@ package final class PlainLog: EventSink {
                 Self.appendUnprefixed(line, to: &group.lines)
             } else {
                 Self.appendLine(for: event, to: &group.lines)
+                appendCommand(of: event, to: &group.lines)
             }
             if group.lines.count >= Self.groupBufferBytes { spill(&group, task: task, text: &text) }
             groups[task] = group

@@ -100,7 +100,7 @@ package struct PlanPrinter: Sendable {
             startField("args", to: &text)
             for (index, argument) in task.pointee.arguments.enumerated() {
                 if index > 0 { text.append(" ") }
-                text.append(quoted(argument))
+                text.append(Self.quoted(argument))
             }
             text.append("\n")
         }
@@ -164,7 +164,7 @@ package struct PlanPrinter: Sendable {
             startField("argv", to: &text)
             for (index, argument) in argv.enumerated() {
                 if index > 0 { text.append(" ") }
-                text.append(quoted(argument))
+                text.append(Self.quoted(argument))
             }
             text.append("\n")
         case .download(let download):
@@ -196,7 +196,7 @@ package struct PlanPrinter: Sendable {
     }
 
     /// An argument as a shell would need it written.
-    private func quoted(_ argument: String) -> String {
+    static func quoted(_ argument: String) -> String {
         let plain =
             !argument.isEmpty
             && (Self.isPlainASCII(argument)

@@ -40,8 +40,9 @@ package struct PlannedTask: Sendable {
     package var environment: [EnvironmentEntry]
     /// The action with `${...}` expanded and relative paths resolved against `workdir`.
     package var action: Action
-    /// The workdir and action as `--dry-run` prints them, when a `${NAME}` in them took a secret
-    /// value from `--env` or the process environment (`SecretName`): that value is `***` here.
+    /// The workdir, action, inputs and outputs as `--dry-run` prints them, when a `${NAME}` in
+    /// them took a secret value from `--env` or the process environment (`SecretName`): that
+    /// value is `***` here.
     package var shown: ShownFields?
     /// `inputs` and `outputs` with `${...}` expanded and made absolute against `workdir`; globs stay globs.
     package var inputs: [String] = []
@@ -57,9 +58,14 @@ package struct PlannedTask: Sendable {
 package final class ShownFields: Sendable {
     package let workdir: String
     package let action: Action
+    /// `inputs` and `outputs` as shown, entry for entry: `--dry-run` names a changed file with them.
+    package let inputs: [String]
+    package let outputs: [String]
 
-    init(workdir: String, action: Action) {
+    init(workdir: String, action: Action, inputs: [String], outputs: [String]) {
         self.workdir = workdir
         self.action = action
+        self.inputs = inputs
+        self.outputs = outputs
     }
 }

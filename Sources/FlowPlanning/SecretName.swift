@@ -1,3 +1,5 @@
+import Foundation
+
 /// Names of variables whose values `--dry-run` does not print: those with TOKEN, SECRET,
 /// PASSWORD, PASSWD, KEY or CREDENTIAL in them, in any case.
 ///
@@ -13,5 +15,29 @@ package enum SecretName {
     package static func looksSecret(_ name: String) -> Bool {
         let name = name.uppercased()
         return markers.contains { name.contains($0) }
+    }
+
+    /// What stands in `real` for each `***` of `shown` (the same field as used and as shown,
+    /// `PlannedTask.shown`); the literal text between them is found from the left.
+    package static func values(in real: String, shownAs shown: String) -> [String] {
+        let pieces = shown.components(separatedBy: mask)
+        guard pieces.count > 1, let first = pieces.first, let last = pieces.last, real.hasPrefix(first) else { return [] }
+        var rest = real.dropFirst(first.count)
+        var values: [String] = []
+        for piece in pieces.dropFirst().dropLast() {
+            guard !piece.isEmpty, let found = rest.range(of: piece) else { return values }
+            values.append(String(rest[..<found.lowerBound]))
+            rest = rest[found.upperBound...]
+        }
+        guard rest.hasSuffix(last) else { return values }
+        values.append(String(rest.dropLast(last.count)))
+        return values
+    }
+
+    /// `text` with each of `values` (the longest first, so that one holding another is masked
+    /// whole) shown as `***`.
+    package static func masked(_ text: String, values: [String]) -> String {
+        let sorted = Set(values.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        return sorted.reduce(text) { $0.replacingOccurrences(of: $1, with: mask) }
     }
 }

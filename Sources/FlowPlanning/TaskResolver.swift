@@ -77,7 +77,7 @@ struct TaskResolver {
         let outputs = declaredPaths(task.outputs, "outputs", of: task, interpolation, workdir)
         guard diagnostics.count == before, let (workdir, action) = resolved else { return nil }
         return (
-            workdir, merged(task.env), action, shownFields(of: task, workdir: workdir, action: action),
+            workdir, merged(task.env), action, shownFields(of: task, (workdir, action, inputs, outputs)),
             inputs, outputs
         )
     }
@@ -102,15 +102,20 @@ struct TaskResolver {
     }
 
     /// The task's fields resolved again with secret values as `***`, if any of them took one.
-    private mutating func shownFields(of task: TaskSpec, workdir: String, action: Action) -> ShownFields? {
+    private mutating func shownFields(
+        of task: TaskSpec, _ resolved: (workdir: String, action: Action, inputs: [String], outputs: [String])
+    ) -> ShownFields? {
         guard takesSecret else { return nil }
         // What is shown is not checked: `https://***/` may not parse as a URL, yet the task is valid.
         let checked = diagnostics.count
         defer { diagnostics.removeSubrange(checked...) }
-        guard let shown = resolveFields(of: task, interpolation: interpolation(for: task, maskingSecrets: true)),
-            shown.workdir != workdir || shown.action != action
+        let masking = interpolation(for: task, maskingSecrets: true)
+        guard let shown = resolveFields(of: task, interpolation: masking) else { return nil }
+        let inputs = declaredPaths(task.inputs, "inputs", of: task, masking, shown.workdir)
+        let outputs = declaredPaths(task.outputs, "outputs", of: task, masking, shown.workdir)
+        guard shown.workdir != resolved.workdir || shown.action != resolved.action || inputs != resolved.inputs || outputs != resolved.outputs
         else { return nil }
-        return ShownFields(workdir: shown.workdir, action: shown.action)
+        return ShownFields(workdir: shown.workdir, action: shown.action, inputs: inputs, outputs: outputs)
     }
 
     private func merged(_ taskEnvironment: [EnvironmentEntry]) -> [EnvironmentEntry] {

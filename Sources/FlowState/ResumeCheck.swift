@@ -66,23 +66,52 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             return reason
         }
         return lock.withLock {
-            let task = plan.tasks[index]
-            if let resumed, let recorded = resumed.tasks[task.id], recorded.state.isSuccess, let key = recorded.fingerprint,
-                !task.needs.contains(where: { runs[$0] })
-            {
-                let now = fingerprint(of: index)
-                var digests = FileDigests(known: [:])
-                let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
-                // The up-to-date rule, against the record's digest of what the task left.
-                if outputs.missing.isEmpty, FingerprintLog.TaskRecord(fingerprint: now, outputs: outputs.digest).resumeKey == key {
-                    fingerprints[index] = now
-                    keys[index] = key
-                    return SkipReason.doneBefore
-                }
-            }
+            if decide(index, upToDateReason: nil) == .doneBefore { return SkipReason.doneBefore }
             runs[index] = true
             return nil
         }
+    }
+
+    /// What `--resume --dry-run` shows: for each task of the plan, in order, whether the resume
+    /// keeps it, or why it runs. `upToDate`: the up-to-date check's (`inner`'s) preview, when
+    /// there is one. Needs are taken as they are now, as the up-to-date check's preview does.
+    package func preview(upToDate: [RunReason?]?) -> [ResumeDecision] {
+        lock.withLock {
+            plan.tasks.indices.map { index in
+                if let upToDate, upToDate[index] == nil {
+                    keep(index)
+                    return .upToDate
+                }
+                let decision = decide(index, upToDateReason: upToDate?[index] ?? nil)
+                if decision != .doneBefore { runs[index] = true }
+                return decision
+            }
+        }
+    }
+
+    /// Whether the task at `index`, which the up-to-date check does not keep, is done before:
+    /// it succeeded in the run resumed, none of its needs runs now, and its fingerprint and its
+    /// outputs are those recorded then (the up-to-date rule, against the record's digest of what
+    /// it left). A task kept is remembered as kept. Called with `lock` held.
+    private func decide(_ index: Int, upToDateReason: RunReason?) -> ResumeDecision {
+        let task = plan.tasks[index]
+        guard let resumed, let recorded = resumed.tasks[task.id] else { return .runs(.notInRun) }
+        guard recorded.state.isSuccess else { return .runs(.ended(recorded.state)) }
+        guard let key = recorded.fingerprint else { return .runs(.notRecorded) }
+        if let need = task.needs.first(where: { runs[$0] }) { return .runs(.needRuns(plan.tasks[need].id)) }
+        let now = fingerprint(of: index)
+        var digests = FileDigests(known: [:])
+        let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+        if let missing = outputs.missing.first {
+            return .runs(.changed(RunReason(.missingOutput, path: ReasonPath(path: missing, pattern: missing))))
+        }
+        guard FingerprintLog.TaskRecord(fingerprint: now, outputs: outputs.digest).resumeKey == key else {
+            // The up-to-date check's reason tells this change only if its record is this success.
+            return .runs(.changed(upToDateReason != nil && inner?.recordedResumeKey(of: task.id) == key ? upToDateReason : nil))
+        }
+        fingerprints[index] = now
+        keys[index] = key
+        return .doneBefore
     }
 
     package func taskSucceeded(_ index: Int) {

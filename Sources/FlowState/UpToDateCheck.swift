@@ -141,7 +141,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     }
 
     /// Why `task`, whose fingerprint is now `fingerprint`, must run; nil if it is up to date.
-    func reasonToRun(_ task: PlannedTask, _ fingerprint: TaskFingerprint, digests: inout FileDigests) -> String? {
+    func reasonToRun(_ task: PlannedTask, _ fingerprint: TaskFingerprint, digests: inout FileDigests) -> RunReason? {
         Self.reasonToRun(recorded: log.tasks[task.id], fingerprint: fingerprint) {
             digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
         }
@@ -150,59 +150,81 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// The rule by which a task's work is kept, by this check and by `--resume`: why it must
     /// run, given what it left when it succeeded (`recorded`), its fingerprint now and its
     /// outputs now (their digest and the patterns that name no file, taken only if needed);
-    /// nil if it is up to date.
+    /// nil if it is up to date. The reason names the first missing output; which file changed
+    /// is found only for `--dry-run` (`explained(_:of:digests:)`), as a run does not show it.
     package static func reasonToRun(
         recorded: FingerprintLog.TaskRecord?, fingerprint: TaskFingerprint, outputs: () -> (digest: String, missing: [String])
-    ) -> String? {
-        guard let recorded else { return "never ran" }
-        if recorded.fingerprint.definition != fingerprint.definition { return "changed command" }
-        if recorded.fingerprint.environment != fingerprint.environment { return "changed env" }
-        if recorded.fingerprint.inputs != fingerprint.inputs { return "changed input" }
-        if recorded.fingerprint.needs != fingerprint.needs { return "changed need" }
+    ) -> RunReason? {
+        guard let recorded else { return RunReason(.neverRan) }
+        if recorded.fingerprint.definition != fingerprint.definition { return RunReason(.changedCommand) }
+        if recorded.fingerprint.environment != fingerprint.environment { return RunReason(.changedEnv) }
+        if recorded.fingerprint.inputs != fingerprint.inputs { return RunReason(.changedInput) }
+        if recorded.fingerprint.needs != fingerprint.needs { return RunReason(.changedNeed) }
         let (outputs, missing) = outputs()
-        // No path in a reason: it may hold a secret value, which --dry-run never shows.
-        if !missing.isEmpty { return "missing output" }
-        if outputs != recorded.outputs { return "changed output" }
+        if let first = missing.first { return RunReason(.missingOutput, path: ReasonPath(path: first, pattern: first)) }
+        if outputs != recorded.outputs { return RunReason(.changedOutput) }
         return nil
+    }
+
+    /// `reason` with the first changed input or output file of `task` named, when it can be told.
+    static func explained(_ reason: RunReason, of task: PlannedTask, digests: inout FileDigests) -> RunReason {
+        var reason = reason
+        switch reason.kind {
+        case .changedInput: reason.path = digests.firstChange(inPatterns: TaskDefinition.inputs(of: task))
+        case .changedOutput: reason.path = digests.firstChange(inPatterns: TaskDefinition.outputs(of: task))
+        default: break
+        }
+        return reason
     }
 
     /// What `--dry-run` shows: for each task of the plan, in order, why it would run, or nil if
     /// it is up to date now. A task's needs are taken as they are now: one that runs first may
     /// still change its inputs.
-    package func preview() -> [String?] {
+    package func preview() -> [RunReason?] {
         lock.withLock {
-            var reasons: [String?] = []
+            var reasons: [RunReason?] = []
             for (index, task) in plan.tasks.enumerated() {
                 var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
                 remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
-                    reasons.append("no inputs or outputs")
+                    reasons.append(RunReason(.untracked))
                     continue
                 }
                 guard !force else {
-                    reasons.append("--force")
+                    reasons.append(RunReason(.forced))
                     continue
                 }
                 // As in a run, inputs are hashed only when all else matches the record.
                 guard let recorded = log.tasks[task.id]?.fingerprint else {
-                    reasons.append("never ran")
+                    reasons.append(RunReason(.neverRan))
                     continue
                 }
                 if recorded.definition != fingerprint.definition {
-                    reasons.append("changed command")
+                    reasons.append(RunReason(.changedCommand))
                 } else if recorded.environment != fingerprint.environment {
-                    reasons.append("changed env")
+                    reasons.append(RunReason(.changedEnv))
                 } else if recorded.needs != fingerprint.needs {
-                    reasons.append("changed need")
+                    reasons.append(RunReason(.changedNeed))
                 } else {
                     var digests = FileDigests(known: log.files)
                     let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
                     fingerprint.inputs = inputs
                     remember(fingerprint, of: index)
-                    reasons.append(missing.isEmpty ? reasonToRun(task, fingerprint, digests: &digests) : "missing input")
+                    if let first = missing.first {
+                        reasons.append(RunReason(.missingInput, path: ReasonPath(path: first, pattern: first)))
+                    } else {
+                        reasons.append(reasonToRun(task, fingerprint, digests: &digests).map { Self.explained($0, of: task, digests: &digests) })
+                    }
                 }
             }
             return reasons
         }
+    }
+
+    /// The resume key of the task's last recorded success (`FingerprintLog.TaskRecord.resumeKey`),
+    /// if the log has one: when it is the one a run resumed recorded, this check's reason is
+    /// also why `--resume` runs the task again.
+    package func recordedResumeKey(of task: TaskID) -> String? {
+        lock.withLock { log.tasks[task]?.resumeKey }
     }
 }

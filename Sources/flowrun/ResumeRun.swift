@@ -1,3 +1,5 @@
+import FlowConsole
+import FlowPlanning
 import FlowState
 import Foundation
 
@@ -42,5 +44,44 @@ enum ResumeRun {
             throw CommandFailure("--resume: nothing to resume: \(runs.none) (run it once without --resume, with recording on)")
         }
         return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+    }
+
+    /// `--resume --dry-run`: for each task, whether the resume keeps it and why, or why it runs.
+    static func preview(_ check: ResumeCheck, upToDate: UpToDateCheck?, of plan: Plan) -> String {
+        let decisions = check.preview(upToDate: upToDate?.preview())
+        let run = check.resumedRun ?? "?"
+        let width = min(plan.tasks.map(\.id.count).max() ?? 0, 32)
+        var text = "\nResume of run \(run) (what --resume would keep):\n"
+        var kept = 0
+        for (task, decision) in zip(plan.tasks, decisions) {
+            text += "  \(task.id.padding(toLength: max(width, task.id.count), withPad: " ", startingAt: 0))  "
+            switch decision {
+            case .upToDate:
+                kept += 1
+                text += "kept: up to date\n"
+            case .doneBefore:
+                kept += 1
+                text += "kept: done in run \(run), unchanged since\n"
+            case .runs(let why):
+                text += "would run: \(Self.text(why, of: task, run: run))\n"
+            }
+        }
+        text += "  \(kept == 1 ? "1 task" : "\(kept) tasks") kept, \(plan.tasks.count - kept) would run\n"
+        return text
+    }
+
+    private static func text(_ why: ResumeDecision.Why, of task: PlannedTask, run: String) -> String {
+        switch why {
+        case .notInRun: return "not part of run \(run)"
+        case .ended(.failed(let reason)): return "failed in run \(run) (\(ConsoleText.sanitized(reason)))"
+        case .ended(.cancelled(let reason)): return "cancelled in run \(run) (\(ConsoleText.sanitized(reason)))"
+        case .ended(.skipped(let reason)): return "skipped in run \(run) (\(ConsoleText.sanitized(reason)))"
+        case .ended(.unfinished): return "did not finish in run \(run)"
+        case .ended(.succeeded): return "succeeded in run \(run)"  // a success there is kept or changed: not reached
+        case .notRecorded: return "what it left in run \(run) was not recorded (an output was missing, or an input changed while it ran)"
+        case .needRuns(let need): return "needs '\(need)', which runs"
+        case .changed(let reason?): return "\(ReasonText.text(reason, of: task)) since run \(run)"
+        case .changed(nil): return "changed since run \(run) (its command, env, inputs, needs or outputs)"
+        }
     }
 }

@@ -103,6 +103,13 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Resume this run (as --resume RUN).", valueName: "RUN"))
     var resumeFrom: String?
 
+    @Flag(
+        name: [.customShort("v"), .long],
+        help: ArgumentHelp(
+            "Echo each task's command as it starts (secrets as ***) and name each task up to date or done before; with --dry-run, list the tasks up to date too."
+        ))
+    var verbose = false
+
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
     @Flag(help: .private)
     var engineOnly = false
@@ -112,10 +119,6 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("-j/--concurrency must be at least 1") }
         if force, resume || resumeFrom != nil { throw ValidationError("--force runs every task; --resume keeps some: use one of them") }
-        // Rather than a plan that silently leaves the resume out.
-        if dryRun, resume || resumeFrom != nil {
-            throw ValidationError("--dry-run does not show what --resume would keep; `flowrun runs` lists the runs to resume")
-        }
         // nan and inf would make no deadline (or crash one); a day is more than any task needs to stop.
         guard grace.isFinite, (0...Self.longestGrace).contains(grace) else {
             throw ValidationError("--grace must be a number of seconds from 0 to \(Int(Self.longestGrace))")
@@ -146,11 +149,18 @@ struct RunCommand: ParsableCommand {
         guard let signals else {  // a dry run
             let style = Style(enabled: Terminal.usesColor(STDOUT_FILENO, environment: environment, noColorFlag: noColor))
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
+            // Before the plan: with no such run, nothing is printed but the error.
+            let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
             PlanPrinter(style: style).write(plan, order: Scheduler.startOrder(of: plan)) { standardOutput.write($0) }
-            if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
+            if !engineOnly, let resumed {
+                // As the run: the up-to-date check is asked first, when some task can be up to date.
+                let upToDate = UpToDateRun.isNeeded(for: plan) ? try UpToDateRun.check(for: plan, environment: environment, force: force) : nil
+                let check = ResumeCheck(plan: plan, inner: upToDate, resumed: resumed)
+                standardOutput.write(ResumeRun.preview(check, upToDate: upToDate, of: plan))
+            } else if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
                 UpToDateRun.isWorthShowing(check, of: plan)
             {
-                standardOutput.write(UpToDateRun.preview(check, of: plan))
+                standardOutput.write(UpToDateRun.preview(check, of: plan, verbose: verbose))
             }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
             return
@@ -163,7 +173,8 @@ struct RunCommand: ParsableCommand {
         let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
         let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
         let standardOutputClosed = StandardOutputClosed()
-        var sinks = try sinks(environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan))
+        var sinks = try sinks(
+            environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan), commands: verbose ? TaskCommands(plan) : nil)
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
         let bus = EventBus(sinks: sinks)
@@ -204,7 +215,10 @@ struct RunCommand: ParsableCommand {
     }
 
     /// The console on stdout, plus the files asked for.
-    private func sinks(environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout) throws -> [any EventSink] {
+    /// - Parameter commands: `-v`: what the console echoes as each task starts.
+    private func sinks(
+        environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout, commands: TaskCommands?
+    ) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
         let color = colour(environment)
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO, onFailure: standardOutputClosed.writeFailed)
@@ -214,12 +228,12 @@ struct RunCommand: ParsableCommand {
         case .jsonl:
             sinks.append(JSONLinesSink(writer: standardOutput))
         case .plain:
-            sinks.append(PlainLog(writer: standardOutput, githubActions: PlainLog.isGitHubActions(environment)))
+            sinks.append(PlainLog(writer: standardOutput, githubActions: PlainLog.isGitHubActions(environment), commands: commands))
         case .human:
             sinks.append(
                 LiveConsole(
                     writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) },
-                    layout: layout, summary: summary))
+                    layout: layout, summary: summary, commands: commands))
         }
         if let eventsFile {
             do {

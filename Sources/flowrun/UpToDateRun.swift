@@ -47,18 +47,21 @@ enum UpToDateRun {
         check.hasHistory || plan.tasks.contains { !$0.inputs.isEmpty || !$0.outputs.isEmpty }
     }
 
-    /// `--dry-run`: which tasks would run, and why.
-    static func preview(_ check: UpToDateCheck, of plan: Plan) -> String {
+    /// `--dry-run`: which tasks would run, and why; with `verbose`, also which are up to date
+    /// (as go-task's `--verbose` says `Task "NAME" is up to date`).
+    static func preview(_ check: UpToDateCheck, of plan: Plan, verbose: Bool = false) -> String {
         let reasons = check.preview()
         let width = min(plan.tasks.map(\.id.count).max() ?? 0, 32)
         var text = "\nUp to date check (inputs and outputs):\n"
         var upToDate = 0
         for (task, reason) in zip(plan.tasks, reasons) {
+            let name = task.id.padding(toLength: max(width, task.id.count), withPad: " ", startingAt: 0)
             guard let reason else {
                 upToDate += 1
+                if verbose { text += "  \(name)  up to date\n" }
                 continue
             }
-            text += "  \(task.id.padding(toLength: max(width, task.id.count), withPad: " ", startingAt: 0))  would run: \(reason)\n"
+            text += "  \(name)  would run: \(ReasonText.text(reason, of: task))\n"
         }
         text += "  \(upToDate) task\(upToDate == 1 ? "" : "s") up to date\n"
         return text

@@ -5,8 +5,7 @@ import Foundation
 
 /// The file system twin of `LocalFileSystem`: files with contents and a status the test sets,
 /// a clock that moves only when told, and a count of the hashes taken; a file's digest is
-/// its contents, spelled out. Plain paths only (no
-/// globs, no folders).
+/// its contents, spelled out. Plain paths, and `FOLDER/*` for a glob.
 final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     private var files: [String: (contents: String, status: FileStatus)] = [:]
     private var lastInode: UInt64 = 0
@@ -43,7 +42,16 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
 
     func status(of path: String) -> FileStatus? { files[path]?.status }
     func regularFileStatus(of path: String) -> FileStatus? { files[path]?.status }
-    func files(matching pattern: String) -> [String] { files[pattern] == nil ? [] : [pattern] }
+    /// A plain path, or `FOLDER/*`: the files directly in FOLDER, sorted.
+    func files(matching pattern: String) -> [String] {
+        guard pattern.hasSuffix("/*") else { return files[pattern] == nil ? [] : [pattern] }
+        let folder = pattern.dropLast()
+        return files.keys.filter { $0.hasPrefix(folder) && !$0.dropFirst(folder.count).contains("/") }.sorted()
+    }
+
+    func remove(_ path: String) {
+        files[path] = nil
+    }
 
     /// Notes the file's digest as an action does once it has written it (`StreamedDigests`).
     func noteStreamedDigest(of path: String) {

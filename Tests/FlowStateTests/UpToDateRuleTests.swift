@@ -116,12 +116,66 @@ import Testing
     @Test func aTaskIsKeptOnlyWithItsFingerprintAndItsOutputsAsTheyWereAtItsSuccess() {
         let same = Self.built.fingerprint
         #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", []) } == nil)
-        #expect(UpToDateCheck.reasonToRun(recorded: nil, fingerprint: same) { ("o", []) } == "never ran")
-        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", ["/out"]) } == "missing output")
-        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("edited", []) } == "changed output")
+        #expect(UpToDateCheck.reasonToRun(recorded: nil, fingerprint: same) { ("o", []) } == RunReason(.neverRan))
+        #expect(
+            UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", ["/out", "/log"]) }
+                == RunReason(.missingOutput, path: ReasonPath(path: "/out", pattern: "/out")))
+        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("edited", []) } == RunReason(.changedOutput))
         var changed = same
         changed.inputs = "i2"
-        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: changed) { ("o", []) } == "changed input")
+        #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: changed) { ("o", []) }?.description == "changed input")
+    }
+
+    // MARK: Which file changed (`--dry-run`)
+
+    /// Three inputs recorded by a run, then the disk as a later `--dry-run` finds it.
+    func recordedInputs(_ paths: [String]) throws -> (disk: InMemoryFileSystem, known: [String: FileRecord]) {
+        let disk = InMemoryFileSystem()
+        for path in paths { disk.write(path, "first " + path) }
+        disk.advance(seconds: 10)
+        var known: [String: FileRecord] = [:]
+        for path in paths { known[path] = try record(path, on: disk) }
+        disk.advance(seconds: 10)
+        return (disk, known)
+    }
+
+    @Test func theFirstChangedFileIsNamedInTheOrderOfThePatterns() throws {
+        let (disk, known) = try recordedInputs(["/w/a", "/w/b", "/w/c"])
+        disk.write("/w/c", "edited")
+        disk.write("/w/b", "edited")
+        var digests = FileDigests(known: known, fileSystem: disk)
+        #expect(digests.firstChange(inPatterns: ["/w/a", "/w/b", "/w/c"]) == ReasonPath(path: "/w/b", pattern: "/w/b"))
+        var reversed = FileDigests(known: known, fileSystem: disk)
+        #expect(reversed.firstChange(inPatterns: ["/w/c", "/w/b"]) == ReasonPath(path: "/w/c", pattern: "/w/c"))
+    }
+
+    /// Touched, the same contents: not a change, so not named.
+    @Test func aFileRewrittenWithTheSameContentsIsNotNamed() throws {
+        let (disk, known) = try recordedInputs(["/w/a", "/w/b"])
+        disk.write("/w/a", "first /w/a")
+        disk.write("/w/b", "edited")
+        var digests = FileDigests(known: known, fileSystem: disk)
+        #expect(digests.firstChange(inPatterns: ["/w/a", "/w/b"])?.path == "/w/b")
+    }
+
+    @Test func aFileNewUnderAGlobIsNamedWithItsPattern() throws {
+        let (disk, known) = try recordedInputs(["/w/parts/1", "/w/parts/3"])
+        disk.write("/w/parts/2", "new")
+        var digests = FileDigests(known: known, fileSystem: disk)
+        #expect(digests.firstChange(inPatterns: ["/w/parts/*"]) == ReasonPath(path: "/w/parts/2", pattern: "/w/parts/*"))
+    }
+
+    /// The log keeps no list of the files a glob named: one gone is told by its pattern.
+    @Test func aFileGoneFromUnderAGlobIsToldByThePattern() throws {
+        let (disk, known) = try recordedInputs(["/w/one", "/w/parts/1", "/w/parts/2"])
+        disk.remove("/w/parts/2")
+        var digests = FileDigests(known: known, fileSystem: disk)
+        #expect(
+            digests.firstChange(inPatterns: ["/w/one", "/w/parts/*"])
+                == ReasonPath(path: "/w/parts/*", pattern: "/w/parts/*", isWholePattern: true))
+        // Plain paths whose files all match their records: nothing to name.
+        var plain = FileDigests(known: known, fileSystem: disk)
+        #expect(plain.firstChange(inPatterns: ["/w/one", "/w/parts/1"]) == nil)
     }
 
     /// What a run record keeps for `--resume` changes with the outputs as with the fingerprint.

@@ -250,13 +250,4 @@ import Testing
         #expect(refused.stderr.contains("written by a newer flowrun (record format version 99"))
         #expect(refused.stdout == "")
     }
-
-    /// A dry run that left the resume out would show every task as running.
-    @Test func aDryRunOfAResumeIsRefusedRatherThanShownWithoutIt() async throws {
-        let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
-        let dry = try await FlowrunBinary.run(["run", "--dry-run", "--resume", "flow.yaml"], in: project.url)
-        #expect(dry.status == 2)
-        #expect(dry.stderr.contains("--dry-run does not show what --resume would keep"))
-        #expect(dry.stdout == "")
-    }
 }

@@ -17,21 +17,9 @@ struct SecretMask: Sendable {
         secrets = Set(found.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }
 
-    /// What stands in `real` for each `***` of `shown`; the literal text between them is found
-    /// from the left.
+    /// What stands in `real` for each `***` of `shown` (`SecretName.values(in:shownAs:)`).
     static func values(in real: String, shownAs shown: String) -> [String] {
-        let pieces = shown.components(separatedBy: SecretName.mask)
-        guard pieces.count > 1, let first = pieces.first, let last = pieces.last, real.hasPrefix(first) else { return [] }
-        var rest = real.dropFirst(first.count)
-        var values: [String] = []
-        for piece in pieces.dropFirst().dropLast() {
-            guard !piece.isEmpty, let found = rest.range(of: piece) else { return values }
-            values.append(String(rest[..<found.lowerBound]))
-            rest = rest[found.upperBound...]
-        }
-        guard rest.hasSuffix(last) else { return values }
-        values.append(String(rest.dropLast(last.count)))
-        return values
+        SecretName.values(in: real, shownAs: shown)
     }
 
     func callAsFunction(_ text: String) -> String {

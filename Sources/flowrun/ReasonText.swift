@@ -1,0 +1,39 @@
+import FlowConsole
+import FlowPlanning
+import FlowState
+
+/// A reason a task would run, as `--dry-run` prints it: `changed input src/a.txt`, `missing
+/// output build/*.o`, `changed input under parts/ (a file added or removed)`.
+///
+/// The path is shown relative to the task's workdir when it is under it, as it is written in
+/// the file; a secret value the task's fields took (`PlannedTask.shown`) is `***` in it, as in
+/// the plan above it.
+enum ReasonText {
+    static func text(_ reason: RunReason, of task: PlannedTask) -> String {
+        guard let place = reason.path else { return reason.description }
+        // A file found under a glob is named by whoever made it: no escape sequence of its name is printed.
+        let path = ConsoleText.sanitized(shown(place.path, of: task))
+        return place.isWholePattern ? "\(reason) under \(path) (a file added or removed)" : "\(reason) \(path)"
+    }
+
+    /// `path` (absolute, as planned) as `--dry-run` shows it.
+    static func shown(_ path: String, of task: PlannedTask) -> String {
+        var path = path
+        var workdir = task.workdir
+        if let shown = task.shown {
+            var shownTask = task
+            shownTask.workdir = shown.workdir
+            shownTask.action = shown.action
+            shownTask.inputs = shown.inputs
+            shownTask.outputs = shown.outputs
+            // Every field the task took a secret in: a file under a pattern holds what the pattern held.
+            let real = [task.workdir] + TaskDefinition.inputs(of: task) + TaskDefinition.outputs(of: task)
+            let masked = [shown.workdir] + TaskDefinition.inputs(of: shownTask) + TaskDefinition.outputs(of: shownTask)
+            let values = zip(real, masked).flatMap { $0 == $1 ? [] : SecretName.values(in: $0, shownAs: $1) }
+            path = SecretName.masked(path, values: values)
+            workdir = shown.workdir
+        }
+        let folder = workdir.hasSuffix("/") ? workdir : workdir + "/"
+        return path.hasPrefix(folder) && path.count > folder.count ? String(path.dropFirst(folder.count)) : path
+    }
+}
