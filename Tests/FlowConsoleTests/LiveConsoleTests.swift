@@ -28,8 +28,8 @@ import Testing
                 ✓ fetch 7.4s (2 attempts)
                 ✗ build failed: exited with status 2
                 - test skipped: needs 'build', which did not succeed
-                queue suspended: no task starts until SIGUSR2
-                queue resumed
+                paused: running tasks go on, none starts until SIGUSR2
+                resumed
                 ⊘ deploy cancelled: the run failed (fail_fast)
 
                 task    result     duration  attempts
