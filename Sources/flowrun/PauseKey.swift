@@ -54,15 +54,29 @@ final class PauseKey: @unchecked Sendable {
     }
 
     /// Reads keys until `stop()`, the end of input or an error; `p` or `P` toggles.
+    ///
+    /// After Ctrl-Z and `bg` flowrun is no longer the terminal's foreground: a read would stop
+    /// the whole process (SIGTTIN). So SIGTTIN and SIGTTOU are blocked in this thread (a read
+    /// then fails with EIO instead), and in the background the terminal is not read, only
+    /// looked at again four times a second, until `fg` gives it back.
     private func read(toggle: @Sendable () -> Void) {
+        var jobControl = sigset_t()
+        sigemptyset(&jobControl)
+        sigaddset(&jobControl, SIGTTIN)
+        sigaddset(&jobControl, SIGTTOU)
+        pthread_sigmask(SIG_BLOCK, &jobControl, nil)
         var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         while true {
-            let ready = poll(&fds, 2, -1)
+            let foreground = tcgetpgrp(descriptor) == getpgrp()
+            fds[0].fd = foreground ? descriptor : -1  // poll(2) skips a negative descriptor
+            let ready = poll(&fds, 2, foreground ? -1 : 250)
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0, fds[1].revents == 0, fds[0].revents & Int16(POLLIN) != 0 else { return }
+            guard ready >= 0, fds[1].revents == 0 else { return }
+            guard ready > 0 else { continue }  // a look from the background
+            guard fds[0].revents & Int16(POLLIN) != 0 else { return }  // hung up
             var byte: UInt8 = 0
             let count = Glibc.read(descriptor, &byte, 1)
-            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EIO) { continue }  // EIO: sent to the background
             guard count == 1 else { return }
             if byte == UInt8(ascii: "p") || byte == UInt8(ascii: "P") { toggle() }
         }
@@ -80,7 +94,15 @@ final class PauseKey: @unchecked Sendable {
     static func restoreTerminal() {
         lock.withLock {
             guard var state = saved else { return }
+            // From the background (Ctrl-Z, `bg`), tcsetattr would stop flowrun with SIGTTOU
+            // unless the signal is blocked.
+            var stop = sigset_t()
+            var mask = sigset_t()
+            sigemptyset(&stop)
+            sigaddset(&stop, SIGTTOU)
+            pthread_sigmask(SIG_BLOCK, &stop, &mask)
             _ = tcsetattr(state.descriptor, TCSANOW, &state.modes)
+            pthread_sigmask(SIG_SETMASK, &mask, nil)
             saved = nil
         }
     }
