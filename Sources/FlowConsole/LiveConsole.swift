@@ -34,6 +34,7 @@ package final class LiveConsole: EventSink {
     private let size: @Sendable () -> (columns: Int, rows: Int)
     private let clock: @Sendable () -> Int64
     private let refreshInterval: DispatchTimeInterval
+    private let pauseHint: PauseHint?
     private let queue = DispatchQueue(label: "flowrun.console")
     private let view: LockedState<LiveView>
     private let screen = LockedState(Screen())
@@ -54,19 +55,22 @@ package final class LiveConsole: EventSink {
     ///   - layout: the run's queues and task ids, for the waiting count and the prefix width.
     ///   - summary: how many rows the end summary has.
     ///   - commands: `-v`: each task's command, shown as it starts, and a line for each task kept.
+    ///   - pauseHint: how to pause, said under the first line.
     package init(
         writer: DescriptorWriter, style: Style,
         size: @escaping @Sendable () -> (columns: Int, rows: Int),
         clock: @escaping @Sendable () -> Int64 = LiveConsole.wallClock,
         refreshInterval: DispatchTimeInterval = LiveConsole.defaultRefreshInterval,
-        layout: RunLayout = RunLayout(), summary: SummaryMode = .auto, commands: TaskCommands? = nil
+        layout: RunLayout = RunLayout(), summary: SummaryMode = .auto, commands: TaskCommands? = nil,
+        pauseHint: PauseHint? = nil
     ) {
         self.writer = writer
         self.style = style
         self.size = size
         self.clock = clock
         self.refreshInterval = refreshInterval
-        self.view = LockedState(LiveView(style: style, layout: layout, summaryMode: summary, commands: commands))
+        self.pauseHint = pauseHint
+        self.view = LockedState(LiveView(style: style, layout: layout, summaryMode: summary, commands: commands, pauseHint: pauseHint))
     }
 
     /// Draws on the terminal on `descriptor` (such as `STDOUT_FILENO`), 80 by 24 if it does not tell its size.
@@ -95,7 +99,7 @@ package final class LiveConsole: EventSink {
         queue.sync {
             let now = clock()
             let (notes, summary, prefixes) = view.withLock { view in (view.takeNotes(), view.summary(now: now), view.prefixes) }
-            let text = LiveView.render(notes, style: style, prefixes: prefixes) + summary
+            let text = LiveView.render(notes, style: style, prefixes: prefixes, pauseHint: pauseHint) + summary
             screen.withLock { screen in
                 screen.timer?.cancel()
                 screen.timer = nil
@@ -137,7 +141,7 @@ package final class LiveConsole: EventSink {
         let (notes, live, prefixes) = view.withLock { view in
             (view.takeNotes(), view.liveLines(now: now, columns: columns, rows: rows), view.prefixes)
         }
-        let above = LiveView.render(notes, style: style, prefixes: prefixes)
+        let above = LiveView.render(notes, style: style, prefixes: prefixes, pauseHint: pauseHint)
         screen.withLock { screen in
             guard !screen.finished, !above.isEmpty || live != screen.liveLines else { return }
             var output = ""

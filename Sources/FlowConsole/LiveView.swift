@@ -18,6 +18,8 @@ struct LiveView {
     let summaryMode: SummaryMode
     /// `-v`: each task's command, shown when it starts, and a line for each task kept; nil for none.
     let commands: TaskCommands?
+    /// How to pause, said in the header; nil when the view does not say (a test's view).
+    let pauseHint: PauseHint?
     private(set) var workflow = ""
     private(set) var total = 0
     private var concurrency = 0
@@ -43,10 +45,14 @@ struct LiveView {
     /// How many events were recorded.
     private(set) var recorded = 0
 
-    init(style: Style, layout: RunLayout = RunLayout(), summaryMode: SummaryMode = .auto, commands: TaskCommands? = nil) {
+    init(
+        style: Style, layout: RunLayout = RunLayout(), summaryMode: SummaryMode = .auto, commands: TaskCommands? = nil,
+        pauseHint: PauseHint? = nil
+    ) {
         self.style = style
         self.summaryMode = summaryMode
         self.commands = commands
+        self.pauseHint = pauseHint
         occupancy = QueueOccupancy(layout: layout)
         prefixes = TaskPrefixes(layout)
     }
@@ -156,12 +162,14 @@ struct LiveView {
             // As up-to-date tasks: the counter and one summary line.
             running[task] = nil
             if commands != nil { notes.append(.kept(task, "done before (run \(run ?? ""))")) }
+            occupancy.ended(task)
         case .taskSkipped(let task, let reason, _) where reason == SkipReason.upToDate:
             counts.skipped += 1
             counts.upToDate += 1
             // No line each (but with -v): the counter shows them, and the summary has one line for them all.
             running[task] = nil
             if commands != nil { notes.append(.kept(task, "up to date")) }
+            occupancy.ended(task)
         case .taskSkipped(let task, let reason, _):
             counts.skipped += 1
             ended(TaskResult(task: task, outcome: .skipped, reason: reason))
@@ -233,10 +241,14 @@ struct LiveView {
         if counts.upToDate > 0 { counter.append(", \(counts.upToDate) up to date", .dim) }
         if counts.doneBefore > 0 { counter.append(", \(counts.doneBefore) done before", .dim) }
         counter.append(" · \(DurationText.string(milliseconds: now - startedAt))", .dim)
-        if let left = RunEstimate.millisecondsLeft(finished: done, total: total, elapsedMilliseconds: now - startedAt) {
+        // Tasks kept from before ended at once, and say nothing of the rate of the others.
+        let kept = counts.upToDate + counts.doneBefore
+        if !suspended,  // no task starts while paused: no rate to go by
+            let left = RunEstimate.millisecondsLeft(finished: done - kept, total: total - kept, elapsedMilliseconds: now - startedAt)
+        {
             counter.append(" · ETA \(DurationText.string(milliseconds: left))", .dim)
         }
-        if suspended { counter.append(" · queue suspended (SIGUSR2 resumes)", .yellow) }
+        if suspended { counter.append(" · paused (\(pauseHint?.resumes ?? "SIGUSR2") resumes)", .yellow) }
         // Last, being the longest: a narrow terminal cuts it, not the times.
         if let waiting = occupancy.text(concurrency: concurrency) { counter.append(" · \(waiting)", .yellow) }
         lines.append(counter.text)
@@ -273,12 +285,15 @@ struct LiveView {
     /// The lines of `notes`, each ending in a newline. Task text passes through `ConsoleText`:
     /// an escape sequence from a task would otherwise move the cursor the live area counts on;
     /// its colours (SGR) are kept when colour is on.
-    static func render(_ notes: [Note], style: Style, prefixes: TaskPrefixes = TaskPrefixes(RunLayout())) -> String {
+    static func render(
+        _ notes: [Note], style: Style, prefixes: TaskPrefixes = TaskPrefixes(RunLayout()), pauseHint: PauseHint? = nil
+    ) -> String {
         var text = ""
         for note in notes {
             switch note {
             case .workflowStarted(let workflow, let tasks, let concurrency):
                 text += style.dim(SummaryText.started(workflow: workflow, tasks: tasks, concurrency: concurrency))
+                if let pauseHint { text += "\n" + style.dim(pauseHint.header) }
             case .output(let task, let stream, let line):
                 let sanitized = ConsoleText.sanitized(line, keepingColours: style.enabled)
                 text += prefixes.prefix(task, style: style) + " "
@@ -294,7 +309,8 @@ struct LiveView {
             case .result(let result):
                 text += resultLine(result, style: style)
             case .queue(let suspended):
-                text += style.yellow(suspended ? "queue suspended: no task starts until SIGUSR2" : "queue resumed")
+                let resumes = pauseHint?.resumes ?? "SIGUSR2"
+                text += style.yellow(suspended ? "paused: running tasks go on, none starts until \(resumes)" : "resumed")
             case .cleanup(let reason, let tasks):
                 text += style.yellow(CleanupText.line(reason: reason, tasks: tasks))
             case .droppedOutput(let count):

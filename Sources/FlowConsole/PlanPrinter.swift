@@ -185,6 +185,8 @@ package struct PlanPrinter: Sendable {
             for input in combine.inputs { field("input", input.value, to: &text) }
             field("to", combine.to.value, to: &text)
             field("format", combine.format.rawValue, to: &text)
+            if let base = combine.base { field("base", base.value, to: &text) }
+            if let prefix = combine.prefix { field("prefix", prefix.value, to: &text) }
             if combine.format == .image {
                 var layout = combine.image.layout.rawValue
                 if let columns = combine.image.columns { layout += ", \(columns) columns" }

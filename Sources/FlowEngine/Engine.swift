@@ -175,6 +175,11 @@ package final class Engine: @unchecked Sendable {
         lock.withLock { status != nil }
     }
 
+    /// Whether `suspend()` holds the queues: what the `p` key of the live view toggles.
+    package var isSuspended: Bool {
+        lock.withLock { scheduler.isSuspended }
+    }
+
     /// Running tasks go on; none starts until `resume()`.
     package func suspend() {
         lock.withLock {

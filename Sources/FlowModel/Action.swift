@@ -86,6 +86,9 @@ package struct DecompressAction: Hashable, Sendable {
 
 package enum CombineFormat: String, CaseIterable, Sendable {
     case concat, tar, tarGz = "tar.gz", zip, image
+
+    /// The formats that name their entries, and so take `base` and `prefix`.
+    package var isArchive: Bool { self == .tar || self == .tarGz || self == .zip }
 }
 
 package enum ImageLayout: String, CaseIterable, Sendable {
@@ -97,6 +100,10 @@ package struct CombineAction: Hashable, Sendable {
     package var to: Located<String>
     package var format: CombineFormat
     package var image: ImageOptions
+    /// Archives only: the folder entry names are relative to (as `tar -C`); nil: the workdir.
+    package var base: Located<String>?
+    /// Archives only: prepended to every entry name, as `git archive --prefix` (`app-1.0/`).
+    package var prefix: Located<String>?
 
     /// Options of `format: image`.
     package struct ImageOptions: Hashable, Sendable {
@@ -118,10 +125,15 @@ package struct CombineAction: Hashable, Sendable {
         }
     }
 
-    package init(inputs: [Located<String>], to: Located<String>, format: CombineFormat, image: ImageOptions) {
+    package init(
+        inputs: [Located<String>], to: Located<String>, format: CombineFormat, image: ImageOptions,
+        base: Located<String>? = nil, prefix: Located<String>? = nil
+    ) {
         self.inputs = inputs
         self.to = to
         self.format = format
         self.image = image
+        self.base = base
+        self.prefix = prefix
     }
 }

@@ -182,11 +182,43 @@ struct TaskResolver {
         case .combine(var combine):
             let inputs = combine.inputs.compactMap { path($0, "inputs") }
             let to = path(combine.to, "to")
-            guard let to, inputs.count == combine.inputs.count else { return nil }
+            var failed = inputs.count != combine.inputs.count
+            var base: Located<String>?
+            if let written = combine.base {
+                base = path(written, "base")
+                failed = failed || base == nil
+            }
+            var prefix: Located<String>?
+            if let written = combine.prefix {
+                prefix = expand(written, "'prefix' of task '\(task.id)'", interpolation, task)
+                failed = failed || prefix == nil
+            }
+            guard let to, !failed, checkArchiveNaming(written: combine, inputs: inputs, base: base, prefix: prefix, task: task.id)
+            else { return nil }
             combine.inputs = inputs
             combine.to = to
+            combine.base = base
+            combine.prefix = prefix
             return .combine(combine)
         }
+    }
+
+    /// A combine archive's `prefix` once expanded, and each input against `base`: an entry
+    /// named outside the archive's folder is refused, as `tar -C` users expect of a base.
+    private mutating func checkArchiveNaming(
+        written: CombineAction, inputs: [Located<String>], base: Located<String>?, prefix: Located<String>?, task: TaskID
+    ) -> Bool {
+        let before = diagnostics.count
+        if let prefix, let problem = EntryPrefix.problem(prefix.value) {
+            diagnostics.append(Diagnostic(.invalidExpandedPrefix(prefix.value, task: task, problem: problem), at: prefix.location))
+        }
+        if let base, let writtenBase = written.base {
+            for (input, writtenInput) in zip(inputs, written.inputs) where !PathResolution.isInside(input.value, folder: base.value) {
+                diagnostics.append(
+                    Diagnostic(.inputOutsideBase(writtenInput.value, base: writtenBase.value, task: task), at: input.location))
+            }
+        }
+        return diagnostics.count == before
     }
 
     private mutating func expand(_ value: Located<String>, _ field: String, _ interpolation: Interpolation, _ task: TaskSpec) -> Located<String>? {
@@ -240,6 +272,14 @@ extension Action {
 }
 
 extension Diagnostic.Message {
+    static func invalidExpandedPrefix(_ value: String, task: TaskID, problem: String) -> Self {
+        Self("'prefix' of task '\(task)' expands to '\(value)': \(problem)", hint: "write a relative folder, such as 'app-1.0/'")
+    }
+    static func inputOutsideBase(_ input: String, base: String, task: TaskID) -> Self {
+        Self(
+            "input '\(input)' of task '\(task)' is outside its base '\(base)'",
+            hint: "entry names are relative to 'base', as with 'tar -C': choose a base that holds every input")
+    }
     static func undefinedVariable(_ name: String, _ field: String, suggestion: String?) -> Self {
         Self("undefined variable '\(name)' in \(field)", hint: suggestion.map { "did you mean '\($0)'?" })
     }

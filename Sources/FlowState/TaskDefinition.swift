@@ -35,6 +35,9 @@ package enum TaskDefinition {
                 "columns=\(image.columns ?? -1)",
                 "cell=\(image.cellSize.map { "\($0.width)x\($0.height)" } ?? "")", "background=" + (image.background ?? ""),
             ]
+            // Only when set, so that fingerprints recorded before `base` and `prefix` still match.
+            if let base = combine.base { fields.append("base=" + base.value) }
+            if let prefix = combine.prefix { fields.append("prefix=" + prefix.value) }
         }
         fields += inputs(of: task).map { "input-pattern=" + $0 }
         fields += outputs(of: task).map { "output-pattern=" + $0 }

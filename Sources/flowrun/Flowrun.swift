@@ -48,7 +48,8 @@ struct Flowrun: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                var message = UsageErrorText.flowrunStyle(fullMessage(for: error))
+                let arguments = DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst()))
+                var message = UsageErrorText.flowrunStyle(ParserSuggestion.mended(fullMessage(for: error), arguments: arguments))
                 // `flowrun FILE test -k smoke`: options of the task's own program, meant for it.
                 if message.contains("unknown option"), !CommandLine.arguments.contains("--") {
                     message += "\nflowrun: note: to hand arguments to the tasks you name, put them after '--': flowrun FILE TASK -- ARGS"

@@ -173,8 +173,12 @@ struct RunCommand: ParsableCommand {
         let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
         let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
         let standardOutputClosed = StandardOutputClosed()
+        // `p` pauses, in the live view only: a plain log's reader may be another program.
+        let pauseKey = eventsMode(environment) == .human ? PauseKey.start { [signals] in signals.togglePause() } : nil
+        defer { pauseKey?.stop() }
         var sinks = try sinks(
-            environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan), commands: verbose ? TaskCommands(plan) : nil)
+            environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan),
+            commands: verbose ? TaskCommands(plan) : nil, pauseHint: PauseHint(key: pauseKey != nil, pid: getpid()))
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
         let bus = EventBus(sinks: sinks)
@@ -195,6 +199,7 @@ struct RunCommand: ParsableCommand {
         standardOutputClosed.watch(engine)
         signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
         let status = engine.run()
+        pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         (runner as? ActionRunner)?.finishRun()
         UpToDateRun.finish(upToDate)
         signals.runEnded()
@@ -217,14 +222,14 @@ struct RunCommand: ParsableCommand {
     /// The console on stdout, plus the files asked for.
     /// - Parameter commands: `-v`: what the console echoes as each task starts.
     private func sinks(
-        environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout, commands: TaskCommands?
+        environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout, commands: TaskCommands?,
+        pauseHint: PauseHint
     ) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
         let color = colour(environment)
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO, onFailure: standardOutputClosed.writeFailed)
         var sinks: [any EventSink] = []
-        // A CI job's pseudo-terminal gets the plain log too, unless `--events human` asks.
-        switch events ?? (interactive && !ContinuousIntegration.isDetected(environment) ? .human : .plain) {
+        switch eventsMode(environment) {
         case .jsonl:
             sinks.append(JSONLinesSink(writer: standardOutput))
         case .plain:
@@ -233,7 +238,7 @@ struct RunCommand: ParsableCommand {
             sinks.append(
                 LiveConsole(
                     writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) },
-                    layout: layout, summary: summary, commands: commands))
+                    layout: layout, summary: summary, commands: commands, pauseHint: pauseHint))
         }
         if let eventsFile {
             do {
@@ -250,6 +255,12 @@ struct RunCommand: ParsableCommand {
             }
         }
         return sinks
+    }
+
+    /// `--events`, or what suits stdout: the live view on a terminal, unless a CI job's
+    /// pseudo-terminal (which gets the plain log, unless `--events human` asks).
+    private func eventsMode(_ environment: [String: String]) -> EventsMode {
+        events ?? (Terminal.isInteractive(STDOUT_FILENO, environment: environment) && !ContinuousIntegration.isDetected(environment) ? .human : .plain)
     }
 
     /// Whether stdout gets colour; in the live view, tasks are then told to colour their output too.

@@ -129,6 +129,22 @@ final class RunSignals: @unchecked Sendable {
         if suspended { engine.suspend() }
     }
 
+    /// The `p` key of the live view: pauses a running run, resumes a paused one (as SIGUSR1
+    /// and SIGUSR2 do); before the run, it says how the run starts.
+    func togglePause() {
+        let engine: Engine? = lock.withLock {
+            switch phase {
+            case .loading(let suspended):
+                phase = .loading(suspended: !suspended)
+                return nil
+            case .running(let engine): return engine
+            case .over: return nil
+            }
+        }
+        guard let engine else { return }
+        if engine.isSuspended { engine.resume() } else { engine.suspend() }
+    }
+
     /// Every task has ended: a signal now ends flowrun at once.
     func runEnded() {
         lock.withLock { phase = .over }
@@ -255,6 +271,7 @@ final class RunSignals: @unchecked Sendable {
         let terminal = lock.withLock { liveTerminal }
         TaskGroups.shared.signalAll(SIGKILL)
         LeftoverProcesses.killAll(sparing: TaskGroups.shared.watchdogPid)
+        PauseKey.restoreTerminal()
         if let terminal {
             var poll = pollfd(fd: terminal, events: Int16(POLLOUT), revents: 0)
             if Glibc.poll(&poll, 1, 0) == 1, poll.revents & Int16(POLLOUT) != 0 {

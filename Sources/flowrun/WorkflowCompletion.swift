@@ -47,7 +47,14 @@ enum WorkflowCompletion {
     /// `.yaml` and `.yml` files, and folders (with a `/`, to go on into), whose path starts with
     /// `prefix`; hidden ones only when the prefix asks for them, as shells do. With `-d DIR` a
     /// relative FILE is read from DIR, so it is completed from there.
-    static func workflowFiles(matching prefix: String, in directory: String? = nil) -> [String] {
+    ///
+    /// For bash, a folder comes without its `/`: the script registers with `-o filenames`, so
+    /// readline adds the `/` itself, when it inserts the folder and when it lists it; one of
+    /// ours too would list `sub//`, and make `sub//` of a word completed mid-line. zsh and
+    /// fish add none, so they get it from here.
+    static func workflowFiles(
+        matching prefix: String, in directory: String? = nil, shell: CompletionShell? = CompletionShell.requesting
+    ) -> [String] {
         let slash = prefix.lastIndex(of: "/")
         let folder = slash.map { String(prefix[...$0]) } ?? ""
         let start = slash.map { String(prefix[prefix.index(after: $0)...]) } ?? prefix
@@ -57,8 +64,15 @@ enum WorkflowCompletion {
             guard name.hasPrefix(start), !name.hasPrefix(".") || start.hasPrefix(".") else { return nil }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: base + folder + name, isDirectory: &isDirectory) else { return nil }
-            if isDirectory.boolValue { return folder + name + "/" }
-            return name.hasSuffix(".yaml") || name.hasSuffix(".yml") ? folder + name : nil
+            guard isDirectory.boolValue else { return name.hasSuffix(".yaml") || name.hasSuffix(".yml") ? folder + name : nil }
+            // readline looks the word up from the shell's folder, not from `-d DIR`.
+            let marked = shell == .bash && (base.isEmpty || isFolder(folder + name))
+            return folder + name + (marked ? "" : "/")
         }
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -400,7 +400,7 @@ enum WorkflowSchema {
       "additionalProperties": false
     },
     "combine": {
-      "description": "Combines `inputs` into the file `to`, written atomically. `layout`, `columns`, `size` and `background` apply only to `format: image`.",
+      "description": "Combines `inputs` into the file `to`, written atomically. `layout`, `columns`, `size` and `background` apply only to `format: image`; `base` and `prefix` only to tar, tar.gz and zip.",
       "type": "object",
       "properties": {
         "inputs": {
@@ -417,7 +417,7 @@ enum WorkflowSchema {
           "description": "The file to write."
         },
         "format": {
-          "description": "concat (default): the bytes in order; tar, tar.gz or zip: an archive of the inputs under their paths relative to workdir; image: PNG or JPEG inputs laid out into one PNG.",
+          "description": "concat (default): the bytes in order; tar, tar.gz or zip: an archive of the inputs under their paths relative to `base` (default: the workdir), after `prefix`; image: PNG or JPEG inputs laid out into one PNG.",
           "enum": ["concat", "tar", "tar.gz", "zip", "image"]
         },
         "layout": {
@@ -438,13 +438,27 @@ enum WorkflowSchema {
           "description": "format image: background colour #RRGGBB. Default: transparent.",
           "type": "string",
           "pattern": "^#[0-9A-Fa-f]{6}$"
+        },
+        "base": {
+          "$ref": "#/$defs/path",
+          "description": "format tar, tar.gz or zip: the folder entry names are relative to, as `tar -C`. Default: the workdir. An input outside it is an error."
+        },
+        "prefix": {
+          "description": "format tar, tar.gz or zip: prepended to every entry name as written, as `git archive --prefix` (write `app-1.0/` for a folder). Relative, without a `..` component. `${NAME}` variables expand.",
+          "type": ["string", "number", "boolean"],
+          "minLength": 1,
+          "pattern": "^(?!/)(?!(?:.*/)?\\.\\.(?:/|$))[^\\u0000]*$"
         }
       },
       "required": ["inputs", "to"],
       "additionalProperties": false,
       "if": {"properties": {"format": {"const": "image"}}, "required": ["format"]},
       "then": {"dependentSchemas": {"columns": {"properties": {"layout": {"const": "grid"}}, "required": ["layout"]}}},
-      "else": {"propertyNames": {"not": {"enum": ["layout", "columns", "size", "background"]}}}
+      "else": {"propertyNames": {"not": {"enum": ["layout", "columns", "size", "background"]}}},
+      "dependentSchemas": {
+        "base": {"properties": {"format": {"enum": ["tar", "tar.gz", "zip"]}}, "required": ["format"]},
+        "prefix": {"properties": {"format": {"enum": ["tar", "tar.gz", "zip"]}}, "required": ["format"]}
+      }
     }
   }
 }

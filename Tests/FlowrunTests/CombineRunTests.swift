@@ -45,6 +45,44 @@ import Testing
         #expect(names == "parts/a.txt\nparts/b.txt\n")
     }
 
+    /// A release tarball as `git archive --prefix=app-$VERSION/` makes it, from the files under
+    /// build/: up to date on a rerun, made again when the prefix is changed.
+    @Test func aReleaseArchiveNamesItsEntriesUnderBaseWithThePrefixAndFollowsItsChanges() async throws {
+        let project = try WorkflowFolder(
+            """
+            version: 1
+            env: {VERSION: "1.0"}
+            tasks:
+              release:
+                combine: {inputs: ["build/*"], to: dist/app.tar.gz, format: tar.gz, base: build, prefix: "app-${VERSION}/"}
+            """, files: ["build/app": "binary\n", "build/README": "read me\n"])
+        func run(_ arguments: [String] = []) async throws -> (ran: Bool, names: String) {
+            let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"] + arguments, in: project.url)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let events = try EventStream(result.stdout)
+            let listing = Process()
+            listing.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            listing.arguments = ["bsdtar", "-tf", project.url.appendingPathComponent("dist/app.tar.gz").path]
+            let pipe = Pipe()
+            listing.standardOutput = pipe
+            try listing.run()
+            let names = try await offThePool {
+                defer { listing.waitUntilExit() }
+                return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            }
+            return (!events.named("task.started").isEmpty, names)
+        }
+        let first = try await run()
+        #expect(first.ran && first.names == "app-1.0/README\napp-1.0/app\n")
+        let again = try await run()
+        #expect(!again.ran, "nothing changed: up to date")
+        // Only the prefix changes, not the env nor the files: its fingerprint must tell.
+        let workflow = try project.read("flow.yaml").replacingOccurrences(of: "prefix: \"app-", with: "prefix: \"pkg-")
+        try project.write("flow.yaml", workflow)
+        let next = try await run()
+        #expect(next.ran && next.names == "pkg-1.0/README\npkg-1.0/app\n", "a new prefix makes a new archive")
+    }
+
     @Test func inputsAreOpenedOneAtATimeSoThatMoreThanTheDescriptorLimitCanBeCombined() async throws {
         let folder = try TemporaryFolder()
         let parts = folder.url.appendingPathComponent("parts")

@@ -4,8 +4,9 @@ import FlowModel
 import Glibc
 
 /// `format: tar`, `tar.gz` and `zip`, written by libarchive: each input a regular-file entry
-/// named by its path relative to the workdir, with its mode (less setuid, setgid and sticky),
-/// owner ids and modification time, as bsdtar stores them.
+/// named as `CombineInputs` names it (`prefix`, then the path relative to `base` or the
+/// workdir), with its mode (less setuid, setgid and sticky), owner ids and modification time,
+/// as bsdtar stores them.
 enum ArchiveWriter {
     static func write(
         _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: AtomicFile,

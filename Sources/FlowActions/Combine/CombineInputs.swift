@@ -1,3 +1,4 @@
+import FlowPlanning
 import Foundation
 import Glibc
 
@@ -9,8 +10,9 @@ struct CombineInputs {
     struct Input: Equatable {
         /// Absolute.
         var path: String
-        /// Relative to the workdir (the name an archive stores), or, for a file outside it,
-        /// the absolute path without its leading `/`, as tar stores it.
+        /// The name an archive stores: `prefix` and the path relative to `base` (or, with no
+        /// base, to the workdir; a file outside the workdir by its absolute path without its
+        /// leading `/`, as tar stores it).
         var name: String
     }
 
@@ -21,14 +23,17 @@ struct CombineInputs {
     /// any other path is taken as it is, and must exist when read. A pattern's matches leave
     /// out `output` (a rerun of `inputs: ["*.txt"], to: all.txt` must not read the last run's
     /// output, as tar leaves out the archive it writes); `output` named as an input is an error.
-    init(patterns: [String], workdir: String, output: String) throws(CombineFailure) {
+    ///
+    /// A match outside `base` (a pattern's `.*` matches `..`) is an error: the planner has
+    /// checked the patterns themselves.
+    init(patterns: [String], workdir: String, output: String, base: String? = nil, prefix: String = "") throws(CombineFailure) {
         var files: [Input] = []
         for pattern in patterns {
             guard pattern != output else { throw CombineFailure("input \(pattern) is the output 'to' itself") }
             let paths = try Self.expand(pattern).filter { $0 != output }
             if paths.isEmpty { throw CombineFailure("input pattern '\(pattern)' matches no file but the output") }
             for path in paths {
-                files.append(Input(path: path, name: Self.name(of: path, in: workdir)))
+                files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
             }
         }
         self.files = files
@@ -57,7 +62,14 @@ struct CombineInputs {
         return paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    private static func name(of path: String, in workdir: String) -> String {
+    private static func name(of path: String, workdir: String, base: String?) throws(CombineFailure) -> String {
+        if let base {
+            let normalized = PathResolution.normalize(path)
+            guard PathResolution.isInside(normalized, folder: base) else {
+                throw CombineFailure("input \(path) is outside base \(base)")
+            }
+            return String(decoding: normalized.utf8.dropFirst(base == "/" ? 1 : base.utf8.count + 1), as: UTF8.self)
+        }
         let folder = workdir.hasSuffix("/") ? workdir : workdir + "/"
         if path.hasPrefix(folder) { return String(path.dropFirst(folder.count)) }
         return String(path.drop { $0 == "/" })

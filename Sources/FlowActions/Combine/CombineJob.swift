@@ -12,7 +12,10 @@ struct CombineJob {
 
     func run(control: CombineControl) throws(CombineFailure) {
         let destination = action.to.value
-        let inputs = try CombineInputs(patterns: action.inputs.map(\.value), workdir: workdir, output: destination).files
+        let inputs = try CombineInputs(
+            patterns: action.inputs.map(\.value), workdir: workdir, output: destination, base: action.base?.value,
+            prefix: action.prefix?.value ?? ""
+        ).files
         guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
         try control.checkCancelled()
         let output = try AtomicFile.combineOutput(destination)

@@ -80,6 +80,12 @@ extension Diagnostic.Message {
     static func imageOptionWithoutImage(_ key: String) -> Self {
         Self("'\(key)' applies only to 'format: image'")
     }
+    static func archiveOptionWithoutArchive(_ key: String) -> Self {
+        Self("'\(key)' applies only to archives: 'format: tar', 'tar.gz' or 'zip'")
+    }
+    static func invalidPrefix(_ value: String, _ field: String, problem: String) -> Self {
+        Self("invalid prefix '\(value)' in \(field): \(problem)", hint: "write a relative folder, such as 'app-1.0/'")
+    }
     static func columnsWithoutGrid(_ field: String, layout: String) -> Self {
         Self(
             "'columns' of \(field) applies only to 'layout: grid'; this one lays images out in a \(layout)",

@@ -88,9 +88,10 @@ extension WorkflowDecoder {
     }
 
     static let imageKeys = ["layout", "columns", "size", "background"]
+    static let archiveKeys = ["base", "prefix"]
 
     private mutating func combine(_ node: Node, _ field: @autoclosure () -> String) -> CombineAction? {
-        let allowed = Set(["inputs", "to", "format"] + Self.imageKeys)
+        let allowed = Set(["inputs", "to", "format"] + Self.imageKeys + Self.archiveKeys)
         guard let fields = actionFields(node, field(), allowed: allowed, required: ["inputs", "to"]) else { return nil }
         var inputs = fields["inputs"].flatMap { strings($0, "'inputs' of \(field())", allowSingle: false) }
         if let list = inputs, list.isEmpty, let node = fields["inputs"] {
@@ -98,7 +99,8 @@ extension WorkflowDecoder {
             inputs = nil
         }
         let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }
-        let format: CombineFormat = fields["format"].flatMap { choice($0, "'format' of \(field())") } ?? .concat
+        let written: CombineFormat? = fields["format"].flatMap { choice($0, "'format' of \(field())") }
+        let format = written ?? .concat
         var image = CombineAction.ImageOptions()
         var layoutKnown = true  // false after an invalid layout, which is reported already
         if let node = fields["layout"] {
@@ -120,8 +122,28 @@ extension WorkflowDecoder {
             // A grid's width; a row or a column would ignore it without a word.
             report(.columnsWithoutGrid(field(), layout: image.layout.rawValue), at: entry.keyMark)
         }
+        let (base, prefix) = archiveNaming(fields, format: written ?? (fields["format"] == nil ? .concat : nil), field())
         guard let inputs, let to else { return nil }
-        return CombineAction(inputs: inputs, to: to, format: format, image: image)
+        return CombineAction(inputs: inputs, to: to, format: format, image: image, base: base, prefix: prefix)
+    }
+
+    /// `base` and `prefix`, which only an archive's entry names take. `format` is nil after an
+    /// invalid one (reported already): which format these keys need to go with is then unknown.
+    private mutating func archiveNaming(
+        _ fields: ActionFields, format: CombineFormat?, _ field: @autoclosure () -> String
+    ) -> (base: Located<String>?, prefix: Located<String>?) {
+        let base = fields["base"].flatMap { nonEmptyString($0, "'base' of \(field())") }
+        var prefix = fields["prefix"].flatMap { nonEmptyString($0, "'prefix' of \(field())") }
+        if let text = prefix, let problem = EntryPrefix.problem(text.value), let node = fields["prefix"] {
+            report(.invalidPrefix(text.value, field(), problem: problem), at: node)
+            prefix = nil
+        }
+        if let format, !format.isArchive {
+            for key in Self.archiveKeys {
+                if let entry = fields.entries[key] { report(.archiveOptionWithoutArchive(key), at: entry.keyMark) }
+            }
+        }
+        return (base, prefix)
     }
 
     static func cellSize(_ text: String) -> CombineAction.CellSize? {

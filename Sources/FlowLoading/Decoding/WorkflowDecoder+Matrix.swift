@@ -172,6 +172,8 @@ extension WorkflowDecoder {
         case .combine(var combine):
             for index in combine.inputs.indices { apply(&combine.inputs[index], "inputs") }
             apply(&combine.to, "to")
+            if var base = combine.base { apply(&base, "base"); combine.base = base }
+            if var prefix = combine.prefix { apply(&prefix, "prefix"); combine.prefix = prefix }
             task.action = .combine(combine)
         case .shell, .group:
             break

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import FlowActions
+
+private typealias Support = CombineTestSupport
+
+/// `base` and `prefix` of a combine archive, checked by the entry names `bsdtar -t` lists, as a
+/// user would check a release tarball.
+@Suite struct CombineArchiveNamingTests {
+    @Test(arguments: ["tar", "tar.gz", "zip"])
+    func entriesAreNamedRelativeToBaseWithThePrefixInFront(format: String) async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("binary", to: "\(folder)/build/bin/app")
+        try Support.write("a", to: "\(folder)/build/share/a.txt")
+        try Support.write("b", to: "\(folder)/build/share/b.txt")
+        let task = try Support.task(
+            """
+            inputs: [build/bin/app, "build/share/*.txt"]
+            to: dist/app.\(format)
+            format: \(format)
+            base: build
+            prefix: app-1.0/
+            """, in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        #expect(try Self.bsdtarList("\(folder)/dist/app.\(format)") == ["app-1.0/bin/app", "app-1.0/share/a.txt", "app-1.0/share/b.txt"])
+    }
+
+    @Test func withoutBaseNamesAreRelativeToTheWorkdirAndThePrefixIsPrependedAsWritten() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("notes", to: "\(folder)/docs/NOTES.md")
+        // As `git archive --prefix=pkg-`: no slash is added, so the prefix joins the first name.
+        let task = try Support.task("inputs: [docs/NOTES.md]\nto: out.tar\nformat: tar\nprefix: pkg-", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        #expect(try Self.bsdtarList("\(folder)/out.tar") == ["pkg-docs/NOTES.md"])
+    }
+
+    @Test func aBaseOfTheRootNamesEntriesByTheirWholePath() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/x.txt")
+        let task = try Support.task("inputs: [x.txt]\nto: out.tar\nformat: tar\nbase: /", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        #expect(try Self.bsdtarList("\(folder)/out.tar") == [String(folder.dropFirst()) + "/x.txt"])
+    }
+
+    /// A pattern inside `base` whose `.*` matches `..` reaches outside it: only the expansion
+    /// can tell, so the attempt fails naming the file, and writes nothing.
+    @Test func aMatchOutsideBaseFailsNamingItAndWritesNothing() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("secret", to: "\(folder)/outside.txt")
+        try FileManager.default.createDirectory(atPath: "\(folder)/build", withIntermediateDirectories: true)
+        let task = try Support.task("inputs: [\"build/.*/outside.txt\"]\nto: out.tar\nformat: tar\nbase: build", in: folder)
+
+        let attempt = await Support.run(task)
+
+        let reason = try #require(Support.failureReason(attempt))
+        #expect(reason == "input \(folder)/build/../outside.txt is outside base \(folder)/build")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/out.tar"))
+    }
+
+    /// The names `bsdtar -tf` lists, one a line.
+    static func bsdtarList(_ archive: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["LC_ALL=C.UTF-8", "bsdtar", "-tf", archive]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
