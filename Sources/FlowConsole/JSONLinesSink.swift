@@ -1,12 +1,10 @@
+import FlowEvents
 import FlowModel
 import Foundation
 
 /// Writes every event as one JSON object on one line: `--events jsonl` and `--events-file PATH`.
 ///
-/// Each line is `{"seq":N,"time":"2026-11-23T09:30:01.123Z","event":NAME,...}` with the fields
-/// of the spec's table in its order; `schemas/events.schema.json` describes every event. Keys
-/// are always present: `total` (task.progress) and `exit_code` (task.failed) are `null` when
-/// unknown rather than omitted, so that a consumer reads one shape per event.
+/// Each line is `EventCodec`'s: the format that run records share.
 ///
 /// Whole lines go out with one `write(2)` (all the events the bus hands over at once), so lines
 /// never interleave with other writers; nothing is held back, so a reader tailing the stream
@@ -41,7 +39,7 @@ package final class JSONLinesSink: EventSink {
         line.withLock { buffer in
             var lines: [UInt8] = []
             for event in events {
-                Self.encode(event, into: &buffer)
+                EventCodec.encode(event, into: &buffer)
                 lines += buffer
             }
             if !lines.isEmpty { writer.write(lines) }
@@ -53,76 +51,4 @@ package final class JSONLinesSink: EventSink {
     }
 
     package var writeFailure: WriteFailure? { writer.failure }
-
-    /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
-    package static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
-        var object = JSONObjectWriter(reusing: &buffer)
-        object.field("seq", event.seq)
-        object.timeField("time", milliseconds: event.timeMilliseconds)
-        object.field("event", event.name)
-        switch event.kind {
-        case .workflowStarted(let workflow, let file, let tasks, let concurrency):
-            object.field("workflow", workflow)
-            object.field("file", file)
-            object.field("tasks", tasks)
-            object.field("concurrency", concurrency)
-        case .taskReady(let task):
-            object.field("task", task)
-        case .taskStarted(let task, let attempt, let kind):
-            object.field("task", task)
-            object.field("attempt", attempt)
-            object.field("kind", kind)
-        case .taskOutput(let task, let stream, let line):
-            object.field("task", task)
-            object.field("stream", stream.rawValue)
-            object.field("line", line)
-        case .taskProgress(let task, let done, let total, let unit):
-            object.field("task", task)
-            object.field("done", done)
-            object.field("total", total)
-            object.field("unit", unit.rawValue)
-        case .taskRetrying(let task, let attempt, let delay, let reason):
-            object.field("task", task)
-            object.field("attempt", attempt)
-            object.field("delay_ms", delay)
-            object.field("reason", reason)
-        case .taskSucceeded(let task, let attempts, let duration):
-            object.field("task", task)
-            object.field("attempts", attempts)
-            object.field("duration_ms", duration)
-        case .taskFailed(let task, let attempts, let duration, let reason, let exitCode, let allowed):
-            object.field("task", task)
-            object.field("attempts", attempts)
-            object.field("duration_ms", duration)
-            object.field("reason", reason)
-            object.field("exit_code", exitCode.map(Int64.init))
-            object.field("allowed", allowed)
-        case .taskCancelled(let task, let reason):
-            object.field("task", task)
-            object.field("reason", reason)
-        case .taskSkipped(let task, let reason, let run):
-            object.field("task", task)
-            object.field("reason", reason)
-            if let run { object.field("run", run) }
-        case .queueSuspended, .queueResumed:
-            break
-        case .workflowCleanup(let reason, let tasks):
-            object.field("reason", reason)
-            object.field("tasks", tasks)
-        case .workflowFinished(let workflow, let status, let duration, let counts):
-            object.field("workflow", workflow)
-            object.field("status", status.rawValue)
-            object.field("duration_ms", duration)
-            object.beginObject("counts")
-            object.field("succeeded", counts.succeeded)
-            object.field("failed", counts.failed)
-            object.field("allowed", counts.allowed)
-            object.field("cancelled", counts.cancelled)
-            object.field("skipped", counts.skipped)
-            object.field("up_to_date", counts.upToDate)
-            object.field("done_before", counts.doneBefore)
-            object.end()
-        }
-        object.endLine(into: &buffer)
-    }
 }
