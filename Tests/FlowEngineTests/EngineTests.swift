@@ -321,6 +321,27 @@ private let interrupted = "interrupted (SIGINT)"
         #expect(h.finished == [.succeeded])
     }
 
+    /// A cancel ends the suspension: the cleanup must run, and it does once a slot is free.
+    @Test func aCancelWhileSuspendedStillRunsTheCleanup() throws {
+        let h = try EngineHarness(
+            """
+            version: 1
+            concurrency: 1
+            tasks: {a: {shell: x}, b: {shell: x}, tidy: {shell: x, when: always}}
+            """)
+        h.start()
+        h.engine.suspend()
+        h.engine.cancel(reason: interrupted)
+        h.loop.runPosted()
+        #expect(try h.attempt("a").signals.map(\.signal) == [.terminate])
+        try h.end("a", .failed(reason: "killed by signal SIGTERM (15)", exitCode: nil))
+        #expect(h.running == ["tidy"])
+        #expect(h.finalEvent(of: "b") == .taskSkipped(task: "b", reason: interrupted))
+        try h.end("tidy")
+        #expect(h.finalEvent(of: "tidy") == .taskSucceeded(task: "tidy", attempts: 1, durationMilliseconds: 0))
+        #expect(h.finished == [.cancelled])
+    }
+
     // MARK: Fail-fast
 
     /// A failure skips what has not started; the running task finishes, but is not retried.
