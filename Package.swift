@@ -28,9 +28,11 @@ let package = Package(
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
+        // The event stream's bytes, shared by the console and the state: the codec and the descriptor writer.
+        .target(name: "FlowEvents", dependencies: ["FlowModel"]),
         .target(
             name: "FlowState",
-            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowEvents", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FlowReport", dependencies: ["FlowModel", "FlowConsole", "FlowState", "FlowFiles"]),
         .target(name: "CSpawn"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
@@ -55,24 +57,26 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
-        .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),
+        .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles", "FlowEvents"]),
         .target(name: "FlowExport", dependencies: ["FlowModel", "FlowPlanning"]),
         .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
                 "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState", "FlowReport", "FlowExport", "FlowFiles",
+                "FlowEvents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
-        .testTarget(name: "FlowStateTests", dependencies: ["FlowState", "FlowTestSupport"]),
+        .testTarget(name: "FlowStateTests", dependencies: ["FlowState", "FlowEvents", "FlowTestSupport"]),
         .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
+        .testTarget(name: "FlowEventsTests", dependencies: ["FlowEvents"]),
         .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
-            name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"],
+            name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowEvents", "FlowLoading", "FlowPlanning"],
             exclude: ["validate_events.py", "validate_junit.py", "junit-10.xsd"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),

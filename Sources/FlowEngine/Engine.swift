@@ -1,9 +1,9 @@
-import Dispatch
 import FlowModel
 import FlowPlanning
 import Foundation
 
-/// Runs a plan: one `OperationQueue` per named queue plus a default one, fed by the scheduler.
+/// Runs a plan: one `TaskQueue` (an `OperationQueue`) per named queue plus a default one, fed
+/// by the scheduler.
 ///
 /// corelibs' `OperationQueue` is quadratic in operations that are not ready (ARCHITECTURE.md,
 /// trap 1), so an operation is created and added only when the scheduler starts its task: its
@@ -20,6 +20,12 @@ import Foundation
 /// Events are posted to the bus under `lock`, in the scheduler's order, and handed to the sinks
 /// after it is let go; on the signal thread (cancel, suspend, resume) they are written on the
 /// bus's own queue, so a stdout nobody reads cannot hold up a Ctrl-C.
+///
+/// The engine blocks on nothing and keeps no clock or thread of its own: `start` returns at
+/// once, and the run goes on as its inputs come (tasks' ends on the loop, `cancel`, `kill`,
+/// `suspend`, `resume`, and the loop's timers: back-off, timeouts, the cleanup deadline).
+/// So a test drives a whole run on a manual loop, in microseconds; `run()` is the command
+/// line's way to wait for the end.
 ///
 /// - Warning: all mutable state is guarded by `lock`. Calls into operations that can end them
 ///   at once (`cancelRun`) are made outside it, since an ending operation takes the lock.
@@ -48,10 +54,11 @@ package final class Engine: @unchecked Sendable {
     private let plan: Plan
     private let runner: any TaskRunner
     private let gate: (any TaskGate)?
-    private let bus: EventBus
+    /// Internal, for `run()`.
+    let bus: EventBus
     private let options: Options
     private let lock = NSLock()
-    private let queues: [OperationQueue]
+    private let queues: [any TaskQueue]
     private let loop: any EngineLoop
     private var scheduler: Scheduler
     private var operations: [TaskOperation?]
@@ -59,18 +66,21 @@ package final class Engine: @unchecked Sendable {
     /// Tasks whose final state is failed (tolerated or not), for `FLOWRUN_FAILED_NEEDS`.
     private var failedTasks = Set<Int>()
     private var cancelReason: String?
-    private var status: RunStatus?
-    private let finished = DispatchSemaphore(value: 0)
+    private var runStatus: RunStatus?
+    /// Called once, outside `lock`, after the step that gave the run its status.
+    private var whenFinished: (@Sendable (RunStatus) -> Void)?
     private var startedAt: Int64 = 0
     private var flushQueued = false
     /// Fail-fast has stopped the run: tasks that run on start no new attempt.
     private var retriesStopped = false
+    private let jitter: @Sendable () -> Double
 
     /// - Parameter loop: the run's loop; the runner's attempts must report on it.
     /// - Parameter gate: skips tasks that need not run (up to date); nil runs every task.
+    /// - Parameter jitter: the back-off's jitter factor (`RetryDelay`); tests fix it.
     package init(
         plan: Plan, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, options: Options,
-        gate: (any TaskGate)? = nil
+        gate: (any TaskGate)? = nil, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) }
     ) {
         self.plan = plan
         self.runner = runner
@@ -78,28 +88,23 @@ package final class Engine: @unchecked Sendable {
         self.loop = loop
         self.bus = bus
         self.options = options
+        self.jitter = jitter
         scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
         // Index 0 is the default queue, then the named ones in file order, as the scheduler counts them.
         queues =
-            [Self.makeQueue("default", limit: options.concurrency, on: loop)]
-            + plan.workflow.queues.map { Self.makeQueue($0.name, limit: $0.concurrency, on: loop) }
+            [loop.makeQueue(name: "default", limit: options.concurrency)]
+            + plan.workflow.queues.map { loop.makeQueue(name: $0.name, limit: $0.concurrency) }
         operations = [TaskOperation?](repeating: nil, count: plan.tasks.count)
     }
 
-    private static func makeQueue(_ name: String, limit: Int, on loop: any EngineLoop) -> OperationQueue {
-        let queue = OperationQueue()
-        queue.name = "flowrun.queue.\(name)"
-        queue.maxConcurrentOperationCount = limit
-        // Serial is enough: an operation's `start` only begins an attempt and returns; the
-        // limit counts operations until they finish.
-        queue.underlyingQueue = loop.queue
-        return queue
-    }
-
-    /// Runs every task of the plan and blocks until each has its final event.
-    package func run() -> RunStatus {
+    /// Starts the run and returns: the first tasks are handed to their queues, and
+    /// `whenFinished` is called once every task has its final event (from the thread of the
+    /// input that ended the run, usually the loop). The sinks may still be writing then:
+    /// `bus.finish()` hands them the rest.
+    package func start(whenFinished: @escaping @Sendable (RunStatus) -> Void = { _ in }) {
         lock.withLock {
-            startedAt = EventBus.monotonicMilliseconds()
+            self.whenFinished = whenFinished
+            startedAt = loop.now
             let workflow = plan.workflow
             bus.post(
                 .workflowStarted(
@@ -108,9 +113,22 @@ package final class Engine: @unchecked Sendable {
             perform(scheduler.begin())
         }
         flushSoon()
-        finished.wait()
-        bus.finish()
-        return lock.withLock { status ?? .cancelled }
+        announceEndIfDue()
+    }
+
+    /// The run's status once every task has its final event; nil before.
+    package var status: RunStatus? {
+        lock.withLock { runStatus }
+    }
+
+    /// Calls `whenFinished`, once, if the run has its status: after each input, outside `lock`.
+    private func announceEndIfDue() {
+        let call: (RunStatus, @Sendable (RunStatus) -> Void)? = lock.withLock {
+            guard let runStatus, let whenFinished else { return nil }
+            self.whenFinished = nil
+            return (runStatus, whenFinished)
+        }
+        if let (status, whenFinished) = call { whenFinished(status) }
     }
 
     /// Cancels the run: running tasks get SIGTERM, then SIGKILL after the grace period; waiting
@@ -136,6 +154,7 @@ package final class Engine: @unchecked Sendable {
         for operation in running { operation.cancelRun(reason: reason) }
         bus.flushElsewhere()
         loop.nudge()
+        announceEndIfDue()
         return cleanup
     }
 
@@ -148,6 +167,7 @@ package final class Engine: @unchecked Sendable {
         }
         for operation in running { operation.cancelRun(reason: CleanupRule.overrunReason(grace: options.grace)) }
         flushSoon()
+        announceEndIfDue()
     }
 
     /// Runs `block` on the engine's loop after whatever was posted to it before, such as each
@@ -168,11 +188,12 @@ package final class Engine: @unchecked Sendable {
             operation.killRun()
         }
         bus.flushElsewhere()
+        announceEndIfDue()
     }
 
     /// Whether every task has its final event: what is left of `run()` is writing.
     package var isOver: Bool {
-        lock.withLock { status != nil }
+        status != nil
     }
 
     /// Whether `suspend()` holds the queues: what the `p` key of the live view toggles.
@@ -199,6 +220,7 @@ package final class Engine: @unchecked Sendable {
         }
         bus.flushElsewhere()
         loop.nudge()
+        announceEndIfDue()
     }
 
     /// Writes the events of a step once the starts it queued have run: on the loop behind
@@ -210,11 +232,10 @@ package final class Engine: @unchecked Sendable {
             return !flushQueued
         }
         guard queueFlush else { return }
-        loop.queue.async { [self] in
+        loop.post { [self] in
             lock.withLock { flushQueued = false }
             bus.flush()
         }
-        loop.nudge()
     }
 
     // MARK: Performing the scheduler's actions (under `lock`)
@@ -256,12 +277,11 @@ package final class Engine: @unchecked Sendable {
                 counts.skipped += 1
                 bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason))
             case .finish(let status):
-                self.status = status
+                runStatus = status
                 bus.post(
                     .workflowFinished(
-                        workflow: plan.workflow.name, status: status,
-                        durationMilliseconds: EventBus.monotonicMilliseconds() - startedAt, counts: counts))
-                finished.signal()
+                        workflow: plan.workflow.name, status: status, durationMilliseconds: loop.now - startedAt,
+                        counts: counts))
             }
         }
     }
@@ -277,10 +297,11 @@ package final class Engine: @unchecked Sendable {
         bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
         let operation = TaskOperation(
             task: planned, runner: runner, loop: loop, bus: bus,
-            graceMilliseconds: options.graceMilliseconds
+            graceMilliseconds: options.graceMilliseconds, jitter: jitter
         ) { [self] report in
             lock.withLock { reported(report, by: task) }
             flushSoon()
+            announceEndIfDue()
         }
         operations[task] = operation
         queues[scheduler.queue(of: task)].addOperation(operation)

@@ -6,10 +6,10 @@ import Dispatch
 /// The rule every action runner obeys: never block the loop. A runner starts its work and
 /// returns; whatever waits (a process, a transfer) reports back through the loop.
 package protocol EngineLoop: AnyObject, Sendable {
-    /// The serial queue the loop runs on: every `OperationQueue` of the run starts its
-    /// operations here, so that a task's end, the engine's step and the next start follow one
-    /// another on one thread.
-    var queue: DispatchQueue { get }
+    /// A queue of the run (`TaskQueue`) whose operations start on the loop, at most `limit`
+    /// at once: so that a task's end, the engine's step and the next start follow one another
+    /// on one thread.
+    func makeQueue(name: String, limit: Int) -> any TaskQueue
 
     /// Milliseconds on the loop's monotonic clock: the time timers are set in.
     var now: Int64 { get }

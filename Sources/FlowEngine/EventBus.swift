@@ -8,12 +8,12 @@ import Glibc
 /// The thread that emits an event hands it to the sinks itself, unless another thread is doing
 /// so already: that one takes every event waiting before it stops (`draining`: one drainer at a
 /// time, so the sinks' calls never overlap). The emitting thread writes one batch at most;
-/// whatever came meanwhile is written on `queue`, so no thread is held for longer than one
+/// whatever came meanwhile is written on the hand-off queue, so no thread is held for longer than one
 /// write. No thread is woken for an engine step: on a 2-core machine whose children need both
 /// cores, a thread woken per step takes a core from them, on the critical path of the run.
 /// Events made together (an engine step, the lines of one read) are handed over
 /// together, so a sink writes them with one `write(2)`. A large batch, from a task that floods
-/// its output, is handed to the sinks on `queue` instead: the output loop goes on reading while
+/// its output, is handed to the sinks on the hand-off queue instead: the output loop goes on reading while
 /// they are written, and a flood keeps both cores busy.
 ///
 /// Memory stays bounded whatever the tasks print: the events stamped and not yet written are
@@ -26,7 +26,7 @@ import Glibc
 ///   `roomWaiters` are guarded by `state`; the sinks are called only by the one thread that set
 ///   `draining`.
 package final class EventBus: @unchecked Sendable {
-    /// More events than this waiting at a flush are written on `queue`.
+    /// More events than this waiting at a flush are written on the hand-off queue.
     static let handOffBatch = 256
     /// Past this many bytes of events held, output readers wait (`hasRoom`).
     package static let defaultMaxHeldBytes = 2 << 20
@@ -38,7 +38,9 @@ package final class EventBus: @unchecked Sendable {
     let resumeHeldBytes: Int
 
     private let sinks: [any EventSink]
-    private let queue = DispatchQueue(label: "flowrun.events")
+    /// Runs the writing that is not done on the emitting thread: on `flowrun.events`, a queue
+    /// of the bus's own, unless the bus was given another way (a test writes at once).
+    private let handOff: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let state = NSCondition()
     private var pending: [RunEvent] = []
     private var seq = 0
@@ -52,10 +54,22 @@ package final class EventBus: @unchecked Sendable {
     /// Called once `heldBytes` is down to `resumeHeldBytes`.
     private var roomWaiters: [@Sendable () -> Void] = []
 
-    package init(sinks: [any EventSink], maxHeldBytes: Int = EventBus.defaultMaxHeldBytes) {
+    /// - Parameter handOff: where the writing is done that the emitting thread leaves (`flush`,
+    ///   `flushElsewhere`); nil for a serial queue of the bus's own. A test on a manual loop
+    ///   passes one that runs the block at once, so that no thread writes behind its back.
+    package init(
+        sinks: [any EventSink], maxHeldBytes: Int = EventBus.defaultMaxHeldBytes,
+        handOff: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
+    ) {
         self.sinks = sinks
         self.maxHeldBytes = maxHeldBytes
         resumeHeldBytes = maxHeldBytes / 2
+        if let handOff {
+            self.handOff = handOff
+        } else {
+            let queue = DispatchQueue(label: "flowrun.events")
+            self.handOff = { queue.async(execute: $0) }
+        }
     }
 
     /// Whether the events not yet written are under the bound. When they are not, `whenDrained`
@@ -99,12 +113,12 @@ package final class EventBus: @unchecked Sendable {
 
     /// Hands every waiting event to the sinks, unless another thread is doing so: that one
     /// takes these too before it stops. This thread writes one batch at most; what came
-    /// meanwhile, or a batch of more than `handOffBatch`, is written on `queue`.
+    /// meanwhile, or a batch of more than `handOffBatch`, is written on the hand-off queue.
     package func flush() {
         flush(here: true)
     }
 
-    /// As `flush`, but the writing is always done on `queue`: for a caller that must not wait
+    /// As `flush`, but the writing is always done on the hand-off queue: for a caller that must not wait
     /// on a sink (a stdout pipe nobody reads), such as the signal thread or the timers.
     package func flushElsewhere() {
         flush(here: false)
@@ -118,24 +132,24 @@ package final class EventBus: @unchecked Sendable {
         }
         switch writeHere {
         case true?: drainOneBatch()
-        case false?: queue.async { [self] in drainUntilNoneWait() }
+        case false?: handOff { [self] in drainUntilNoneWait() }
         case nil: break
         }
     }
 
     /// The drainer's work on the emitting thread: one batch; if more came meanwhile, the drainer
-    /// takes it and `queue` writes it and what follows.
+    /// takes it and the hand-off queue writes it and what follows.
     private func drainOneBatch() {
         guard let batch = takePendingOrStop() else { return }
         deliver(batch)
         guard let more = takePendingOrStop() else { return }
-        queue.async { [self] in
+        handOff { [self] in
             deliver(more)
             drainUntilNoneWait()
         }
     }
 
-    /// The drainer's work on `queue`: hands what waits to the sinks until nothing does.
+    /// The drainer's work on the hand-off queue: hands what waits to the sinks until nothing does.
     private func drainUntilNoneWait() {
         while let batch = takePendingOrStop() { deliver(batch) }
     }

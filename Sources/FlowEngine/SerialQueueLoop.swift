@@ -18,6 +18,10 @@ package final class SerialQueueLoop: EngineLoop, @unchecked Sendable {
 
     package var now: Int64 { EventBus.monotonicMilliseconds() }
 
+    package func makeQueue(name: String, limit: Int) -> any TaskQueue {
+        OperationQueue.starting(on: queue, name: name, limit: limit)
+    }
+
     package func post(_ block: @escaping @Sendable () -> Void) {
         queue.async(execute: block)
     }

@@ -1,5 +1,4 @@
 import Crypto
-import FlowConsole
 import FlowFiles
 import Foundation
 

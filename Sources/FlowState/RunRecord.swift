@@ -1,3 +1,4 @@
+import FlowEvents
 import FlowModel
 import Foundation
 
@@ -35,7 +36,7 @@ package struct RunRecord: Sendable {
     @discardableResult
     package func forEachEvent(_ body: (RunEvent) throws -> Void) throws -> Int {
         try forEachLine { line in
-            guard let event = RecordedEvent.decode(line) else { return false }
+            guard let event = EventCodec.decode(line) else { return false }
             try body(event)
             return true
         }
@@ -71,7 +72,7 @@ package struct RunRecord: Sendable {
                 if let time = Self.time(of: line) { summary.endedMilliseconds = max(summary.endedMilliseconds, time) }
                 return true
             }
-            guard let event = RecordedEvent.decode(line) else { return false }
+            guard let event = EventCodec.decode(line) else { return false }
             summary.add(event)
             return true
         }
@@ -88,7 +89,7 @@ package struct RunRecord: Sendable {
         _ = try? forEachLine { line in
             guard let name = Self.eventName(of: line) else { return false }
             guard ["task.succeeded", "task.failed", "task.cancelled", "task.skipped"].contains(name) else { return true }
-            guard let event = RecordedEvent.decode(line), let task = event.task, let state = RecordedTask.State(event.kind) else {
+            guard let event = EventCodec.decode(line), let task = event.task, let state = RecordedTask.State(event.kind) else {
                 return false
             }
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
@@ -98,13 +99,13 @@ package struct RunRecord: Sendable {
         return results
     }
 
-    /// The `event` value of a line as `JSONLinesSink` writes it, found without parsing the line.
+    /// The `event` value of a line as `EventCodec` writes it, found without parsing the line.
     static func eventName(of line: ArraySlice<UInt8>) -> String? {
         value(after: Array("\"event\":\"".utf8), in: line)
     }
 
     private static func time(of line: ArraySlice<UInt8>) -> Int64? {
-        value(after: Array("\"time\":\"".utf8), in: line).flatMap(RecordedEvent.milliseconds(of:))
+        value(after: Array("\"time\":\"".utf8), in: line).flatMap(EventCodec.milliseconds(of:))
     }
 
     /// The string value after `key` within the first bytes of `line`, where the encoder puts

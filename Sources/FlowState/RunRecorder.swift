@@ -1,4 +1,4 @@
-import FlowConsole
+import FlowEvents
 import FlowModel
 import Foundation
 import Glibc
@@ -130,7 +130,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     }
 
     private func encode(_ event: RunEvent) {
-        JSONLinesSink.encode(event, into: &state.line)
+        EventCodec.encode(event, into: &state.line)
         switch event.kind {
         case .taskSucceeded(let task, _, _), .taskSkipped(let task, _, _):
             // Hex digits need no escaping: spliced in before the closing brace and newline.

@@ -53,6 +53,14 @@ package final class FakeTaskRunner: TaskRunner, @unchecked Sendable {
 
     package var running: Attempt? { attempts.last.flatMap { $0.hasEnded ? nil : $0 } }
 
+    /// The attempts started and not ended, in the order they started.
+    package var inFlight: [Attempt] { attempts.filter { !$0.hasEnded } }
+
+    /// The attempt of `task` that is running, if one is.
+    package func running(_ task: TaskID) -> Attempt? {
+        attempts.last { $0.task == task && !$0.hasEnded }
+    }
+
     package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void

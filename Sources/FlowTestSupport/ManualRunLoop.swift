@@ -1,14 +1,13 @@
-import Dispatch
 import FlowEngine
 
 /// An `EngineLoop` whose clock moves only when a test says so: `advance(by:)` fires the timers
 /// that come due, in order, on the calling thread, so a test of timeouts and grace periods
-/// runs in microseconds and does not depend on how fast the machine is.
+/// runs in microseconds and does not depend on how fast the machine is. Its queues
+/// (`ManualTaskQueue`) start operations as posted blocks, so a whole `Engine` run is driven
+/// from the test's thread.
 ///
 /// - Warning: for one test thread; blocks posted from elsewhere must not race `advance`.
 package final class ManualRunLoop: EngineLoop, @unchecked Sendable {
-    /// Not run by the loop: operations are started by hand in tests that use it.
-    package let queue = DispatchQueue(label: "flowrun.manual-loop")
     package private(set) var now: Int64
     private var posted: [@Sendable () -> Void] = []
     private var timers: [(deadline: Int64, id: UInt64, block: @Sendable () -> Void)] = []
@@ -23,6 +22,16 @@ package final class ManualRunLoop: EngineLoop, @unchecked Sendable {
     }
 
     package func nudge() {}
+
+    /// A queue that starts its operations on this loop, when the test runs it.
+    package func makeQueue(name: String, limit: Int) -> any TaskQueue {
+        let queue = ManualTaskQueue(name: name, limit: limit, loop: self)
+        queues.append(queue)
+        return queue
+    }
+
+    /// The queues made so far, in order: for an engine, the default queue, then the named ones.
+    package private(set) var queues: [ManualTaskQueue] = []
 
     package func schedule(at deadline: Int64, _ block: @escaping @Sendable () -> Void) -> LoopTimer {
         lastID += 1

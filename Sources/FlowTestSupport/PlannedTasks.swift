@@ -2,7 +2,7 @@ import FlowLoading
 import FlowModel
 import FlowPlanning
 
-/// Tasks for tests, written as a workflow file is.
+/// Plans and tasks for tests, written as a workflow file is.
 package enum PlannedTasks {
     package struct Invalid: Error, CustomStringConvertible {
         package var description: String
@@ -10,6 +10,11 @@ package enum PlannedTasks {
 
     /// The tasks of `yaml` (a whole workflow), planned in `directory`.
     package static func from(_ yaml: String, directory: String = "/tmp") throws -> [PlannedTask] {
+        try plan(yaml, directory: directory).tasks
+    }
+
+    /// The plan of `yaml` (a whole workflow), planned in `directory`, every task selected.
+    package static func plan(_ yaml: String, directory: String = "/tmp") throws -> Plan {
         let loaded = WorkflowLoader.decode(Array(yaml.utf8), file: "w.yaml", directory: directory, defaultName: "w")
         guard !loaded.diagnostics.hasErrors, let workflow = loaded.workflow else {
             throw Invalid(description: "\(loaded.diagnostics)")
@@ -17,7 +22,7 @@ package enum PlannedTasks {
         guard let plan = try Planner.plan(workflow, options: PlanningOptions()).plan else {
             throw Invalid(description: "the workflow does not plan")
         }
-        return plan.tasks
+        return plan
     }
 
     /// One shell task with the given fields (`retries: 2, timeout: 1s`, as in the file).

@@ -1,4 +1,5 @@
 import FlowConsole
+import FlowEvents
 import FlowModel
 import Foundation
 

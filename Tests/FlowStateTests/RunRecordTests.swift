@@ -1,3 +1,4 @@
+import FlowEvents
 import FlowModel
 import Foundation
 import Testing
@@ -209,8 +210,8 @@ import Testing
     }
 
     @Test func eventTimesReadBackToTheMillisecond() {
-        #expect(RecordedEvent.milliseconds(of: "2026-11-23T09:30:01.123Z") == 1_795_426_201_123)
-        #expect(RecordedEvent.milliseconds(of: "1970-01-01T00:00:00.000Z") == 0)
-        #expect(RecordedEvent.milliseconds(of: "2026-11-23 09:30:01") == nil)
+        #expect(EventCodec.milliseconds(of: "2026-11-23T09:30:01.123Z") == 1_795_426_201_123)
+        #expect(EventCodec.milliseconds(of: "1970-01-01T00:00:00.000Z") == 0)
+        #expect(EventCodec.milliseconds(of: "2026-11-23 09:30:01") == nil)
     }
 }

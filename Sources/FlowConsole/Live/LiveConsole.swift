@@ -1,4 +1,5 @@
 import Dispatch
+import FlowEvents
 import FlowModel
 import Glibc
 

@@ -3,52 +3,52 @@
 /// Hand-written because `JSONEncoder` allocates a container tree per value, and the event
 /// stream encodes an object per event of runs of 100,000 tasks. Keys are static strings of
 /// ours and need no escaping; string values are escaped by `appendString`.
-struct JSONObjectWriter {
+package struct JSONObjectWriter {
     private var bytes: [UInt8] = []
     private var needsComma = false
 
     /// Starts an object in the storage of `buffer`, which is emptied but keeps its capacity,
     /// so that a sink encodes event after event without allocating.
-    init(reusing buffer: inout [UInt8]) {
+    package init(reusing buffer: inout [UInt8]) {
         swap(&bytes, &buffer)  // takes the storage without a copy-on-write copy
         bytes.removeAll(keepingCapacity: true)
         bytes.append(UInt8(ascii: "{"))
     }
 
     /// Closes the object and hands the bytes back, followed by a newline.
-    mutating func endLine(into buffer: inout [UInt8]) {
+    package mutating func endLine(into buffer: inout [UInt8]) {
         end()
         bytes.append(UInt8(ascii: "\n"))
         swap(&bytes, &buffer)
     }
 
     /// Closes the object opened by `beginObject`.
-    mutating func end() {
+    package mutating func end() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
-    mutating func beginObject(_ key: StaticString) {
+    package mutating func beginObject(_ key: StaticString) {
         appendKey(key)
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    mutating func field(_ key: StaticString, _ value: String) {
+    package mutating func field(_ key: StaticString, _ value: String) {
         appendKey(key)
         Self.appendString(value, to: &bytes)
     }
 
-    mutating func field(_ key: StaticString, _ value: Int) {
+    package mutating func field(_ key: StaticString, _ value: Int) {
         field(key, Int64(value))
     }
 
-    mutating func field(_ key: StaticString, _ value: Int64) {
+    package mutating func field(_ key: StaticString, _ value: Int64) {
         appendKey(key)
         Self.appendInteger(value, to: &bytes)
     }
 
-    mutating func field(_ key: StaticString, _ values: [String]) {
+    package mutating func field(_ key: StaticString, _ values: [String]) {
         appendKey(key)
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -58,13 +58,13 @@ struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    mutating func field(_ key: StaticString, _ value: Bool) {
+    package mutating func field(_ key: StaticString, _ value: Bool) {
         appendKey(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     /// The value, or `null` when it is unknown: the key is always present.
-    mutating func field(_ key: StaticString, _ value: Int64?) {
+    package mutating func field(_ key: StaticString, _ value: Int64?) {
         guard let value else {
             appendKey(key)
             bytes.append(contentsOf: "null".utf8)
@@ -74,7 +74,7 @@ struct JSONObjectWriter {
     }
 
     /// A time as an RFC 3339 string.
-    mutating func timeField(_ key: StaticString, milliseconds: Int64) {
+    package mutating func timeField(_ key: StaticString, milliseconds: Int64) {
         appendKey(key)
         bytes.append(UInt8(ascii: "\""))
         EventTime.append(milliseconds: milliseconds, to: &bytes)
@@ -90,7 +90,7 @@ struct JSONObjectWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+    package static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
         DecimalDigits.withBytes(of: value) { bytes.append(contentsOf: $0) }
     }
 
@@ -99,7 +99,7 @@ struct JSONObjectWriter {
     ///
     /// JSON requires only C0 to be escaped; DEL and C1 are escaped too so that `cat`-ing an
     /// events file can never drive a terminal (C1 `U+009B` is a CSI on some terminals).
-    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    package static func appendString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in

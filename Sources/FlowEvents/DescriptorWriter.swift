@@ -128,6 +128,12 @@ package struct DescriptorWriter: Sendable {
     package struct OpenError: Error, CustomStringConvertible {
         package var path: String
         package var code: Int32
+
+        package init(path: String, code: Int32) {
+            self.path = path
+            self.code = code
+        }
+
         package var description: String { "cannot create \(path): \(String(cString: strerror(code)))" }
     }
 }

@@ -1,3 +1,4 @@
+import FlowEvents
 import FlowModel
 
 /// The tasks of a workflow in file order, as `flowrun list` prints them: a table for people

@@ -2,6 +2,7 @@ import ArgumentParser
 import FlowActions
 import FlowConsole
 import FlowEngine
+import FlowEvents
 import FlowModel
 import FlowPlanning
 import FlowState

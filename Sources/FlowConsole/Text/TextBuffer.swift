@@ -1,3 +1,5 @@
+import FlowEvents
+
 /// Text kept as UTF-8 bytes, for output too large to build as one `String`.
 ///
 /// An append is a `memcpy` into storage of its own, not the `String` (or `Array`) machinery;

@@ -1,10 +1,10 @@
 import FlowModel
 import Foundation
 
-/// Reads back one event line of a record, as `JSONLinesSink` wrote it.
-enum RecordedEvent {
-    /// The event of `line`, or nil for a line that is not a whole event of a kind this flowrun knows.
-    static func decode(_ line: ArraySlice<UInt8>) -> RunEvent? {
+extension EventCodec {
+    /// The event of one line as `encode` wrote it (a line of a run record or an events file),
+    /// or nil for a line that is not a whole event of a kind this flowrun knows.
+    package static func decode(_ line: ArraySlice<UInt8>) -> RunEvent? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
             let seq = object["seq"] as? Int, let time = (object["time"] as? String).flatMap(milliseconds(of:)),
             let name = object["event"] as? String, let kind = kind(name, object)
@@ -77,7 +77,7 @@ enum RecordedEvent {
 
     /// Milliseconds since 1970 of an RFC 3339 UTC time as the event stream writes it,
     /// `2026-11-23T09:30:01.123Z`.
-    static func milliseconds(of text: String) -> Int64? {
+    package static func milliseconds(of text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count == 24, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
             bytes[16] == 0x3A, bytes[19] == 0x2E, bytes[23] == 0x5A

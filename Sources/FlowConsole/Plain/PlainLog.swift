@@ -1,3 +1,4 @@
+import FlowEvents
 import FlowModel
 import Foundation
 

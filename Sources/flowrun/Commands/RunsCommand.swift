@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowConsole
+import FlowEvents
 import FlowModel
 import FlowState
 import Foundation

@@ -1,8 +1,8 @@
 /// An integer's decimal digits as bytes, without making a `String` of it: for the writers that
 /// append numbers by the hundred thousand (the plan, the event stream).
-enum DecimalDigits {
+package enum DecimalDigits {
     /// Calls `body` with the digits of `value` (and its sign), in a buffer on the stack.
-    static func withBytes<Result>(of value: Int64, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    package static func withBytes<Result>(of value: Int64, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         // Digits from the last, into the end of a buffer that holds Int64.min; the magnitude as
         // UInt64, so that Int64.min does not overflow.
         withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in

@@ -3,11 +3,11 @@
 /// Written by hand with integer arithmetic (Howard Hinnant's `civil_from_days`) because the
 /// event stream formats one time per event, and a `DateFormatter` or `ISO8601DateFormatter`
 /// costs microseconds and allocations per call; this costs a few dozen integer operations.
-enum EventTime {
+package enum EventTime {
     /// The times this formatter represents: years 0000 to 9999. Others are clamped.
-    static let range: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+    package static let range: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
 
-    static func string(milliseconds: Int64) -> String {
+    package static func string(milliseconds: Int64) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
         append(milliseconds: milliseconds, to: &bytes)
@@ -18,7 +18,7 @@ enum EventTime {
     ///
     /// Written into a buffer on the stack and appended at once: every event carries a time, and
     /// an `append` per digit (a capacity check each) would be much of the cost of encoding it.
-    static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+    package static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
         let clamped = min(max(milliseconds, range.lowerBound), range.upperBound)
         // Floor division, so that times before 1970 fall on the right day.
         let millisecondsPerDay: Int64 = 86_400_000
@@ -52,7 +52,7 @@ enum EventTime {
 
     /// The proleptic Gregorian date of a day number (0 is 1970-01-01).
     /// See https://howardhinnant.github.io/date_algorithms.html#civil_from_days
-    static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = daysSince1970 + 719_468  // days since 0000-03-01
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097  // 0...146096

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowConsole
+import FlowEvents
 import FlowModel
 import FlowReport
 import FlowState

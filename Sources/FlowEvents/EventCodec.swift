@@ -1,59 +1,15 @@
 import FlowModel
-import Foundation
 
-/// Writes every event as one JSON object on one line: `--events jsonl` and `--events-file PATH`.
+/// The event stream's JSON Lines, both ways: `encode` writes the line of an event for
+/// `--events jsonl`, `--events-file` and the run record, and `decode` reads one back (a run
+/// record, for `--resume`, `logs` and reports). One codec, so that what is written is what is
+/// read; the line is a contract that `schemas/events.schema.json` describes.
 ///
 /// Each line is `{"seq":N,"time":"2026-11-23T09:30:01.123Z","event":NAME,...}` with the fields
-/// of the spec's table in its order; `schemas/events.schema.json` describes every event. Keys
-/// are always present: `total` (task.progress) and `exit_code` (task.failed) are `null` when
-/// unknown rather than omitted, so that a consumer reads one shape per event.
-///
-/// Whole lines go out with one `write(2)` (all the events the bus hands over at once), so lines
-/// never interleave with other writers; nothing is held back, so a reader tailing the stream
-/// sees each event as it happens.
-package final class JSONLinesSink: EventSink {
-    private let writer: DescriptorWriter
-    /// The line being encoded, kept between events for its capacity.
-    private let line = LockedState<[UInt8]>([])
-
-    package init(writer: DescriptorWriter) {
-        self.writer = writer
-    }
-
-    /// Writes to `descriptor` (such as `STDOUT_FILENO`), which the caller keeps open.
-    package convenience init(descriptor: Int32) {
-        self.init(writer: DescriptorWriter(descriptor: descriptor))
-    }
-
-    /// Writes to a file created (or truncated) at `path`, closed by `finish()`: `--events-file`.
-    package convenience init(creatingFileAt path: String) throws(DescriptorWriter.OpenError) {
-        self.init(writer: try DescriptorWriter(creatingFileAt: path))
-    }
-
-    package func receive(_ event: RunEvent) {
-        receive([event])
-    }
-
-    /// Writes the lines of `events` with one `write(2)`.
-    package func receive(_ events: [RunEvent]) {
-        // After a failed write nothing more is written: nor need it be encoded.
-        guard writer.failure == nil else { return }
-        line.withLock { buffer in
-            var lines: [UInt8] = []
-            for event in events {
-                Self.encode(event, into: &buffer)
-                lines += buffer
-            }
-            if !lines.isEmpty { writer.write(lines) }
-        }
-    }
-
-    package func finish() {
-        writer.close()
-    }
-
-    package var writeFailure: WriteFailure? { writer.failure }
-
+/// of the spec's table in its order. Keys are always present: `total` (task.progress) and
+/// `exit_code` (task.failed) are `null` when unknown rather than omitted, so that a consumer
+/// reads one shape per event.
+package enum EventCodec {
     /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
     package static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
         var object = JSONObjectWriter(reusing: &buffer)

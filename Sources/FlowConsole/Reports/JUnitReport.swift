@@ -1,3 +1,4 @@
+import FlowEvents
 import FlowFiles
 import FlowModel
 import Foundation
