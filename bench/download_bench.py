@@ -151,7 +151,9 @@ def main():
     make_files(www, args.files, args.big_mib)
     port = free_port()
     nginx = start_nginx(www, port)
-    cache = OUT / "cache"
+    # Inside a folder of its own: a flowrun before 693ca36 narrowed the folder above the cache
+    # to 0700, and nginx's workers must read www/ beside it.
+    cache = OUT / "private" / "cache"
     os.environ["FLOWRUN_CACHE_DIR"] = str(cache)  # emptied before each run: never a hit
     base = f"http://127.0.0.1:{port}"
     shapes = {
