@@ -1,22 +1,31 @@
 #!/usr/bin/env python3
-"""Download benchmark: flowrun against curl --parallel and aria2c over loopback from nginx.
+"""Download benchmark: flowrun against curl --parallel (and aria2c) over loopback from nginx.
 
 Two shapes: 200 files of 1 MiB, and one 1 GiB file, each written to disk. nginx (Debian's
 package) is started on 127.0.0.1 by this script with a configuration of its own and stopped
-after; the tools run in turns, `--repeat` times each, and the table gives the median wall
-time, MB/s, peak RSS and each tool's time over curl's.
+after; the tools run in turns (the order rotated each round), `--repeat` times each, and the
+table gives the median wall time, MB/s, peak RSS, the median user+sys CPU (the machine is
+shared: the wall includes waiting for a core) and each tool's time over curl's, with the load
+average before and after.
+
+flowrun runs twice per round: `flowrun` as the issue measured it (no sha256 in the tasks: every
+byte is still hashed and recorded), and `flowrun+sha` with each task's sha256, so that it is
+checked and the file is stored in the download cache (a fresh, empty one each run).
 
     python3 bench/download_bench.py                       # builds flowrun (release) first
     python3 bench/download_bench.py --flowrun .build/release/flowrun --repeat 1 --big-mib 256
 
-Needs nginx, curl and aria2c: `apt-get install nginx aria2` (curl is there already).
+Needs nginx and curl: `apt-get install nginx-light curl`; aria2c is measured when installed.
 Python 3.11 standard library only; files under bench/out/download/ (git-ignored).
 """
 import argparse
+import hashlib
 import os
+import resource
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -84,25 +93,46 @@ http {{
     sys.exit("nginx did not start: see " + str(prefix / "error.log"))
 
 
-def commands(shape, base, urls, dest, flowrun):
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(8 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def commands(shape, urls, digests, dest, flowrun):
     """The command of each tool for one shape, writing into dest."""
     work = OUT / "work"
     work.mkdir(parents=True, exist_ok=True)
     names = [f"f{i}" for i in range(len(urls))] if shape == "small" else ["big.bin"]
-    flow = work / f"{shape}.flow.yaml"
-    lines = ["version: 1", f"name: download-{shape}", "concurrency: 8", "tasks:"]
-    lines += [f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'}}}}" for i, (url, name) in enumerate(zip(urls, names))]
-    flow.write_text("\n".join(lines) + "\n")
+    tools = {}
+    for label, pinned in (("flowrun", False), ("flowrun+sha", True)):
+        flow = work / f"{shape}{'-sha' if pinned else ''}.flow.yaml"
+        lines = ["version: 1", f"name: download-{shape}", "concurrency: 8", "tasks:"]
+        for i, (url, name, digest) in enumerate(zip(urls, names, digests)):
+            sha = f", sha256: {digest}" if pinned else ""
+            lines.append(f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'{sha}}}}}")
+        flow.write_text("\n".join(lines) + "\n")
+        tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
     curl_config = work / f"{shape}.curl"
     curl_config.write_text("".join(f'url = "{url}"\noutput = "{dest}/{name}"\n' for url, name in zip(urls, names)))
-    aria_input = work / f"{shape}.aria2"
-    aria_input.write_text("".join(f"{url}\n  out={name}\n" for url, name in zip(urls, names)))
-    return {
-        "flowrun": [str(flowrun), "run", "--events", "plain", str(flow)],
-        "curl": ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_config)],
-        "aria2c": ["aria2c", "-j8", "-q", "-d", str(dest), "-i", str(aria_input), "--allow-overwrite=true",
-                   "--auto-file-renaming=false", "--file-allocation=none"],
-    }
+    tools["curl"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_config)]
+    if shutil.which("aria2c"):
+        aria_input = work / f"{shape}.aria2"
+        aria_input.write_text("".join(f"{url}\n  out={name}\n" for url, name in zip(urls, names)))
+        tools["aria2c"] = ["aria2c", "-j8", "-q", "-d", str(dest), "-i", str(aria_input), "--allow-overwrite=true",
+                           "--auto-file-renaming=false", "--file-allocation=none"]
+    return tools
+
+
+def run_measured(cmd, timeout):
+    """run_once, plus the user+sys CPU seconds of the command (and of the ~20 ms launcher)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = measure.run_once(cmd, timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return None if run is None else (*run, cpu)
 
 
 def main():
@@ -112,32 +142,42 @@ def main():
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--big-mib", type=int, default=1024)
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--only", choices=["small", "big"], help="one shape only")
     args = parser.parse_args()
-    missing = [tool for tool in ("curl", "aria2c") if not shutil.which(tool)]
-    if missing or not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
-        sys.exit("needs nginx, curl and aria2c: apt-get install nginx aria2 curl")
-    flowrun = Path(args.flowrun) if args.flowrun else measure.build_flowrun()
+    if not shutil.which("curl") or not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
+        sys.exit("needs nginx and curl: apt-get install nginx-light curl")
+    flowrun = Path(args.flowrun).resolve() if args.flowrun else measure.build_flowrun()
     www = OUT / "www"
     make_files(www, args.files, args.big_mib)
     port = free_port()
     nginx = start_nginx(www, port)
-    os.environ["FLOWRUN_CACHE_DIR"] = str(OUT / "cache")  # no sha256 given: never used
+    # Inside a folder of its own: a flowrun before 693ca36 narrowed the folder above the cache
+    # to 0700, and nginx's workers must read www/ beside it.
+    cache = OUT / "private" / "cache"
+    os.environ["FLOWRUN_CACHE_DIR"] = str(cache)  # emptied before each run: never a hit
     base = f"http://127.0.0.1:{port}"
     shapes = {
-        "small": ([f"{base}/small/f{i}" for i in range(args.files)], args.files << 20),
-        "big": ([f"{base}/big.bin"], args.big_mib << 20),
+        "small": ([f"{base}/small/f{i}" for i in range(args.files)], [www / "small" / f"f{i}" for i in range(args.files)],
+                  args.files << 20, f"{args.files} x 1 MiB"),
+        "big": ([f"{base}/big.bin"], [www / "big.bin"], args.big_mib << 20, f"{args.big_mib} MiB"),
     }
+    if args.only:
+        shapes = {args.only: shapes[args.only]}
     results = {}
+    load_before = os.getloadavg()
     try:
-        for shape, (urls, total) in shapes.items():
+        for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
-            tools = commands(shape, base, urls, dest, flowrun)
+            tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun)
             runs = {tool: [] for tool in tools}
-            for _ in range(args.repeat):
-                for tool, cmd in tools.items():  # in turns, so that a slow phase of the machine hits all
+            order = list(tools)
+            for round_index in range(args.repeat):
+                shift = round_index % len(order)  # in turns, rotated, so that a slow phase hits all
+                for tool in order[shift:] + order[:shift]:
                     shutil.rmtree(dest, ignore_errors=True)
+                    shutil.rmtree(cache, ignore_errors=True)
                     dest.mkdir(parents=True)
-                    run = measure.run_once(cmd, args.timeout)
+                    run = run_measured(tools[tool], args.timeout)
                     if run is None or run[2] != 0:
                         measure.log(f"{tool} {shape}: failed {run}")
                         continue
@@ -145,19 +185,25 @@ def main():
                     if written != total:
                         measure.log(f"{tool} {shape}: wrote {written} bytes, expected {total}")
                         continue
+                    measure.log(f"{shape} {tool}: {run[0]:.3f} s, {run[4]:.3f} s CPU")
                     runs[tool].append(run)
-            results[shape] = (total, {tool: measure.summarize(r) for tool, r in runs.items() if r})
+            results[shape] = {tool: (measure.summarize([r[:4] for r in rs]), statistics.median(r[4] for r in rs))
+                              for tool, rs in runs.items() if rs}
             shutil.rmtree(dest, ignore_errors=True)
     finally:
         nginx.send_signal(signal.SIGTERM)
         nginx.wait(timeout=10)
-    print(f"{'shape':<8} {'tool':<8} {'wall s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'x curl':>7}")
-    for shape, (total, tools) in results.items():
-        curl = tools.get("curl", {}).get("wall")
-        for tool, summary in tools.items():
+    print(f"download benchmark: {os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after; repeat {args.repeat}; flowrun {flowrun}\n")
+    print("| shape | tool | wall s | MB/s | peak RSS MB | user+sys s | x curl |")
+    print("|---|---|---|---|---|---|---|")
+    for shape, tools in results.items():
+        total, label = shapes[shape][2], shapes[shape][3]
+        curl = tools.get("curl", ({},))[0].get("wall")
+        for tool, (summary, cpu) in tools.items():
             wall = summary["wall"]
             ratio = f"{wall / curl:.2f}" if curl else "-"
-            print(f"{shape:<8} {tool:<8} {wall:>8.3f} {total / wall / 1e6:>8.0f} {summary['rss']:>12.1f} {ratio:>7}")
+            print(f"| {label} | {tool} | {wall:.3f} | {total / wall / 1e6:.0f} | {summary['rss']:.1f} | {cpu:.2f} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -4,16 +4,21 @@ import Glibc
 package enum Folders {
     /// `mkdir -p`: each missing folder made with `access`'s mode (under the umask for `shared`).
     /// An existing folder of `owner` access that others can read is narrowed to 0700: state
-    /// made by an older flowrun.
+    /// made by an older flowrun. Only `path` itself: the folders above it are the user's (a
+    /// project's folder, `~/.cache`), never narrowed.
     package static func make(_ path: String, access: FileAccess) throws(FileError) {
+        try make(path, access: access, narrowing: true)
+    }
+
+    private static func make(_ path: String, access: FileAccess, narrowing: Bool) throws(FileError) {
         var info = stat()
         if stat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw FileError("create folder", path, code: ENOTDIR) }
-            if access == .owner, info.st_mode & 0o077 != 0, info.st_uid == geteuid() { chmod(path, 0o700) }
+            if narrowing, access == .owner, info.st_mode & 0o077 != 0, info.st_uid == geteuid() { chmod(path, 0o700) }
             return
         }
         let parent = AtomicFile.split(path).folder
-        if parent != path { try make(parent, access: access) }
+        if parent != path { try make(parent, access: access, narrowing: false) }
         guard mkdir(path, access.folderMode) == 0 || errno == EEXIST else { throw FileError("create folder", path) }
     }
 

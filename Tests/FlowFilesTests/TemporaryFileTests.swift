@@ -32,6 +32,23 @@ import Testing
         #expect(stat(folder + "/state", &info) == 0 && info.st_mode & 0o777 == 0o700)
     }
 
+    /// Making a private folder inside the user's folder (`.flowrun` in a project, the cache
+    /// in `~/.cache`) leaves the user's folder as it was; only the private folder is narrowed.
+    @Test func aPrivateFolderIsMadeWithoutNarrowingTheFoldersAboveIt() throws {
+        let folder = try makeFolder()
+        defer { LeftoverSweep.removeTree(folder) }
+        chmod(folder, 0o755)
+        try Folders.make(folder + "/.flowrun/runs", access: .owner)
+        var info = stat()
+        #expect(stat(folder, &info) == 0 && info.st_mode & 0o777 == 0o755)
+        #expect(stat(folder + "/.flowrun", &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat(folder + "/.flowrun/runs", &info) == 0 && info.st_mode & 0o777 == 0o700)
+        try FileManager.default.createDirectory(atPath: folder + "/old", withIntermediateDirectories: false)
+        chmod(folder + "/old", 0o755)
+        try Folders.make(folder + "/old", access: .owner)
+        #expect(stat(folder + "/old", &info) == 0 && info.st_mode & 0o777 == 0o700, "the folder asked for is narrowed")
+    }
+
     @Test func aDiscardedFileLeavesTheDestinationAsItWas() throws {
         let folder = try makeFolder()
         defer { LeftoverSweep.removeTree(folder) }

@@ -59,6 +59,38 @@ import Testing
         #expect(tree(folder) == ["cache", "cache/sha256", "cache/sha256/\(Self.digest)", "flow.yaml", "out", "out/first.bin", "out/second.bin"])
     }
 
+    /// The digest computed while downloading is what the up-to-date bookkeeping records (it
+    /// does not read the file back): the next run finds the task up to date, and a file
+    /// tampered with since, even at the same size, is downloaded again.
+    @Test func aDownloadIsUpToDateNextRunAndATamperedFileIsFetchedAgain() async throws {
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/app.bin") { _ in .init(body: Self.body) }
+        let folder = try TemporaryFolder()
+        try write(
+            """
+            version: 1
+            tasks:
+              get: {download: {url: "\(server.baseURL)/app.bin", to: out/app.bin}}
+            """, in: folder)
+        let environment = ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path]
+        func run() async throws -> EventStream {
+            let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url, environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try EventStream(result.stdout)
+        }
+        #expect(try await run().finals == ["get": "task.succeeded"])
+        #expect(try await run().finals == ["get": "task.skipped"])
+        #expect(server.requestCount("/app.bin") == 1)
+        var tampered = Self.body
+        tampered[1000] ^= 0xff
+        try Data(tampered).write(to: folder.url.appendingPathComponent("out/app.bin"))
+        #expect(try await run().finals == ["get": "task.succeeded"])
+        #expect(server.requestCount("/app.bin") == 2)
+        #expect(contents(folder, "out/app.bin") == Self.body)
+        #expect(try await run().finals == ["get": "task.skipped"])
+    }
+
     @Test func a404FailsAtOnceAndA503WaitsForItsRetryAfter() async throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }

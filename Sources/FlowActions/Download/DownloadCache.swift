@@ -1,11 +1,12 @@
+import FlowFiles
 import Foundation
 import Glibc
 
 /// Downloaded files by content: `ROOT/sha256/HEX`, filled only after a download was verified
 /// against a task's `sha256`, and read only by a task giving the same digest.
 ///
-/// A blob appears by rename from a fully written, fsynced temporary file in the same folder,
-/// so that two flowrun processes filling the cache at once never read a partial blob. Private
+/// A blob appears by rename from a fully written temporary file in the same folder, so that
+/// two flowrun processes filling the cache at once never read a partial blob. Private
 /// to its user (0600 blobs, 0700 folders): a download may be a secret.
 package struct DownloadCache: Sendable {
     package let root: String
@@ -35,34 +36,72 @@ package struct DownloadCache: Sendable {
         return access(path, R_OK) == 0 ? path : nil
     }
 
-    /// Copies a verified file in; a failure only means the next run downloads again, so it is
-    /// reported to the caller and otherwise ignored.
+    /// Copies a verified file in from its open `descriptor` (its first `size` bytes, read
+    /// with offsets, so the descriptor's own is left alone), in the kernel (`copy_file_range`:
+    /// no byte through user space, a shared extent where the file system can). The bytes are
+    /// not hashed again: the caller hashed them as it wrote the file it still holds open, a
+    /// temporary file only it writes. Nor is the blob fsynced: a blob is checked against its name each
+    /// time it is used, so one a crash left short is deleted and downloaded again. A failure
+    /// only means the next run downloads again, so it is returned and otherwise ignored.
     @discardableResult
-    package func store(_ path: String, sha256: String) -> DownloadFailure? {
+    package func store(from descriptor: Int32, size: Int64, sha256: String) -> DownloadFailure? {
         if lookup(sha256: sha256) != nil { return nil }
         let blob = blobPath(sha256: sha256)
+        let (folder, name) = (URL(fileURLWithPath: blob).deletingLastPathComponent().path, URL(fileURLWithPath: blob).lastPathComponent)
+        let copy: Int32, path: String
         do {
-            let partial = try PartialFile(destination: blob, access: .owner)
-            return partial.queue.sync {
-                let copy = LocalCopy()
-                let result = copy.copyNow(from: path, into: partial)
-                switch result {
-                case .success:
-                    do throws(DownloadFailure) {
-                        _ = try partial.finish(expectedSHA256: sha256)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                case .failure(let error):
-                    partial.remove()
-                    return error
-                }
-            }
+            try Folders.make(folder, access: .owner)
+            (copy, path) = try TemporaryFile.create(in: folder, for: name, access: .owner)
         } catch {
-            return error
+            return DownloadFailure(error.description, retryable: false)
         }
+        var failure = Self.copy(descriptor, into: copy, size: size)
+        if close(copy) != 0, errno != EINTR, failure == nil { failure = errno }
+        if failure == nil, rename(path, blob) != 0 { failure = errno }
+        guard let failure else { return nil }
+        unlink(path)
+        return DownloadFailure("cannot store \(blob): \(String(cString: strerror(failure)))", retryable: false)
     }
+
+    /// Copies `size` bytes from offset 0 of `source` to `target`; the errno of a failure.
+    private static func copy(_ source: Int32, into target: Int32, size: Int64) -> Int32? {
+        var offset: Int64 = 0, targetOffset: Int64 = 0
+        if let copyFileRange {
+            while offset < size {
+                let remaining = Int(size - offset)
+                let copied = copyFileRange(source, &offset, target, &targetOffset, remaining, 0)
+                if copied < 0, errno == EINTR { continue }
+                if copied > 0 { continue }
+                if copied == 0 { return EIO }  // the file is shorter than it was written
+                // Not between these two file systems or in this kernel: read and write below.
+                guard errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP else { return errno }
+                break
+            }
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while offset < size {
+            let count = pread(source, buffer.baseAddress!, min(buffer.count, Int(size - offset)), off_t(offset))
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return count == 0 ? EIO : errno }
+            var written = 0
+            while written < count {
+                let result = pwrite(target, buffer.baseAddress! + written, count - written, off_t(targetOffset))
+                if result < 0, errno == EINTR { continue }
+                if result <= 0 { return result == 0 ? ENOSPC : errno }
+                written += result
+                targetOffset += Int64(result)
+            }
+            offset += Int64(count)
+        }
+        return nil
+    }
+
+    /// Linux's copy_file_range(2), which the Glibc module does not export; nil elsewhere.
+    private static let copyFileRange: (@convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int)? = {
+        guard let symbol = dlsym(nil, "copy_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int).self)
+    }()
 
     /// Deletes a blob whose bytes no longer match its name.
     package func evict(sha256: String) {

@@ -160,7 +160,7 @@ final class DownloadJob: RunningAttempt, Sendable {
                 return fallback(error)
             }
             do throws(DownloadFailure) {
-                let digest = try file.finish(expectedSHA256: sha256)
+                let digest = try file.finish(expectedSHA256: sha256, folderSyncs: self.runner.folderSyncs, noting: true)
                 self.end(.completed(sha256: digest, bytes: file.size))
             } catch {
                 self.end(.failed(error))
@@ -215,10 +215,10 @@ final class DownloadJob: RunningAttempt, Sendable {
         let bytes = FinishedFile(path: file.path, sha256: file.sha256)
         let shared: SharedTransfers.Ending = bytes.map { .finished($0) } ?? .abandoned
         do throws(DownloadFailure) {
-            let digest = try file.finish(expectedSHA256: action.sha256)
+            let digest = try file.finish(
+                expectedSHA256: action.sha256, folderSyncs: runner.folderSyncs, noting: true, cache: action.sha256 == nil ? nil : runner.cache)
             runner.attemptEnded(task, file: file, keep: false)
             runner.shared.ended(key, with: shared, placedAt: action.to.value)
-            if action.sha256 != nil { runner.cache?.store(action.to.value, sha256: digest) }
             end(.completed(sha256: digest, bytes: file.size))
         } catch {
             runner.attemptEnded(task, file: file, keep: false)

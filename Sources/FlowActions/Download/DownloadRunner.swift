@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowFiles
 import FlowModel
 import FlowPlanning
 import Foundation
@@ -13,6 +14,8 @@ package final class DownloadRunner: TaskRunner, Sendable {
     let downloader: Downloader
     let cache: DownloadCache?
     let shared = SharedTransfers()
+    /// The folders of the `to`s placed in this run, fsynced once at its end (`finishRun()`).
+    let folderSyncs = DeferredFolderSyncs()
     private let partials = NIOLockedValueBox<[TaskID: PartialFile]>([:])
     /// Where attempts report their ends: the engine's loop, or at once without one (tests).
     private let loop: (any EngineLoop)?
@@ -52,14 +55,16 @@ package final class DownloadRunner: TaskRunner, Sendable {
         return job
     }
 
-    /// Removes the partial files no later attempt will resume and shuts the HTTP clients down:
-    /// at the end of the run, whatever its outcome.
+    /// Removes the partial files no later attempt will resume, makes the renames onto each
+    /// `to` durable (one fsync per folder) and shuts the HTTP clients down: at the end of the
+    /// run, whatever its outcome.
     package func finishRun() {
         let left = partials.withLockedValue { partials in
             defer { partials = [:] }
             return Array(partials.values)
         }
         for partial in left { partial.queue.sync { partial.remove() } }
+        folderSyncs.flush()
         downloader.shutdown()
     }
 

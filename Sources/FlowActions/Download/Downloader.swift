@@ -31,6 +31,10 @@ package final class Downloader: Sendable {
         var fresh: Bool
     }
 
+    /// As curl's `--parallel-max` default (50), rounded up: the most connections a client opens
+    /// to one host; beyond it requests wait for a connection to come free.
+    static let connectionsPerHost = 64
+
     private let clients = NIOLockedValueBox(Clients())
     private let proxies: ProxyRules
     private let settings: Settings
@@ -91,6 +95,9 @@ package final class Downloader: Sendable {
             // The task's retries decide: the pool's own would retry a refused connection or a
             // certificate error until the connect timeout, with no word of it.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // Connections are kept and reused across the run's downloads; how many run at once
+            // is the queue's concurrency, which the pool's default of 8 a host must not cap.
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost
             if fresh { configuration.maximumUsesPerConnection = 1 }
             let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
             clients.byKind[kind] = client

@@ -6,9 +6,10 @@ import NIOHTTP1
 
 /// One HTTP request's response body streamed into a `PartialFile`.
 ///
-/// Back-pressure: past `writeBehindLimit` bytes not yet on disk, the future a body part returns
-/// completes only once the disk has caught up, so memory stays bounded whatever the file's size. All file work happens on
-/// the file's queue, in the order the parts arrived.
+/// Back-pressure: past `writeBehindLimit` bytes not yet on disk or not yet hashed, the future a
+/// body part returns completes only once both have caught up, so memory stays bounded whatever
+/// the file's size. Writes happen on the file's queue and hashing on its hashing queue, each in
+/// the order the parts arrived; the network thread only receives.
 final class HTTPTransfer: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -97,33 +98,51 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         return promise.futureResult
     }
 
-    /// Body parts are taken at once until this many bytes wait for the disk; then the next
-    /// part's future waits until half of them are written. Reading and writing overlap, and
-    /// memory stays under this bound per transfer.
+    /// Body parts are taken at once until this many bytes wait to be written or hashed; then
+    /// the next part's future waits until both have caught up to half of it. Receiving,
+    /// hashing and writing overlap, and memory stays under this bound per transfer.
     static let writeBehindLimit = 4 << 20
 
     private struct Writes {
-        var queued = 0
+        /// Bytes taken and not yet written, and not yet hashed.
+        var unwritten = 0
+        var unhashed = 0
         var waiter: EventLoopPromise<Void>?
         var failure: DownloadFailure?
+
+        /// The waiting part's promise, once it may go on (or the transfer failed).
+        mutating func release() -> EventLoopPromise<Void>? {
+            guard failure != nil || max(unwritten, unhashed) <= HTTPTransfer.writeBehindLimit / 2 else { return nil }
+            defer { waiter = nil }
+            return waiter
+        }
     }
 
     private let writes = NIOLockedValueBox(Writes())
 
+    /// Hands each part to the file's hashing queue and its write queue, in arrival order, and
+    /// returns at once: the network thread only receives.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let count = buffer.readableBytes
         let (failure, wait): (DownloadFailure?, EventLoopPromise<Void>?) = writes.withLockedValue { writes in
             if let failure = writes.failure { return (failure, nil) }
-            writes.queued += count
-            guard writes.queued > Self.writeBehindLimit else { return (nil, nil) }
+            writes.unwritten += count
+            writes.unhashed += count
+            guard max(writes.unwritten, writes.unhashed) > Self.writeBehindLimit else { return (nil, nil) }
             let promise = task.eventLoop.makePromise(of: Void.self)
             writes.waiter = promise
             return (nil, promise)
         }
         if let failure { return task.eventLoop.makeFailedFuture(failure) }
-        // Hashed here, in order, on the network thread, while the file's queue writes.
-        buffer.withUnsafeReadableBytes { self.file.hash($0) }
         let file = file, progress = progress, total = expectedLength.withLockedValue { $0 }, writes = writes
+        file.hashing.async {
+            buffer.withUnsafeReadableBytes { file.hash($0) }
+            let waiter = writes.withLockedValue { writes in
+                writes.unhashed -= count
+                return writes.release()
+            }
+            waiter?.succeed()
+        }
         file.queue.async {
             var failure = writes.withLockedValue { $0.failure }
             if failure == nil {
@@ -135,11 +154,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                 }
             }
             let waiter: EventLoopPromise<Void>? = writes.withLockedValue { writes in
-                writes.queued -= count
+                writes.unwritten -= count
                 if writes.failure == nil { writes.failure = failure }
-                guard writes.failure != nil || writes.queued <= Self.writeBehindLimit / 2 else { return nil }
-                defer { writes.waiter = nil }
-                return writes.waiter
+                return writes.release()
             }
             if let failure { waiter?.fail(failure) } else { waiter?.succeed() }
         }

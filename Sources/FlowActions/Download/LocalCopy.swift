@@ -29,11 +29,6 @@ final class LocalCopy: Sendable {
         }
     }
 
-    /// Copies at once on the calling thread, which must be the file's queue.
-    func copyNow(from source: String, into file: PartialFile) -> Result<Void, DownloadFailure> {
-        Result { () throws(DownloadFailure) in try copy(from: .path(source), into: file, progress: { _, _ in }) }
-    }
-
     private func copy(from source: Source, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(DownloadFailure) {
         if file.size > 0 { try file.restart() }
         switch source {

@@ -20,7 +20,9 @@ package final class PartialFile: @unchecked Sendable {
     /// total must be.
     package var expectedSize: Int64?
     private var descriptor: Int32
+    /// Touched on `hashing` only.
     private var hasher = SHA256()
+    private var hashedSize: Int64 = 0
 
     /// Creates `.NAME.flowrun-RANDOM` (a `TemporaryFile`) in the destination's folder, making
     /// the folder if needed (as `curl --create-dirs`). `access`: `.owner` for the cache.
@@ -40,21 +42,27 @@ package final class PartialFile: @unchecked Sendable {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Appends bytes, hashing them.
+    /// Appends bytes, hashing them on the hashing queue while they are written here.
     package func append(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
-        hash(bytes)
+        hashing.sync { hash(bytes) }
         try appendPrehashed(bytes)
     }
 
-    /// Adds bytes to the digest only: for a transfer that hashes each part on its network
-    /// thread, in order, while this file's queue writes it (`appendPrehashed`), so that two
-    /// cores share the work. They never touch the digest at once: body parts come only after
-    /// the head's `restart()` is done, and `finish()` only after the last part.
+    /// Where the digest is updated, off the network thread and off this file's queue, so that
+    /// receiving, hashing and writing a body run at once. Parts must be handed to it in the
+    /// order they are written; `sha256`, `restart()` and `finish` wait for what it holds.
+    package let hashing = DispatchQueue(label: "flowrun.download-hash")
+
+    /// Adds bytes to the digest; call on `hashing` only. They never touch the digest at once
+    /// with a restart: body parts come only after the head's `restart()` is done, and
+    /// `finish()` only after the last part.
     package func hash(_ bytes: UnsafeRawBufferPointer) {
+        dispatchPrecondition(condition: .onQueue(hashing))
         hasher.update(bufferPointer: bytes)
+        hashedSize += Int64(bytes.count)
     }
 
-    /// Appends bytes that `hash` has already seen.
+    /// Appends bytes that were handed to `hashing` (in the same order).
     package func appendPrehashed(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
         var offset = 0
         while offset < bytes.count {
@@ -98,22 +106,60 @@ package final class PartialFile: @unchecked Sendable {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
             throw DownloadFailure("cannot truncate \(path): \(String(cString: strerror(errno)))", retryable: false)
         }
-        hasher = SHA256()
+        hashing.sync {
+            hasher = SHA256()
+            hashedSize = 0
+        }
         size = 0
         writebackStarted = 0
         validator = nil
         expectedSize = nil
     }
 
-    /// The digest of what was written so far, in lowercase hex.
+    /// The digest of what was written so far, in lowercase hex, once every part handed to
+    /// `hashing` is in it.
     package var sha256: String {
-        hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        hashing.sync { Self.hex(hasher.finalize()) }
+    }
+
+    /// The digest of the whole file, checked to cover as many bytes as were written: a part
+    /// hashed but not written (or the reverse) would make it the digest of other bytes.
+    private func wholeDigest() throws(DownloadFailure) -> String {
+        let (digest, hashed) = hashing.sync { (Self.hex(hasher.finalize()), hashedSize) }
+        guard hashed == size else {
+            throw DownloadFailure("cannot write \(destination): \(hashed) bytes hashed, \(size) written", retryable: false)
+        }
+        return digest
+    }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in digest {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Checks the digest, flushes the file to disk and renames it onto the destination, then
-    /// flushes the folder so that the rename survives a crash. On failure the file is removed.
-    package func finish(expectedSHA256: String?) throws(DownloadFailure) -> String {
-        let digest = sha256
+    /// flushes the folder so that the rename survives a crash, or notes it in `folderSyncs`
+    /// for one flush later. With `noting`, the digest is handed to the up-to-date bookkeeping
+    /// (`StreamedDigests`), so that it does not read the file back. On failure the file is
+    /// removed.
+    /// With `cache`, the verified bytes are stored there too, from this file before its rename
+    /// (nobody else can have written it), so they are neither read back nor hashed again.
+    package func finish(
+        expectedSHA256: String?, folderSyncs: DeferredFolderSyncs? = nil, noting: Bool = false, cache: DownloadCache? = nil
+    ) throws(DownloadFailure) -> String {
+        let digest: String
+        do throws(DownloadFailure) {
+            digest = try wholeDigest()
+        } catch {
+            remove()
+            throw error
+        }
         if let expected = expectedSHA256, expected.lowercased() != digest {
             remove()
             throw DownloadFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(digest)", retryable: false)
@@ -123,6 +169,8 @@ package final class PartialFile: @unchecked Sendable {
             remove()
             throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
         }
+        cache?.store(from: descriptor, size: size, sha256: digest)
+        let written = StreamedDigests.Identity.of(descriptor: descriptor)
         let closed = close(descriptor)
         let closeCode = errno
         descriptor = -1
@@ -135,8 +183,20 @@ package final class PartialFile: @unchecked Sendable {
             unlink(path)
             throw DownloadFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
         }
-        Folders.synchronize(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        if let folderSyncs { folderSyncs.add(folder) } else { Folders.synchronize(folder) }
+        if noting { Self.note(digest, of: written, placedAt: destination) }
         return digest
+    }
+
+    /// Notes the digest for the file now at `destination` (the rename changed its ctime) if it
+    /// is still the file written: the same inode, size and mtime, so that a write by someone
+    /// else since the rename is never given these bytes' digest.
+    private static func note(_ digest: String, of written: StreamedDigests.Identity?, placedAt destination: String) {
+        guard let written, let placed = StreamedDigests.Identity.of(path: destination), placed.inode == written.inode,
+            placed.size == written.size, placed.modifiedNanoseconds == written.modifiedNanoseconds
+        else { return }
+        StreamedDigests.shared.note(digest, for: placed)
     }
 
     /// Closes and deletes the temporary file; harmless once it is renamed or removed.
