@@ -9,13 +9,15 @@ struct CombineJob {
     var workdir: String
     /// Most pixels an input image's header may claim, and the combined image may have.
     var maxPixels: Int
+    /// Where the output's digest is noted once it is in place.
+    var digests = StreamedDigests.shared
 
     func run(control: CombineControl) throws(CombineFailure) {
         let destination = action.to.value
         let inputs = try CombineInputs(patterns: action.inputs.map(\.value), workdir: workdir, output: destination).files
         guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
         try control.checkCancelled()
-        let output = try AtomicFile.combineOutput(destination)
+        let output = try CombineOutput(destination, digests: digests)
         do {
             switch action.format {
             case .image:
@@ -30,7 +32,7 @@ struct CombineJob {
                     control: control)
             }
             try control.checkCancelled()
-            try output.commitOutput()
+            try output.commit()
         } catch {
             output.discard()
             throw error
