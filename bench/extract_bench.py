@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Extraction benchmark: flowrun's `decompress` next to bsdtar and GNU tar (unzip for the zip,
-which GNU tar does not read) on generated archives: a ~500 MB tree as tar.gz and as zip, and a
-~70 MB tar.xz. The commands run in turns (each round runs every command once, in rotated
-order), so that a busy moment of the machine does not fall on one command. Prints wall time,
-MB/s of extracted data, peak RSS (ru_maxrss, from measure.py's launcher) and flowrun's time as
-a ratio of bsdtar's. The archives are made once and kept in bench/out/extract/.
+which GNU tar does not read) on generated archives: a ~1.36 GB tree as tar.gz and as zip (about
+570 MB each), and a ~70 MB tar.xz. The commands run in turns (each round runs every command
+once, in rotated order), so that a busy moment of the machine does not fall on one command.
+Prints wall time, MB/s of extracted data, user+sys CPU, peak RSS (ru_maxrss, from measure.py's
+launcher), the 1-minute load average while the command ran, and each time as a ratio of the
+peer's: bsdtar for the tar.gz and the zip, GNU tar for the tar.xz (the issue 23 targets). The
+archives are made once and kept in bench/out/extract/.
 """
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -94,9 +97,32 @@ def commands(flowrun, kind, archive, into):
     return rows
 
 
+PEERS = {"tar.gz": "bsdtar -xf", "zip": "bsdtar -xf", "tar.xz": "GNU tar -xf"}
+
+
+def children_cpu():
+    """User+sys seconds of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv, cwd):
+    """measure.launch, with the CPU of the launcher and its command (the launcher's own,
+    about 20 ms, is taken off with `launcher_cpu`) and the load average at the end."""
+    before = children_cpu()
+    r = launch(argv, TIMEOUT_S, cwd=cwd)
+    return r, children_cpu() - before, os.getloadavg()[0]
+
+
+def launcher_cpu():
+    """The launcher's own CPU: the median of three runs of `true` through it."""
+    return statistics.median(timed(["true"], None)[1] for _ in range(3))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--size", type=int, default=500_000_000, help="bytes of the tar.gz/zip tree (default 5e8)")
+    ap.add_argument("--size", type=int, default=1_360_000_000,
+                    help="bytes of the tar.gz/zip tree (default 1.36e9: ~570 MB archives; the history before issue 23 used 5e8)")
     ap.add_argument("--xz-size", type=int, default=200_000_000, help="bytes of the tar.xz tree (default 2e8: ~70 MB of xz)")
     ap.add_argument("--rounds", type=int, default=3, help="turns of every command (default 3): median wall, max RSS")
     ap.add_argument("--flowrun", help="flowrun binary (default: swift build -c release --product flowrun)")
@@ -107,6 +133,7 @@ def main():
     flowrun = Path(args.flowrun).resolve() if args.flowrun else build_flowrun()
     archives = make_archives(args.size, args.xz_size)
     results = {}
+    floor = launcher_cpu()
     load_before = os.getloadavg()[0]
     for round_index in range(args.rounds):
         for kind, archive, _, data in archives:
@@ -118,24 +145,32 @@ def main():
                 if not label.startswith("flowrun"):
                     into.mkdir()
                 log(f"  round {round_index + 1}: {kind}: {label}")
-                r = launch(argv, TIMEOUT_S, cwd=OUT)
+                r, cpu, load = timed(argv, OUT)
                 if r.code != 0 or r.timed_out:
                     log(f"    FAILED (exit {r.code}, timed out {r.timed_out})")
-                results.setdefault((kind, label), []).append(r)
+                log(f"    {r.wall:.2f} s wall, {cpu - floor:.2f} s CPU, {r.rss:.1f} MB, load {load:.1f}")
+                results.setdefault((kind, label), []).append((r, cpu - floor, load))
     shutil.rmtree(OUT / "into", ignore_errors=True)
 
     print(f"\nload average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {args.rounds} rounds; flowrun {flowrun}\n")
-    print("| archive | size MB | data MB | command | wall s | MB/s | peak RSS MB | x bsdtar | exit |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| archive | size MB | data MB | command | wall s | MB/s | CPU s | peak RSS MB | load | x peer wall | x peer CPU | exit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kind, archive, _, data in archives:
-        base = statistics.median(r.wall for r in results[(kind, "bsdtar -xf")])
+        peer = results[(kind, PEERS[kind])]
+        peer_wall = statistics.median(r.wall for r, _, _ in peer)
+        peer_cpu = statistics.median(cpu for _, cpu, _ in peer)
         for label, _ in commands(flowrun, kind, archive, OUT / "into"):
             runs = results[(kind, label)]
-            wall = statistics.median(r.wall for r in runs)
-            code = max((r.code for r in runs), key=abs)
+            wall = statistics.median(r.wall for r, _, _ in runs)
+            cpu = statistics.median(cpu for _, cpu, _ in runs)
+            loads = [load for _, _, load in runs]
+            code = max((r.code for r, _, _ in runs), key=abs)
             print(f"| {kind} | {archive.stat().st_size / 1e6:.0f} | {data / 1e6:.0f} | {label} | {wall:.2f} | "
-                  f"{data / 1e6 / wall:.0f} | {max(r.rss for r in runs):.1f} | {wall / base:.2f} | {code} |")
-    return 0 if all(r.code == 0 for runs in results.values() for r in runs) else 1
+                  f"{data / 1e6 / wall:.0f} | {cpu:.2f} | {max(r.rss for r, _, _ in runs):.1f} | "
+                  f"{min(loads):.1f}-{max(loads):.1f} | {wall / peer_wall:.2f} | {cpu / peer_cpu:.2f} | {code} |")
+    print(f"\npeer: {', '.join(f'{k} {v}' for k, v in PEERS.items())}; medians of {args.rounds} rounds; "
+          f"CPU is user+sys of the command and its children")
+    return 0 if all(r.code == 0 for runs in results.values() for r, _, _ in runs) else 1
 
 
 if __name__ == "__main__":

@@ -54,6 +54,8 @@ typedef struct {
     int fd;
     stop_check stop;
     int stopped;
+    void (*wrote)(void *, const void *, size_t);
+    void *wrote_context;
 } png_context;
 
 static void png_failed(png_structp png, png_const_charp text) {
@@ -339,6 +341,7 @@ static void png_write_to_fd(png_structp png, png_bytep data, size_t length) {
             snprintf(text, sizeof text, "cannot write: %s", written < 0 ? strerror(errno) : "no progress");
             png_error(png, text);
         }
+        if (context->wrote) context->wrote(context->wrote_context, data, (size_t)written);
         data += written;
         length -= (size_t)written;
     }
@@ -347,9 +350,12 @@ static void png_write_to_fd(png_structp png, png_bytep data, size_t length) {
 static void png_flush_nothing(png_structp png) { (void)png; }
 
 int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels, const unsigned char *pixels,
-                       int (*should_stop)(void *), void *stop_context, char *message, size_t message_size) {
+                       int (*should_stop)(void *), void *stop_context,
+                       void (*wrote)(void *, const void *, size_t), void *wrote_context,
+                       char *message, size_t message_size) {
     png_context context = {.message = message, .message_size = message_size, .fd = fd,
-                           .stop = {.should_stop = should_stop, .context = stop_context}};
+                           .stop = {.should_stop = should_stop, .context = stop_context},
+                           .wrote = wrote, .wrote_context = wrote_context};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, png_failed, png_warned);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {

@@ -40,9 +40,12 @@ int flowrun_image_read(const char *path, uint64_t max_pixels, uint32_t fit_width
                        char *message, size_t message_size);
 
 /// Writes `pixels` (`channels` 3: RGB or 4: RGBA, 8-bit, rows without padding) as a PNG to the
-/// open descriptor `fd`. `should_stop` as for decoding. Returns 0, -1 with a message (a failed
-/// write names its errno), or FLOWRUN_IMAGE_STOPPED.
+/// open descriptor `fd`. `should_stop` as for decoding. `wrote` (if not NULL) is called with
+/// `wrote_context` and each run of bytes once it is written (to hash them). Returns 0, -1 with
+/// a message (a failed write names its errno), or FLOWRUN_IMAGE_STOPPED.
 int flowrun_png_encode(int fd, uint32_t width, uint32_t height, int channels, const unsigned char *pixels,
-                       int (*should_stop)(void *), void *stop_context, char *message, size_t message_size);
+                       int (*should_stop)(void *), void *stop_context,
+                       void (*wrote)(void *, const void *, size_t), void *wrote_context,
+                       char *message, size_t message_size);
 
 #endif

@@ -9,7 +9,7 @@ import Glibc
 /// as bsdtar stores them.
 enum ArchiveWriter {
     static func write(
-        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: AtomicFile,
+        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
         control: CombineControl
     ) throws(CombineFailure) {
         guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
@@ -40,7 +40,22 @@ enum ArchiveWriter {
         default:
             try check(archive_write_set_format_pax_restricted(archive), "tar format")
         }
-        try check(archive_write_open_fd(archive, output.descriptor), "open")
+        // As archive_write_open_fd does for a regular file: the last block is not padded.
+        archive_write_set_bytes_in_last_block(archive, 1)
+        // Written through `output`, which hashes the bytes (with libarchive's words and the
+        // errno of a failed write, as its own fd writer gives them).
+        let opened = archive_write_open2(
+            archive, output.opaque, nil,
+            { archive, context, bytes, count in
+                let code = Unmanaged<CombineOutput>.fromOpaque(context!).takeUnretainedValue()
+                    .writeReturningCode(UnsafeRawBufferPointer(start: bytes, count: count))
+                guard code == 0 else {
+                    if let archive { flowrun_archive_set_error(archive, code, "Write error") }
+                    return -1
+                }
+                return count
+            }, nil, nil)
+        try check(opened, "open")
 
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)

@@ -9,6 +9,8 @@ struct CombineJob {
     var workdir: String
     /// Most pixels an input image's header may claim, and the combined image may have.
     var maxPixels: Int
+    /// Where the output's digest is noted once it is in place.
+    var digests = StreamedDigests.shared
 
     func run(control: CombineControl) throws(CombineFailure) {
         let destination = action.to.value
@@ -18,7 +20,7 @@ struct CombineJob {
         ).files
         guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
         try control.checkCancelled()
-        let output = try AtomicFile.combineOutput(destination)
+        let output = try CombineOutput(destination, digests: digests)
         do {
             switch action.format {
             case .image:
@@ -33,7 +35,7 @@ struct CombineJob {
                     control: control)
             }
             try control.checkCancelled()
-            try output.commitOutput()
+            try output.commit()
         } catch {
             output.discard()
             throw error

@@ -1,10 +1,8 @@
-import FlowFiles
-
 /// `format: concat`: the inputs' bytes, one after another, as `cat` writes them.
 enum ConcatWriter {
     /// `total`: the inputs' sizes when the task started, for progress.
     static func write(
-        _ inputs: [CombineInputs.Input], total: Int64, to output: AtomicFile, control: CombineControl
+        _ inputs: [CombineInputs.Input], total: Int64, to output: CombineOutput, control: CombineControl
     ) throws(CombineFailure) {
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
@@ -13,7 +11,7 @@ enum ConcatWriter {
             try control.checkCancelled()
             try InputFile(input.path).readBlocks(into: buffer) { (block) throws(CombineFailure) in
                 try control.checkCancelled()
-                try output.append(block)
+                try output.write(block)
                 done += Int64(block.count)
                 control.progress(done, of: max(total, done), .bytes)
             }

@@ -10,7 +10,7 @@ import FlowModel
 /// filtered across (its cell's width by its own height).
 enum ImageCombiner {
     static func write(
-        _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: AtomicFile,
+        _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: CombineOutput,
         control: CombineControl
     ) throws(CombineFailure) {
         var cellWidth = options.cellSize?.width ?? 0

@@ -17,6 +17,9 @@ package struct ArchiveExtractor {
     /// Modes exactly as the archive has them (without setuid and setgid), as `tar -p`, which is
     /// tar's default for root; anyone else gets them masked by the umask, as tar does for them.
     package var preservePermissions = geteuid() == 0
+    /// Where the digests of the archive and of the files written are noted, for the up-to-date
+    /// bookkeeping (`StreamedDigests`).
+    package var digests = StreamedDigests.shared
 
     package init(from: String, to: String, format: ArchiveFormat?, stripComponents: Int, limits: ExtractionLimits) {
         self.from = from
@@ -36,15 +39,25 @@ package struct ArchiveExtractor {
             FileTree.remove(staging)
             stagingFolder.release()
         }
-        try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
-            // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
-            try ThreadLocale.withUTF8 { () throws(ExtractionFailure) in
-                let session = try ExtractionSession(archive: from, staging: staging, extractor: self, isCancelled: isCancelled)
-                try session.extractAll(isCancelled: isCancelled, progress: progress)
+        let written = WrittenFiles(store: digests)
+        do throws(ExtractionFailure) {
+            var archiveDigest: (digest: String, identity: StreamedDigests.Identity)?
+            try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
+                // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
+                try ThreadLocale.withUTF8 { () throws(ExtractionFailure) in
+                    let session = try ExtractionSession(
+                        archive: from, staging: staging, extractor: self, written: written, isCancelled: isCancelled)
+                    try session.extractAll(isCancelled: isCancelled, progress: progress)
+                    archiveDigest = session.archiveDigest
+                }
             }
+            if isCancelled() { throw .stopped }
+            try StagingPlacement.place(staging, at: target, written: written)
+            if let archiveDigest { digests.note(archiveDigest.digest, for: archiveDigest.identity) }
+        } catch {
+            written.withdraw()
+            throw error
         }
-        if isCancelled() { throw .stopped }
-        try StagingPlacement.place(staging, at: target)
     }
 
     /// A hidden folder beside `to` (a `TemporaryFolder`, locked while this extraction lives, so

@@ -8,12 +8,19 @@ struct DetectedFormat {
     var filters: [Int32]
     var description: String
 
-    init(_ reader: OpaquePointer) {
+    /// A compression filter libarchive applies.
+    struct Filter {
+        var code: Int32
+        var name: String?
+    }
+
+    /// `filters`: those of the reader that decoded the archive, when another reader did
+    /// (`DecodedStream`); else `reader`'s own.
+    init(_ reader: OpaquePointer, filters: [Filter]? = nil) {
         format = archive_format(reader) & ARCHIVE_FORMAT_BASE_MASK
-        let count = archive_filter_count(reader)
-        filters = (0..<count).map { archive_filter_code(reader, $0) }.filter { $0 != ARCHIVE_FILTER_NONE }
-        let names = (0..<count).map { archive_filter_code(reader, $0) == ARCHIVE_FILTER_NONE ? nil : archive_filter_name(reader, $0) }
-            .compactMap { $0.map { String(cString: $0) } }
+        let found = filters ?? Self.filters(of: reader)
+        self.filters = found.map(\.code)
+        let names = found.compactMap(\.name)
         let formatName =
             switch format {
             case ARCHIVE_FORMAT_RAW: "a single compressed file"
@@ -21,6 +28,15 @@ struct DetectedFormat {
             default: archive_format_name(reader).map { String(cString: $0) } ?? "an archive"
             }
         description = names.isEmpty ? formatName : "\(formatName) (\(names.joined(separator: ", ")))"
+    }
+
+    /// The reader's filters but "none", outermost last.
+    static func filters(of reader: OpaquePointer) -> [Filter] {
+        (0..<archive_filter_count(reader)).compactMap { index in
+            let code = archive_filter_code(reader, index)
+            guard code != ARCHIVE_FILTER_NONE else { return nil }
+            return Filter(code: code, name: archive_filter_name(reader, index).map { String(cString: $0) })
+        }
     }
 
     var isZip: Bool { format == ARCHIVE_FORMAT_ZIP }

@@ -1,4 +1,5 @@
 import CArchive
+import FlowFiles
 import FlowModel
 import Foundation
 
@@ -18,31 +19,37 @@ final class ExtractionSession {
     /// Links to check on the finished tree (`SymlinkContainment`).
     private var links: [[[UInt8]]] = []
     private var lastProgress: UInt64 = 0
-    private var descriptor: Int32 = -1
     private let isRegularFile: Bool
-    private var pipeSource: PipeSource?
+    private let input: ArchiveInput
+    /// Hashes the files written, and notes their digests as each was finished.
+    private let hashing: FileHashing
+    /// The archive's digest and identity once it was read whole and had not changed meanwhile.
+    private(set) var archiveDigest: (digest: String, identity: StreamedDigests.Identity)?
 
-    init(archive: String, staging: String, extractor: ArchiveExtractor, isCancelled: @escaping () -> Bool) throws(ExtractionFailure) {
-        guard let reader = archive_read_new() else { throw ExtractionFailure("out of memory") }
-        guard let writer = archive_write_disk_new() else {
-            archive_read_free(reader)
-            throw ExtractionFailure("out of memory")
-        }
-        self.reader = reader
+    init(
+        archive: String, staging: String, extractor: ArchiveExtractor, written: WrittenFiles, isCancelled: @escaping () -> Bool
+    ) throws(ExtractionFailure) {
+        let gunzip = extractor.format == .gz
+        input = try ArchiveInput(
+            path: archive,
+            formats: { reader in
+                if gunzip {
+                    archive_read_support_format_raw(reader)  // gunzip: a .tar.gz given as gz yields its .tar
+                    archive_read_support_format_empty(reader)  // a gzip of nothing, which raw does not claim
+                } else {
+                    ExtractionSession.supportFormats(reader)
+                }
+            }, isCancelled: isCancelled)
+        reader = input.reader
+        guard let writer = archive_write_disk_new() else { throw ExtractionFailure("out of memory") }
         self.writer = writer
+        hashing = FileHashing(written: written)
         self.stagingPath = BytePath(staging)
         self.archivePath = archive
         self.extractor = extractor
         var info = stat()
         isRegularFile = stat(archive, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         archiveSize = isRegularFile ? Int64(info.st_size) : nil
-        archive_read_support_filter_all(reader)
-        if extractor.format == .gz {
-            archive_read_support_format_raw(reader)  // gunzip: a .tar.gz given as gz yields its .tar
-            archive_read_support_format_empty(reader)  // a gzip of nothing, which raw does not claim
-        } else {
-            Self.supportFormats(reader)
-        }
         // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
         // libarchive sees them (staging paths are absolute), so NOABSOLUTEPATHS is not set.
         // SECURE_SYMLINKS is not set either: it opens every folder of the (absolute, long) path
@@ -53,15 +60,6 @@ final class ExtractionSession {
             (extractor.preservePermissions ? ARCHIVE_EXTRACT_PERM : 0) | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
             | ARCHIVE_EXTRACT_UNLINK
         archive_write_disk_set_options(writer, flags)
-        // Opened here, not by archive_read_open_filename, whose close reads a pipe to its end:
-        // a cancelled extraction from an endless pipe would never finish.
-        descriptor = open(archive, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ExtractionFailure("cannot read '\(archive)': \(FileTree.errorText())") }
-        if !isRegularFile { pipeSource = PipeSource(descriptor: descriptor, isCancelled: isCancelled) }
-        let opened = pipeSource?.open(reader) ?? archive_read_open_fd(reader, descriptor, 64 * 1024)
-        guard opened == ARCHIVE_OK else {
-            throw ExtractionFailure("cannot read '\(archive)': \(Self.message(reader))")
-        }
     }
 
     /// Every format libarchive reads but mtree, a text format that claims any text file (a
@@ -85,9 +83,8 @@ final class ExtractionSession {
     }
 
     deinit {
-        archive_read_free(reader)
+        hashing.finish()
         archive_write_free(writer)
-        if descriptor >= 0 { close(descriptor) }
     }
 
     func extractAll(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
@@ -103,7 +100,7 @@ final class ExtractionSession {
             }
             headers += 1
             if detected == nil {
-                let found = DetectedFormat(reader)
+                let found = DetectedFormat(reader, filters: input.filters)
                 try check(found)
                 detected = found
             }
@@ -111,17 +108,19 @@ final class ExtractionSession {
         }
         if detected == nil {
             // No entry: an empty tar (or tar.gz) is still checked against the format given.
-            let found = DetectedFormat(reader)
+            let found = DetectedFormat(reader, filters: input.filters)
             if extractor.format != nil { try check(found) }
             if found.isEmptyCompressedFile, extractor.format == nil || extractor.format == .gz { try writeEmptyFile() }
         }
-        progress(archive_filter_bytes(reader, -1), archiveSize)
+        progress(input.compressedBytes, archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
             throw ExtractionFailure("cannot finish writing: \(Self.writeError(writer))")
         }
         for link in links where !SymlinkContainment.staysInside(root: stagingPath, link: link) {
             throw .entry(BytePath.shown(Array(link.joined(separator: [UInt8(ascii: "/")]))), "is a symlink that leads out of the destination")
         }
+        hashing.finish()
+        archiveDigest = input.digest()
     }
 
     private func check(_ found: DetectedFormat) throws(ExtractionFailure) {
@@ -185,10 +184,13 @@ final class ExtractionSession {
         guard archive_write_header(writer, entry) == ARCHIVE_OK else {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }
-        try copyData(of: shown, isCancelled: isCancelled, progress: progress)
+        // A regular file's bytes are hashed as they are written; a hard link's are its target's.
+        let hashed = type == S_IFREG && archive_entry_hardlink(entry) == nil
+        try copyData(of: shown, hashed: hashed, isCancelled: isCancelled, progress: progress)
         guard archive_write_finish_entry(writer) == ARCHIVE_OK else {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }
+        if hashed { hashing.end(FileTree.status(stagingPath.appending(components))) }
     }
 
     /// A single compressed file that holds nothing: an empty file, as gunzip gives.
@@ -227,7 +229,9 @@ final class ExtractionSession {
         }
     }
 
-    private func copyData(of name: String, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
+    private func copyData(
+        of name: String, hashed: Bool, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
+    ) throws(ExtractionFailure) {
         let limits = extractor.limits
         while true {
             var buffer: UnsafeRawPointer?
@@ -242,8 +246,9 @@ final class ExtractionSession {
             guard archive_write_data_block(writer, buffer, size, offset) == ARCHIVE_OK else {
                 throw .entry(name, "cannot be written: \(Self.writeError(writer))")
             }
+            if hashed { hashing.add(buffer, count: size, at: offset) }
             bytesWritten += Int64(size)
-            let compressed = archive_filter_bytes(reader, -1)
+            let compressed = input.compressedBytes
             if bytesWritten > Int64(limits.maxBytes) {
                 throw ExtractionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes) bytes (max_bytes), at entry '\(name)'")
             }

@@ -17,8 +17,10 @@ final class MergeJournal {
 
     private let folder: TemporaryFolder
     private var steps: [Step] = []
+    private let written: WrittenFiles
 
-    init(beside staging: String) throws(ExtractionFailure) {
+    init(beside staging: String, written: WrittenFiles) throws(ExtractionFailure) {
+        self.written = written
         let parent = (staging as NSString).deletingLastPathComponent
         do {
             folder = try TemporaryFolder(in: parent, for: "replaced", access: .owner)
@@ -29,6 +31,8 @@ final class MergeJournal {
 
     /// Moves `from` onto `to`, keeping what was at `to` aside.
     func move(_ from: BytePath, _ to: BytePath) throws(ExtractionFailure) {
+        let moving = FileTree.status(from)
+        defer { if let moving { written.moved(moving, to: to) } }
         guard FileTree.status(to) != nil else {
             try StagingPlacement.rename(from, to)
             return steps.append(.added(path: to))

@@ -10,7 +10,8 @@ import Foundation
 /// so that a step that fails part-way (a read-only folder, another file system) puts back
 /// what was replaced and takes out what was added: `to` is left as it was.
 enum StagingPlacement {
-    static func place(_ staging: String, at to: String) throws(ExtractionFailure) {
+    /// `written`: the files' digests, noted again for the files a merge moves one by one.
+    static func place(_ staging: String, at to: String, written: WrittenFiles) throws(ExtractionFailure) {
         guard let existing = FileTree.status(to) else {
             return try rename(staging, to)
         }
@@ -23,7 +24,7 @@ enum StagingPlacement {
         }
         if !isLink, try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
         try findConflicts(BytePath(staging), BytePath(to))
-        let journal = try MergeJournal(beside: staging)
+        let journal = try MergeJournal(beside: staging, written: written)
         do {
             try merge(BytePath(staging), BytePath(to), journal)
         } catch {

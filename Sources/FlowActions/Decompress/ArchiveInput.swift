@@ -1,0 +1,95 @@
+import CArchive
+import FlowFiles
+import Foundation
+
+/// The archive reader an extraction reads entries from, and where it gets its bytes: a
+/// compressed regular file is decoded on a thread of its own (`DecodedStream`); another regular
+/// file is read directly (`ArchiveSource`, which hashes it as it goes); a pipe or a FIFO through
+/// `PipeSource`.
+final class ArchiveInput {
+    /// The reader of entries, for the session; freed here.
+    let reader: OpaquePointer
+    /// The decoding reader's filters, when another reader decodes; nil: `reader`'s own.
+    private(set) var filters: [DetectedFormat.Filter]?
+    private let descriptor: Int32
+    private var source: ArchiveSource?
+    private var pipe: PipeSource?
+    private var decoded: DecodedStream?
+
+    /// `formats` registers the formats the reader may find (no filters: they are set here).
+    init(path: String, formats: (OpaquePointer) -> Void, isCancelled: @escaping () -> Bool) throws(ExtractionFailure) {
+        // Opened here, not by archive_read_open_filename, whose close reads a pipe to its end:
+        // a cancelled extraction from an endless pipe would never finish.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ExtractionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        guard let reader = archive_read_new() else {
+            close(descriptor)
+            throw ExtractionFailure("out of memory")
+        }
+        self.descriptor = descriptor
+        self.reader = reader
+        formats(reader)
+        let opened: Int32
+        if let source = ArchiveSource(descriptor: descriptor) {
+            self.source = source
+            if let decoded = Self.decoder(source, isCancelled: isCancelled) {
+                self.decoded = decoded.stream
+                filters = decoded.filters
+                decoded.stream.start()
+                opened = decoded.stream.open(reader)
+            } else {
+                archive_read_support_filter_all(reader)
+                opened = source.open(reader)
+            }
+        } else {
+            archive_read_support_filter_all(reader)
+            pipe = PipeSource(descriptor: descriptor, isCancelled: isCancelled)
+            opened = pipe!.open(reader)
+        }
+        guard opened == ARCHIVE_OK else {
+            throw ExtractionFailure("cannot read '\(path)': \(archive_error_string(reader).map { String(cString: $0) } ?? "unknown error")")
+        }
+    }
+
+    deinit {
+        // The decode thread first: it reads the file through `source`.
+        decoded?.stop()
+        archive_read_free(reader)
+        decoded = nil
+        close(descriptor)
+    }
+
+    /// A decoder on the file if it is compressed: a reader of the raw format with every filter,
+    /// past its first header. Nil for a file libarchive finds no filter in (a tar, a zip), or
+    /// one it cannot start decoding: the reader of entries then reads the file itself, and
+    /// fails as it always did.
+    private static func decoder(
+        _ source: ArchiveSource, isCancelled: @escaping () -> Bool
+    ) -> (stream: DecodedStream, filters: [DetectedFormat.Filter])? {
+        guard let decoder = archive_read_new() else { return nil }
+        archive_read_support_filter_all(decoder)
+        archive_read_support_format_raw(decoder)
+        archive_read_support_format_empty(decoder)  // a compressed stream of nothing
+        var entry: OpaquePointer?
+        let status = source.open(decoder) == ARCHIVE_OK ? archive_read_next_header(decoder, &entry) : ARCHIVE_FATAL
+        let filters = DetectedFormat.filters(of: decoder)
+        guard status == ARCHIVE_OK || status == ARCHIVE_EOF, !filters.isEmpty else {
+            archive_read_free(decoder)
+            return nil
+        }
+        return (DecodedStream(decoder: decoder, atEnd: status == ARCHIVE_EOF, isCancelled: isCancelled), filters)
+    }
+
+    /// Compressed bytes read so far.
+    var compressedBytes: Int64 {
+        decoded?.compressedBytes ?? archive_filter_bytes(reader, -1)
+    }
+
+    /// The archive's SHA-256 (lowercase hex) and its identity, once every entry was read; nil
+    /// for a pipe, or a file that changed while it was read.
+    func digest() -> (digest: String, identity: StreamedDigests.Identity)? {
+        decoded?.stop()
+        guard let source, let digest = source.digest() else { return nil }
+        return (digest, source.identity)
+    }
+}
