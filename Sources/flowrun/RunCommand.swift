@@ -140,7 +140,8 @@ struct RunCommand: ParsableCommand {
         var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         options.onlyTargets = !only.isEmpty
         options.taskArguments = TaskArgumentWords.arguments
-        guard case .planned(var plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
+        let cache = dryRun || engineOnly ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
+        guard case .planned(var plan) = try WorkflowInput.plan(file, options: options, cache: cache) else { throw ExitStatus.invalid }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run
@@ -186,6 +187,7 @@ struct RunCommand: ParsableCommand {
         let status = engine.run()
         (runner as? ActionRunner)?.finishRun()
         UpToDateRun.finish(upToDate)
+        cache?.storeMade()
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.
