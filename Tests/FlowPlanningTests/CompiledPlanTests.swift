@@ -13,7 +13,7 @@ import Testing
         concurrency: 3
         fail_fast: false
         env: {GREETING: hello, DIR: out}
-        queues: {net: 2}
+        queues: {net: {concurrency: 2}}
         tasks:
           get:
             download: {url: "https://h/?t=${GH_TOKEN}", to: "${DIR}/f.tgz", sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, headers: {Accept: "*/*"}}
@@ -29,7 +29,7 @@ import Testing
             shell: echo ${matrix.os} "$@"
             interpreter: [bash, -c]
             inputs: ["src/*.c"]
-            outputs: [out/${matrix.os}.txt]
+            outputs: ["out/${matrix.os}.txt"]
             workdir: sub
             continue_on_error: true
             description: a test
@@ -54,8 +54,8 @@ import Testing
         try bytes.withUnsafeBytes { (raw) throws(CompiledPlanError) in try Plan(compiled: raw) }
     }
 
-    @Test func aPlanReadBackIsThePlanWritten() throws {
-        let plan = try plan(Self.everything, targets: ["all", "test"], arguments: ["x y"])
+    /// `plan` read back from its bytes, field by field.
+    func expectReadBackWhole(_ plan: Plan) throws {
         let bytes = plan.compiled
         let read = try readBack(bytes)
         #expect(read.workflow == plan.workflow)
@@ -68,8 +68,20 @@ import Testing
             #expect(now.action == was.action && now.inputs == was.inputs && now.outputs == was.outputs && now.arguments == was.arguments)
             #expect(now.shown?.workdir == was.shown?.workdir && now.shown?.action == was.shown?.action)
         }
-        #expect(plan.tasks.contains { $0.shown != nil } && plan.tasks.contains { !$0.arguments.isEmpty }, "the test covers them")
         #expect(read.compiled == bytes)
+    }
+
+    @Test func aPlanReadBackIsThePlanWritten() throws {
+        let plan = try plan(Self.everything)
+        #expect(Set(plan.tasks.map(\.spec.action.kind)) == ["download", "decompress", "combine", "shell", "group"], "the test covers them")
+        #expect(plan.tasks.contains { $0.shown != nil } && plan.workflow.matrixCombinations["test"]?.count == 2)
+        try expectReadBackWhole(plan)
+    }
+
+    @Test func theWordsAfterTheTasksNamedAreReadBack() throws {
+        let plan = try plan(Self.everything, targets: ["argv"], arguments: ["x y", "z"])
+        #expect(plan.tasks.last?.arguments == ["x y", "z"])
+        try expectReadBackWhole(plan)
     }
 
     @Test func aPlanUnderOnlyKeepsTheNeedsTakenAsDone() throws {
