@@ -29,11 +29,12 @@ extension Plan {
         for _ in 0..<(try reader.count()) { secrets[try reader.string()] = try reader.string() }
         let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow) }
         guard reader.isAtEnd else { throw CompiledPlanError() }
-        for task in tasks + takenAsDone {
-            guard task.needs.allSatisfy(tasks.indices.contains), (1...max(1, waveCount)).contains(task.wave) || task.wave == 0 else {
-                throw CompiledPlanError()
-            }
+        // Each need is a task of the plan and each wave in range, so that no index read here
+        // is out of bounds later. (Two loops: `tasks + takenAsDone` copied every task.)
+        let isSound = { (task: PlannedTask) in
+            task.needs.allSatisfy(tasks.indices.contains) && (0...max(1, waveCount)).contains(task.wave)
         }
+        guard tasks.allSatisfy(isSound), takenAsDone.allSatisfy(isSound) else { throw CompiledPlanError() }
         self.init(workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount, secretOverrides: secrets)
         self.takenAsDone = takenAsDone
     }
