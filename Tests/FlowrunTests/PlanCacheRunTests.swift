@@ -92,6 +92,22 @@ import Testing
         #expect(cached.stderr == uncached.stderr && cached.stderr.contains("neds"), "\(cached.stderr)")
     }
 
+    /// A plan made with warnings is not kept: the warning shows on every run, as on the first.
+    @Test func aWorkflowWithWarningsShowsThemOnEveryRun() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              build: {shell: ["true now", "x"], outputs: [out.txt]}
+
+            """)
+        for _ in 0..<3 {
+            let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+            #expect(result.stderr.hasPrefix("flow.yaml:3:19: warning: the first item of 'shell'"), "\(result.stderr)")
+        }
+        #expect(try cacheFile(folder) == nil)
+    }
+
     @Test func aDamagedCacheIsIgnoredAndWrittenAgain() async throws {
         let folder = try project()
         try await run(folder)
