@@ -95,8 +95,11 @@ enum Dotenv {
         return output
     }
 
-    /// Reads each file of `files` (relative to `directory`; `?path` may be missing), in order.
-    static func read(_ files: [Located<String>], directory: String) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
+    /// Reads each file of `files` (relative to `directory`; `?path` may be missing), in order,
+    /// adding each to `sources` (a missing one without contents: its coming is a change too).
+    static func read(
+        _ files: [Located<String>], directory: String, sources: inout [SourceFile]
+    ) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
         var entries: [EnvironmentEntry] = []
         var problems: [Diagnostic] = []
         for file in files {
@@ -105,12 +108,14 @@ enum Dotenv {
             let absolute = path.hasPrefix("/") ? path : directory + "/" + path
             guard FileManager.default.fileExists(atPath: absolute) else {
                 if !optional { problems.append(Diagnostic(.dotenvMissing(path), at: file.location)) }
+                sources.append(SourceFile(path: URL(fileURLWithPath: absolute).standardizedFileURL.path, contents: nil))
                 continue
             }
             guard let data = FileManager.default.contents(atPath: absolute), let text = String(data: data, encoding: .utf8) else {
                 problems.append(Diagnostic(.dotenvUnreadable(path), at: file.location))
                 continue
             }
+            sources.append(SourceFile(path: URL(fileURLWithPath: absolute).standardizedFileURL.path, contents: [UInt8](data)))
             // Problems name the file as the workflow names it, relative to the workflow's file.
             let shown =
                 file.location.file.contains("/") && !path.hasPrefix("/")

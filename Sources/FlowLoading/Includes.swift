@@ -12,9 +12,10 @@ enum Includes {
     /// Deeper than this, a chain of includes is refused, as a cycle would be.
     static let maxDepth = 16
 
-    /// Adds the tasks and queues of `workflow.includes` (and theirs) to `workflow`.
+    /// Adds the tasks and queues of `workflow.includes` (and theirs) to `workflow`, and the
+    /// files read for them to `sources`.
     static func resolve(
-        _ workflow: inout Workflow, declared: inout [TaskID], chain: [String], limits: YAMLLimits
+        _ workflow: inout Workflow, declared: inout [TaskID], sources: inout [SourceFile], chain: [String], limits: YAMLLimits
     ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for include in workflow.includes {
@@ -39,6 +40,7 @@ enum Includes {
             }
             var loaded = WorkflowLoader.load(path: absolute, limits: limits, label: label, chain: chain + [absolute])
             diagnostics += loaded.diagnostics
+            sources += loaded.sources
             declared += loaded.declaredTaskIDs.map { include.namespace + ":" + $0 }
             guard var other = loaded.workflow.take() else { continue }
             diagnostics += merge(&other, into: &workflow, as: include.namespace)

@@ -7,6 +7,8 @@ package struct LoadedWorkflow: Sendable {
     package var diagnostics: [Diagnostic]
     /// Every key under `tasks`, including tasks too broken to decode (needing one is no extra error).
     package var declaredTaskIDs: [TaskID] = []
+    /// Every file read or looked for, in the order read (the workflow first), with its bytes.
+    package var sources: [SourceFile] = []
 }
 
 /// Reads a workflow file and decodes it: the entry point of the loading layer.
@@ -37,9 +39,11 @@ package enum WorkflowLoader {
         }
         let directory = url.deletingLastPathComponent().standardizedFileURL.path
         let stem = url.deletingPathExtension().lastPathComponent
-        return decode(
+        var loaded = decode(
             bytes, file: label, directory: directory, defaultName: stem, limits: limits,
             chain: chain.isEmpty ? [url.standardizedFileURL.path] : chain)
+        loaded.sources.insert(SourceFile(path: url.standardizedFileURL.path, contents: bytes), at: 0)
+        return loaded
     }
 
     /// Decodes YAML text already in memory.
@@ -58,15 +62,16 @@ package enum WorkflowLoader {
         var decoder = WorkflowDecoder(file: file)
         var workflow = decoder.decode(document.root, directory: directory, defaultName: defaultName)
         var dotenvProblems: [Diagnostic] = []
+        var sources: [SourceFile] = []
         if let files = workflow?.dotenvFiles, !files.isEmpty {
-            let (entries, problems) = Dotenv.read(files, directory: directory)
+            let (entries, problems) = Dotenv.read(files, directory: directory, sources: &sources)
             workflow?.dotenv = entries
             dotenvProblems = problems
         }
         var declared = decoder.declaredTaskIDs
         if var included = workflow.take() {
             if !included.includes.isEmpty {
-                dotenvProblems += Includes.resolve(&included, declared: &declared, chain: chain, limits: limits)
+                dotenvProblems += Includes.resolve(&included, declared: &declared, sources: &sources, chain: chain, limits: limits)
                 // A need on an included matrix task's name means each of its combinations too.
                 included.matrixCombinations = WorkflowDecoder.expandMatrixNeeds(of: &included.tasks)
             }
@@ -74,7 +79,7 @@ package enum WorkflowLoader {
         }
         let loaded = LoadedWorkflow(
             workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics + dotenvProblems,
-            declaredTaskIDs: declared)
+            declaredTaskIDs: declared, sources: sources)
         // Nothing needs the tree any more (the workflow's strings may share storage with its
         // scalars, which reference counting keeps alive), so a large one is handed over whole
         // and freed on the idle core while the caller plans.

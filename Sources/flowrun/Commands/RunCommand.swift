@@ -144,7 +144,8 @@ struct RunCommand: ParsableCommand {
         var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         options.onlyTargets = !only.isEmpty
         options.taskArguments = TaskArgumentWords.arguments
-        guard case .planned(var plan) = try WorkflowInput.plan(file, options: options) else { throw ExitStatus.invalid }
+        let cache = dryRun || engineOnly ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
+        guard case .planned(var plan) = try WorkflowInput.plan(file, options: options, cache: cache) else { throw ExitStatus.invalid }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run
@@ -203,6 +204,7 @@ struct RunCommand: ParsableCommand {
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         (runner as? ActionRunner)?.finishRun()
         UpToDateRun.finish(upToDate)
+        cache?.storeMade()
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.

@@ -13,9 +13,17 @@ enum WorkflowInput {
         case invalid
     }
 
-    /// Loads and plans `path`, printing every diagnostic to stderr.
-    static func plan(_ path: String, options: PlanningOptions) throws -> Outcome {
-        let loaded = WorkflowLoader.load(path: path)
+    /// Loads and plans `path`, printing every diagnostic to stderr. With a `cache`, the plan
+    /// kept there when the file did not change; a plan made with no diagnostic at all is noted
+    /// to keep there for the next run (one with warnings is not: they are shown each time).
+    static func plan(_ path: String, options: PlanningOptions, cache: CachedPlan? = nil) throws -> Outcome {
+        if let plan = cache?.plan() {
+            KeptUntilExit.keep(plan)
+            return .planned(plan)
+        }
+        var loaded = WorkflowLoader.load(path: path)
+        let sources = cache == nil ? [] : loaded.sources
+        loaded.sources = []
         KeptUntilExit.keep(loaded)
         var diagnostics = loaded.diagnostics
         var plan: Plan?
@@ -46,6 +54,7 @@ enum WorkflowInput {
             FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
         }
         guard !diagnostics.hasErrors, let plan else { return .invalid }
+        if diagnostics.isEmpty { cache?.made(plan, sources: sources) }
         KeptUntilExit.keep(plan)
         return .planned(plan)
     }

@@ -1,0 +1,300 @@
+import FlowModel
+
+/// A plan as bytes and back (`PlanWriter`, `PlanReader`), for the compiled-plan cache: a run of
+/// an unchanged workflow reads its plan rather than parsing and planning the YAML again.
+/// Every field is kept: a plan read back is the plan written.
+extension Plan {
+    package var compiled: [UInt8] {
+        var writer = PlanWriter()
+        writer.workflow(workflow)
+        writer.int(concurrency)
+        writer.int(waveCount)
+        writer.array(tasks) { $0.plannedTask($1, in: workflow) }
+        writer.array(secretOverrides.sorted { $0.key < $1.key }) {
+            $0.string($1.key)
+            $0.string($1.value)
+        }
+        writer.array(takenAsDone) { $0.plannedTask($1, in: workflow) }
+        return writer.bytes
+    }
+
+    /// The plan `compiled` made of these bytes.
+    package init(compiled bytes: UnsafeRawBufferPointer) throws(CompiledPlanError) {
+        var reader = try PlanReader(bytes)
+        let workflow = try reader.workflow()
+        let concurrency = try reader.int()
+        let waveCount = try reader.int()
+        let tasks = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow) }
+        var secrets: [String: String] = [:]
+        for _ in 0..<(try reader.count()) { secrets[try reader.string()] = try reader.string() }
+        let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow) }
+        guard reader.isAtEnd else { throw CompiledPlanError() }
+        // Each need is a task of the plan and each wave in range, so that no index read here
+        // is out of bounds later. (Two loops: `tasks + takenAsDone` copied every task.)
+        let isSound = { (task: PlannedTask) in
+            task.needs.allSatisfy(tasks.indices.contains) && (0...max(1, waveCount)).contains(task.wave)
+        }
+        guard tasks.allSatisfy(isSound), takenAsDone.allSatisfy(isSound) else { throw CompiledPlanError() }
+        self.init(workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount, secretOverrides: secrets)
+        self.takenAsDone = takenAsDone
+    }
+}
+
+extension PlanWriter {
+    mutating func workflow(_ workflow: Workflow) {
+        string(workflow.file)
+        string(workflow.directory)
+        string(workflow.name)
+        optional(workflow.concurrency) { $0.int($1) }
+        bool(workflow.failFast)
+        environment(workflow.env)
+        array(workflow.dotenvFiles) { $0.located($1) }
+        environment(workflow.dotenv)
+        array(workflow.includes) {
+            $0.string($1.namespace)
+            $0.located($1.path)
+        }
+        array(workflow.queues) {
+            $0.string($1.name)
+            $0.int($1.concurrency)
+            $0.location($1.location)
+        }
+        array(workflow.tasks) { $0.taskSpec($1) }
+        array(workflow.matrixCombinations.sorted { $0.key < $1.key }) {
+            $0.string($1.key)
+            $0.strings($1.value)
+        }
+    }
+
+    /// A planned task; its spec, usually the workflow's task at its `fileIndex` unchanged, as a flag.
+    mutating func plannedTask(_ task: PlannedTask, in workflow: Workflow) {
+        int(task.fileIndex)
+        let isFileTask = workflow.tasks.indices.contains(task.fileIndex) && workflow.tasks[task.fileIndex] == task.spec
+        bool(isFileTask)
+        if !isFileTask { taskSpec(task.spec) }
+        array(task.needs) { $0.count($1) }
+        int(task.wave)
+        string(task.workdir)
+        string(task.workflowDirectory)
+        environment(task.environment)
+        action(task.action)
+        optional(task.shown) {
+            $0.string($1.workdir)
+            $0.action($1.action)
+        }
+        strings(task.inputs)
+        strings(task.outputs)
+        strings(task.arguments)
+    }
+
+    mutating func taskSpec(_ spec: TaskSpec) {
+        string(spec.id)
+        location(spec.location)
+        array(spec.needs) { $0.located($1) }
+        string(spec.when.rawValue)
+        optional(spec.queue) { $0.string($1) }
+        string(spec.priority.rawValue)
+        int(spec.retries)
+        int64(spec.retryDelay.milliseconds)
+        optional(spec.timeout) { $0.int64($1.milliseconds) }
+        bool(spec.continueOnError)
+        environment(spec.env)
+        optional(spec.workdir) { $0.located($1) }
+        optional(spec.description) { $0.string($1) }
+        array(spec.inputs) { $0.located($1) }
+        array(spec.outputs) { $0.located($1) }
+        interpreter(spec.interpreter)
+        action(spec.action)
+    }
+
+    mutating func interpreter(_ interpreter: Interpreter) {
+        switch interpreter {
+        case .sh: count(0)
+        case .bash: count(1)
+        case .python: count(2)
+        case .words(let words):
+            count(3)
+            strings(words)
+        }
+    }
+
+    mutating func action(_ action: Action) {
+        switch action {
+        case .shell(.script(let script)):
+            count(0)
+            string(script)
+        case .shell(.argv(let words)):
+            count(1)
+            strings(words)
+        case .download(let download):
+            count(2)
+            located(download.url)
+            located(download.to)
+            optional(download.sha256) { $0.string($1) }
+            array(download.headers) {
+                $0.string($1.name)
+                $0.located($1.value)
+            }
+        case .decompress(let decompress):
+            count(3)
+            located(decompress.from)
+            located(decompress.to)
+            optional(decompress.format) { $0.string($1.rawValue) }
+            int(decompress.stripComponents)
+            optional(decompress.maxFiles) { $0.int($1) }
+            optional(decompress.maxBytes) { $0.int($1) }
+            optional(decompress.maxRatio) { $0.int($1) }
+        case .combine(let combine):
+            count(4)
+            array(combine.inputs) { $0.located($1) }
+            located(combine.to)
+            string(combine.format.rawValue)
+            string(combine.image.layout.rawValue)
+            optional(combine.image.columns) { $0.int($1) }
+            optional(combine.image.cellSize) {
+                $0.int($1.width)
+                $0.int($1.height)
+            }
+            optional(combine.image.background) { $0.string($1) }
+        case .group:
+            count(5)
+        }
+    }
+
+    mutating func environment(_ entries: [EnvironmentEntry]) {
+        array(entries) {
+            $0.string($1.name)
+            $0.string($1.value)
+        }
+    }
+
+    mutating func location(_ location: SourceLocation) {
+        string(location.file)
+        int(location.line)
+        int(location.column)
+    }
+
+    mutating func located(_ value: Located<String>) {
+        string(value.value)
+        location(value.location)
+    }
+}
+
+extension PlanReader {
+    mutating func workflow() throws(CompiledPlanError) -> Workflow {
+        var workflow = Workflow(file: try string(), directory: try string(), name: try string(), tasks: [])
+        workflow.concurrency = try optional { (reader) throws(CompiledPlanError) in try reader.int() }
+        workflow.failFast = try bool()
+        workflow.env = try environment()
+        workflow.dotenvFiles = try array { (reader) throws(CompiledPlanError) in try reader.located() }
+        workflow.dotenv = try environment()
+        workflow.includes = try array { (reader) throws(CompiledPlanError) in
+            Include(namespace: try reader.string(), path: try reader.located())
+        }
+        workflow.queues = try array { (reader) throws(CompiledPlanError) in
+            QueueSpec(name: try reader.string(), concurrency: try reader.int(), location: try reader.location())
+        }
+        workflow.tasks = try array { (reader) throws(CompiledPlanError) in try reader.taskSpec() }
+        for _ in 0..<(try count()) { workflow.matrixCombinations[try string()] = try strings() }
+        return workflow
+    }
+
+    mutating func plannedTask(in workflow: Workflow) throws(CompiledPlanError) -> PlannedTask {
+        let fileIndex = try int()
+        let spec: TaskSpec
+        if try bool() {
+            guard workflow.tasks.indices.contains(fileIndex) else { throw CompiledPlanError() }
+            spec = workflow.tasks[fileIndex]
+        } else {
+            spec = try taskSpec()
+        }
+        let needs = try array { (reader) throws(CompiledPlanError) in try reader.count() }
+        var task = PlannedTask(
+            spec: spec, fileIndex: fileIndex, needs: needs, wave: try int(), workdir: try string(), workflowDirectory: try string(),
+            environment: try environment(), action: try action(),
+            shown: try optional { (reader) throws(CompiledPlanError) in ShownFields(workdir: try reader.string(), action: try reader.action()) })
+        task.inputs = try strings()
+        task.outputs = try strings()
+        task.arguments = try strings()
+        return task
+    }
+
+    mutating func taskSpec() throws(CompiledPlanError) -> TaskSpec {
+        var spec = TaskSpec(
+            id: try string(), location: try location(),
+            needs: try array { (reader) throws(CompiledPlanError) in try reader.located() },
+            when: try raw(When.self), queue: try optional { (reader) throws(CompiledPlanError) in try reader.string() },
+            priority: try raw(Priority.self), retries: try int(), retryDelay: TimeSpan(milliseconds: try int64()),
+            timeout: try optional { (reader) throws(CompiledPlanError) in TimeSpan(milliseconds: try reader.int64()) },
+            continueOnError: try bool(), env: try environment(),
+            workdir: try optional { (reader) throws(CompiledPlanError) in try reader.located() },
+            description: try optional { (reader) throws(CompiledPlanError) in try reader.string() }, action: .group)
+        spec.inputs = try array { (reader) throws(CompiledPlanError) in try reader.located() }
+        spec.outputs = try array { (reader) throws(CompiledPlanError) in try reader.located() }
+        spec.interpreter = try interpreter()
+        spec.action = try action()
+        return spec
+    }
+
+    mutating func interpreter() throws(CompiledPlanError) -> Interpreter {
+        switch try count() {
+        case 0: .sh
+        case 1: .bash
+        case 2: .python
+        case 3: .words(try strings())
+        default: throw CompiledPlanError()
+        }
+    }
+
+    mutating func action() throws(CompiledPlanError) -> Action {
+        switch try count() {
+        case 0:
+            return .shell(.script(try string()))
+        case 1:
+            return .shell(.argv(try strings()))
+        case 2:
+            return .download(
+                DownloadAction(
+                    url: try located(), to: try located(), sha256: try optional { (reader) throws(CompiledPlanError) in try reader.string() },
+                    headers: try array { (reader) throws(CompiledPlanError) in
+                        DownloadAction.Header(name: try reader.string(), value: try reader.located())
+                    }))
+        case 3:
+            return .decompress(
+                DecompressAction(
+                    from: try located(), to: try located(),
+                    format: try optional { (reader) throws(CompiledPlanError) in try reader.raw(ArchiveFormat.self) },
+                    stripComponents: try int(), maxFiles: try optional { (reader) throws(CompiledPlanError) in try reader.int() },
+                    maxBytes: try optional { (reader) throws(CompiledPlanError) in try reader.int() },
+                    maxRatio: try optional { (reader) throws(CompiledPlanError) in try reader.int() }))
+        case 4:
+            let inputs = try array { (reader) throws(CompiledPlanError) in try reader.located() }
+            let to = try located()
+            let format = try raw(CombineFormat.self)
+            var image = CombineAction.ImageOptions()
+            image.layout = try raw(ImageLayout.self)
+            image.columns = try optional { (reader) throws(CompiledPlanError) in try reader.int() }
+            image.cellSize = try optional { (reader) throws(CompiledPlanError) in
+                CombineAction.CellSize(width: try reader.int(), height: try reader.int())
+            }
+            image.background = try optional { (reader) throws(CompiledPlanError) in try reader.string() }
+            return .combine(CombineAction(inputs: inputs, to: to, format: format, image: image))
+        case 5:
+            return .group
+        default:
+            throw CompiledPlanError()
+        }
+    }
+
+    mutating func environment() throws(CompiledPlanError) -> [EnvironmentEntry] {
+        try array { (reader) throws(CompiledPlanError) in EnvironmentEntry(name: try reader.string(), value: try reader.string()) }
+    }
+
+    mutating func location() throws(CompiledPlanError) -> SourceLocation {
+        SourceLocation(file: try string(), line: try int(), column: try int())
+    }
+
+    mutating func located() throws(CompiledPlanError) -> Located<String> {
+        Located(try string(), at: try location())
+    }
+}

@@ -1,0 +1,59 @@
+/// Writes the bytes of a compiled plan (`Plan+Compiled`): integers as LEB128 varints (signed
+/// ones zigzagged), and each distinct string once in a table ahead of the body, referred to by
+/// its index. A 20,000-task plan repeats a few strings (file names, folders) in every task;
+/// read back, each distinct one is one String whose storage every task shares.
+struct PlanWriter {
+    private var body: [UInt8] = []
+    private var indexes: [String: Int] = [:]
+    private var table: [String] = []
+
+    init() {}
+
+    /// The string table, then the body.
+    var bytes: [UInt8] {
+        var head = PlanWriter()
+        head.count(table.count)
+        for string in table {
+            head.count(string.utf8.count)
+            head.body.append(contentsOf: string.utf8)
+        }
+        return head.body + body
+    }
+
+    mutating func unsigned(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            body.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        body.append(UInt8(value))
+    }
+
+    mutating func count(_ value: Int) { unsigned(UInt64(value)) }
+
+    mutating func int(_ value: Int) { int64(Int64(value)) }
+
+    mutating func int64(_ value: Int64) { unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    mutating func bool(_ value: Bool) { body.append(value ? 1 : 0) }
+
+    mutating func string(_ value: String) {
+        if let index = indexes[value] { return count(index) }
+        indexes[value] = table.count
+        count(table.count)
+        table.append(value)
+    }
+
+    mutating func optional<Value>(_ value: Value?, _ write: (inout Self, Value) -> Void) {
+        guard let value else { return bool(false) }
+        bool(true)
+        write(&self, value)
+    }
+
+    mutating func array<Element>(_ values: [Element], _ write: (inout Self, Element) -> Void) {
+        count(values.count)
+        for value in values { write(&self, value) }
+    }
+
+    mutating func strings(_ values: [String]) { array(values) { $0.string($1) } }
+}

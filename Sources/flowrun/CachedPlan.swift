@@ -1,0 +1,45 @@
+import FlowLoading
+import FlowPlanning
+import FlowState
+import Foundation
+
+/// `run`'s use of the compiled-plan cache (`PlanCache`): the plan of an unchanged workflow is
+/// read from the state folder rather than parsed and planned again. `validate`, `--dry-run`,
+/// `graph`, `list` and `export` always read the file.
+final class CachedPlan {
+    let cache: PlanCache
+    let settings: [UInt8]
+    /// A plan made in this run, and the files it was made from, kept at the run's end (`storeMade`).
+    private var pending: (plan: Plan, sources: [SourceFile])?
+
+    /// The cache for a run of `file` with `options`; nil for a workflow read from a device
+    /// (`/dev/stdin`), which has no folder to keep state in.
+    init?(file: String, options: PlanningOptions, environment: [String: String]) {
+        let workflowFile = URL(fileURLWithPath: file).standardizedFileURL.path
+        guard !workflowFile.hasPrefix("/dev/"), !workflowFile.hasPrefix("/proc/") else { return nil }
+        cache = PlanCache(folder: StateFolder(forWorkflowAt: workflowFile, environment: environment), workflowFile: workflowFile)
+        settings = PlanCache.settings(path: file, options: options, workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    /// The plan kept for this run, if its files did not change.
+    func plan() -> Plan? {
+        cache.plan(settings: settings)
+    }
+
+    /// Notes `plan`, made from `sources`, to keep at the end of the run: by then the run has
+    /// made the state folder (its record, its fingerprints), which the cache is written only into.
+    func made(_ plan: Plan, sources: [SourceFile]) {
+        pending = (plan, sources)
+    }
+
+    /// Keeps the plan made in this run, if one was, for the next run; says if that failed (the
+    /// next run then reads the file again).
+    func storeMade() {
+        guard let pending = pending.take() else { return }
+        do {
+            try cache.store(pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings)
+        } catch {
+            FileHandle.standardError.write(Data("flowrun: warning: the compiled plan was not saved (\(error))\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Testing
+
+/// `Plan.compiled`: a plan as bytes for the compiled-plan cache, read back as the same plan.
+@Suite struct CompiledPlanTests {
+    /// Every kind of field a plan holds: each action, queues, a matrix, timeouts and retries,
+    /// an interpreter's words, a secret shown as `***`, arguments after `--`.
+    static let everything = """
+        version: 1
+        name: all
+        concurrency: 3
+        fail_fast: false
+        env: {GREETING: hello, DIR: out}
+        queues: {net: {concurrency: 2}}
+        tasks:
+          get:
+            download: {url: "https://h/?t=${GH_TOKEN}", to: "${DIR}/f.tgz", sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, headers: {Accept: "*/*"}}
+            queue: net
+            priority: high
+            retries: 2
+            retry_delay: 500ms
+            timeout: 1m30s
+          unpack: {needs: get, decompress: {from: out/f.tgz, to: out/f, format: tar.gz, strip_components: 1}, when: always}
+          pics: {needs: unpack, combine: {inputs: ["out/f/*.png"], to: out/all.png, format: image, layout: grid, columns: 2, size: 10x20, background: "#ff0000"}}
+          test:
+            matrix: {os: [linux, mac]}
+            shell: echo ${matrix.os} "$@"
+            interpreter: [bash, -c]
+            inputs: ["src/*.c"]
+            outputs: ["out/${matrix.os}.txt"]
+            workdir: sub
+            continue_on_error: true
+            description: a test
+            env: {MODE: fast}
+          argv: {shell: [echo, hi], needs: [test], priority: very-low}
+          all: {needs: [pics, argv]}
+        """
+
+    func plan(_ text: String, targets: [TaskID] = [], arguments: [String] = []) throws -> Plan {
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
+        var options = PlanningOptions()
+        options.targets = targets
+        options.taskArguments = arguments
+        options.processEnvironment = ["GH_TOKEN": "ghp_1"]
+        options.processorCount = 4
+        let workflow = try #require(loaded.workflow)
+        return try #require(try Planner.plan(workflow, options: options).plan)
+    }
+
+    func readBack(_ bytes: [UInt8]) throws -> Plan {
+        try bytes.withUnsafeBytes { (raw) throws(CompiledPlanError) in try Plan(compiled: raw) }
+    }
+
+    /// `plan` read back from its bytes, field by field.
+    func expectReadBackWhole(_ plan: Plan) throws {
+        let bytes = plan.compiled
+        let read = try readBack(bytes)
+        #expect(read.workflow == plan.workflow)
+        #expect(read.concurrency == plan.concurrency && read.waveCount == plan.waveCount)
+        #expect(read.secretOverrides == plan.secretOverrides)
+        #expect(read.tasks.count == plan.tasks.count)
+        for (was, now) in zip(plan.tasks, read.tasks) {
+            #expect(now.spec == was.spec && now.fileIndex == was.fileIndex && now.needs == was.needs && now.wave == was.wave)
+            #expect(now.workdir == was.workdir && now.workflowDirectory == was.workflowDirectory && now.environment == was.environment)
+            #expect(now.action == was.action && now.inputs == was.inputs && now.outputs == was.outputs && now.arguments == was.arguments)
+            #expect(now.shown?.workdir == was.shown?.workdir && now.shown?.action == was.shown?.action)
+        }
+        #expect(read.compiled == bytes)
+    }
+
+    @Test func aPlanReadBackIsThePlanWritten() throws {
+        let plan = try plan(Self.everything)
+        #expect(Set(plan.tasks.map(\.spec.action.kind)) == ["download", "decompress", "combine", "shell", "group"], "the test covers them")
+        #expect(plan.tasks.contains { $0.shown != nil } && plan.workflow.matrixCombinations["test"]?.count == 2)
+        try expectReadBackWhole(plan)
+    }
+
+    @Test func theWordsAfterTheTasksNamedAreReadBack() throws {
+        let plan = try plan(Self.everything, targets: ["argv"], arguments: ["x y", "z"])
+        #expect(plan.tasks.last?.arguments == ["x y", "z"])
+        try expectReadBackWhole(plan)
+    }
+
+    @Test func aPlanUnderOnlyKeepsTheNeedsTakenAsDone() throws {
+        let loaded = WorkflowLoader.decode(Array(Self.everything.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        var options = PlanningOptions()
+        options.targets = ["pics"]
+        options.onlyTargets = true
+        options.processEnvironment = ["GH_TOKEN": "ghp_1"]
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: options).plan)
+        #expect(!plan.takenAsDone.isEmpty)
+        let read = try readBack(plan.compiled)
+        #expect(read.takenAsDone.map(\.id) == plan.takenAsDone.map(\.id))
+        #expect(read.takenAsDone.map(\.outputs) == plan.takenAsDone.map(\.outputs))
+    }
+
+    @Test func bytesCutShortAreNeverAPlan() throws {
+        let bytes = try plan(Self.everything).compiled
+        for length in 0..<bytes.count {
+            #expect(throws: CompiledPlanError.self) { try readBack(Array(bytes.prefix(length))) }
+        }
+        #expect(throws: CompiledPlanError.self) { try readBack(bytes + [0]) }
+    }
+
+    @Test func aTaskSpecThatDiffersFromTheFilesIsKeptWhole() throws {
+        var plan = try plan(Self.everything)
+        plan.tasks[0].spec.retries = 7
+        let read = try readBack(plan.compiled)
+        #expect(read.tasks[0].spec.retries == 7)
+        #expect(read.workflow.tasks[plan.tasks[0].fileIndex].retries != 7)
+    }
+}

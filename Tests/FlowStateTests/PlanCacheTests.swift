@@ -1,0 +1,196 @@
+import FlowLoading
+import FlowModel
+import FlowPlanning
+import Foundation
+import Glibc
+import Testing
+
+@testable import FlowState
+
+/// The compiled-plan cache: a kept plan is read back only while every file it was made from
+/// (the workflow, its includes, its dotenv files) and every setting are as they were.
+@Suite struct PlanCacheTests {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("plan-cache-\(UUID().uuidString)").path
+    let settings = [UInt8](repeating: 7, count: 32)
+
+    var workflowFile: String { base + "/flow.yaml" }
+    var folder: StateFolder { StateFolder(path: base + "/.flowrun") }
+    var cache: PlanCache { PlanCache(folder: folder, workflowFile: workflowFile) }
+
+    static let workflow = """
+        version: 1
+        dotenv: [.env, "?local.env"]
+        include: {lib: lib.yaml}
+        tasks:
+          a: {shell: echo "$GREETING", needs: ["lib:b"]}
+
+        """
+    static let library = """
+        version: 1
+        tasks:
+          b: {shell: echo from-lib}
+
+        """
+
+    /// The files of `workflow` in a new folder with its state folder; the plan and the files it was made of.
+    func project() throws -> (plan: Plan, sources: [(path: String, contents: [UInt8]?)]) {
+        try folder.create()
+        try write("flow.yaml", Self.workflow)
+        try write("lib.yaml", Self.library)
+        try write(".env", "GREETING=hello\n")
+        return try load()
+    }
+
+    func load() throws -> (plan: Plan, sources: [(path: String, contents: [UInt8]?)]) {
+        let loaded = WorkflowLoader.load(path: workflowFile)
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        return (plan, loaded.sources.map { ($0.path, $0.contents) })
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: base + "/" + name))
+    }
+
+    /// Rewrites `name` with `text` (of the same length), then sets its mtime back: only the
+    /// contents (and the ctime, which no program can set) tell the change.
+    func edit(_ name: String, _ text: String) throws {
+        let path = base + "/" + name
+        let before = try #require(LocalFileSystem().status(of: path))
+        #expect(before.size == Int64(text.utf8.count))
+        try write(name, text)
+        let seconds = before.modifiedNanoseconds / 1_000_000_000
+        var times = [
+            timespec(tv_sec: Int(seconds), tv_nsec: Int(before.modifiedNanoseconds % 1_000_000_000)),
+            timespec(tv_sec: Int(seconds), tv_nsec: Int(before.modifiedNanoseconds % 1_000_000_000)),
+        ]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let after = try #require(LocalFileSystem().status(of: path))
+        #expect(after.size == before.size && after.modifiedNanoseconds == before.modifiedNanoseconds)
+    }
+
+    @Test func aKeptPlanIsReadBackWhileNothingChanged() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        #expect(Set(sources.map(\.path)) == Set(["flow.yaml", ".env", "local.env", "lib.yaml"].map { base + "/" + $0 }))
+        try cache.store(plan, sources: sources, settings: settings)
+        let read = try #require(cache.plan(settings: settings))
+        #expect(read.tasks.map(\.id) == ["lib:b", "a"])
+        #expect(read.tasks[1].environment.contains(EnvironmentEntry(name: "GREETING", value: "hello")))
+        #expect(read.compiled == plan.compiled)
+    }
+
+    @Test func otherSettingsAreAnotherPlan() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(cache.plan(settings: [UInt8](repeating: 8, count: 32)) == nil)
+    }
+
+    @Test func anEditOfTheWorkflowIsSeenWhateverItsSizeAndMtime() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        try edit("flow.yaml", Self.workflow.replacingOccurrences(of: "a: {", with: "z: {"))
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    @Test func anEditOfAnIncludedFileIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        try edit("lib.yaml", Self.library.replacingOccurrences(of: "from-lib", with: "from-LIB"))
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    @Test func anEditOfADotenvFileIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        try edit(".env", "GREETING=jello\n")
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    @Test func anOptionalDotenvFileThatAppearsIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        try write("local.env", "GREETING=local\n")
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    /// The plan was made from the bytes read: a file changed after they were read, and before
+    /// the plan was kept, is not taken for the one read.
+    @Test func aFileChangedWhilePlanningIsNotTakenForTheOneRead() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try write(".env", "GREETING=later\n")
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    @Test func aDamagedOrCutShortCacheIsIgnoredAndWrittenAgain() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: cache.path))
+        for offset in [0, 20, whole.count / 2, whole.count - 1] {
+            var damaged = whole
+            damaged[offset] ^= 0x20
+            try damaged.write(to: URL(fileURLWithPath: cache.path))
+            #expect(cache.plan(settings: settings) == nil, "a byte changed at \(offset)")
+        }
+        for length in [0, 10, whole.count / 2, whole.count - 1] {
+            try whole.prefix(length).write(to: URL(fileURLWithPath: cache.path))
+            #expect(cache.plan(settings: settings) == nil, "cut at \(length)")
+        }
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(cache.plan(settings: settings) != nil)
+    }
+
+    @Test func aCacheOfAnotherVersionIsIgnored() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: cache.path))
+        let versionOffset = "flowrun-plan\n".utf8.count
+        #expect(bytes[versionOffset] == UInt8(PlanCache.version))
+        bytes[versionOffset] += 1
+        try bytes.write(to: URL(fileURLWithPath: cache.path))
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    @Test func nothingIsKeptWithoutAStateFolder() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try FileManager.default.removeItem(atPath: folder.path)
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    @Test func theSettingsTellEveryOptionApart() {
+        var options = PlanningOptions()
+        let plain = PlanCache.settings(path: "flow.yaml", options: options, workingDirectory: "/w")
+        #expect(PlanCache.settings(path: "flow.yaml", options: options, workingDirectory: "/w") == plain)
+        #expect(PlanCache.settings(path: "./flow.yaml", options: options, workingDirectory: "/w") != plain)
+        #expect(PlanCache.settings(path: "flow.yaml", options: options, workingDirectory: "/v") != plain)
+        var changed: [PlanningOptions] = []
+        options.targets = ["a"]
+        changed.append(options)
+        options.onlyTargets = true
+        changed.append(options)
+        options.taskArguments = ["x"]
+        changed.append(options)
+        options.environmentOverrides = [EnvironmentEntry(name: "A", value: "1")]
+        changed.append(options)
+        options.processEnvironment = ["HOME": "/h"]
+        changed.append(options)
+        options.concurrency = 2
+        changed.append(options)
+        options.processorCount = 8
+        changed.append(options)
+        let all = [plain] + changed.map { PlanCache.settings(path: "flow.yaml", options: $0, workingDirectory: "/w") }
+        #expect(Set(all).count == all.count)
+    }
+}

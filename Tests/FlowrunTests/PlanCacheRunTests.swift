@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+/// The compiled-plan cache as a user sees it: a rerun of an unchanged workflow takes its plan
+/// from `.flowrun/plan-*.bin`, and any edit of the workflow, an included file or a dotenv file
+/// is seen on the next run, as is a cache that is damaged or of another version.
+@Suite struct PlanCacheRunTests {
+    static let workflow = """
+        version: 1
+        dotenv: [.env]
+        include: {lib: lib.yaml}
+        tasks:
+          greet: {needs: ["lib:part"], shell: 'echo "$GREETING" > greeting.txt'}
+
+        """
+    static let library = """
+        version: 1
+        tasks:
+          part: {shell: 'echo part-one > part.txt'}
+
+        """
+
+    func project() throws -> WorkflowFolder {
+        try WorkflowFolder(Self.workflow, files: ["lib.yaml": Self.library, ".env": "GREETING=hello\n"])
+    }
+
+    /// Runs the workflow; it must succeed.
+    func run(_ folder: WorkflowFolder) async throws {
+        let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr == "")
+    }
+
+    /// The cache file, once there is one.
+    func cacheFile(_ folder: WorkflowFolder) throws -> String? {
+        let state = folder.url.appendingPathComponent(".flowrun").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
+        return names.first { $0.hasPrefix("plan-") && $0.hasSuffix(".bin") }.map { state + "/" + $0 }
+    }
+
+    func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    /// The first run makes the state folder (its record) and keeps the plan at its end; the
+    /// next reads it and leaves it as it was.
+    @Test func anUnchangedWorkflowsPlanIsKeptAndReadBack() async throws {
+        let folder = try project()
+        try await run(folder)
+        let cache = try #require(try cacheFile(folder))
+        let kept = inode(cache)
+        try await run(folder)
+        #expect(inode(cache) == kept, "a run of an unchanged workflow does not write the cache again")
+        #expect(try folder.read("greeting.txt") == "hello\n")
+    }
+
+    /// Each edit keeps the file's size (and is made in the same second as the last run): only
+    /// its contents tell it.
+    @Test func editsOfTheWorkflowAnIncludedFileAndADotenvFileAreSeen() async throws {
+        let folder = try project()
+        try await run(folder)
+        try await run(folder)
+        #expect(try cacheFile(folder) != nil)
+
+        try folder.write(".env", "GREETING=jello\n")
+        try await run(folder)
+        #expect(try folder.read("greeting.txt") == "jello\n")
+
+        try folder.write("lib.yaml", Self.library.replacingOccurrences(of: "part-one", with: "part-two"))
+        try await run(folder)
+        #expect(try folder.read("part.txt") == "part-two\n")
+
+        try folder.write("flow.yaml", Self.workflow.replacingOccurrences(of: "greeting.txt", with: "greeting.txu"))
+        try await run(folder)
+        #expect(try folder.read("greeting.txu") == "jello\n")
+    }
+
+    /// A file with errors is never taken from the cache: its errors show as on a first run.
+    @Test func aWorkflowWithErrorsShowsThemAsWithoutACache() async throws {
+        let folder = try project()
+        try await run(folder)
+        try await run(folder)
+        #expect(try cacheFile(folder) != nil)
+        let broken = Self.workflow.replacingOccurrences(of: "needs:", with: "neds: ")
+        try folder.write("flow.yaml", broken)
+        let cached = try await FlowrunBinary.run(["run", "flow.yaml"], in: folder.url)
+
+        let fresh = try WorkflowFolder(broken, files: ["lib.yaml": Self.library, ".env": "GREETING=hello\n"])
+        let uncached = try await FlowrunBinary.run(["run", "flow.yaml"], in: fresh.url)
+        #expect(cached.status == 2 && uncached.status == 2)
+        #expect(cached.stderr == uncached.stderr && cached.stderr.contains("neds"), "\(cached.stderr)")
+    }
+
+    /// A plan made with warnings is not kept: the warning shows on every run, as on the first.
+    @Test func aWorkflowWithWarningsShowsThemOnEveryRun() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              build: {shell: ["true now", "x"], outputs: [out.txt]}
+
+            """)
+        for _ in 0..<3 {
+            let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+            #expect(result.stderr.hasPrefix("flow.yaml:3:19: warning: the first item of 'shell'"), "\(result.stderr)")
+        }
+        #expect(try cacheFile(folder) == nil)
+    }
+
+    @Test func aDamagedCacheIsIgnoredAndWrittenAgain() async throws {
+        let folder = try project()
+        try await run(folder)
+        try await run(folder)
+        let cache = try #require(try cacheFile(folder))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: cache))
+        bytes[bytes.count - 3] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: cache))
+        try folder.write(".env", "GREETING=again\n")
+        try await run(folder)
+        #expect(try folder.read("greeting.txt") == "again\n")
+        let rewritten = try Data(contentsOf: URL(fileURLWithPath: cache))
+        #expect(rewritten != bytes && rewritten.starts(with: Data("flowrun-plan\n".utf8)))
+    }
+
+    @Test func aCacheOfAnotherVersionIsIgnored() async throws {
+        let folder = try project()
+        try await run(folder)
+        try await run(folder)
+        let cache = try #require(try cacheFile(folder))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: cache))
+        bytes[13] &+= 1  // the version, after the magic line
+        try bytes.write(to: URL(fileURLWithPath: cache))
+        let kept = inode(cache)
+        try await run(folder)
+        #expect(inode(cache) != kept, "written again")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cache)) != bytes)
+    }
+
+    /// `--env` and the process environment are part of what a plan is made from.
+    @Test func anotherEnvIsAnotherPlan() async throws {
+        let folder = try project()
+        try await run(folder)
+        try await run(folder)
+        let result = try await FlowrunBinary.run(["run", "--events", "plain", "--env", "GREETING=override", "flow.yaml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try folder.read("greeting.txt") == "override\n")
+    }
+}
