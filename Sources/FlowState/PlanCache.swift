@@ -16,7 +16,7 @@ import Foundation
 /// an edit is always seen, whatever its timestamps. Anything else (another version, bytes cut
 /// short or damaged, another key) is ignored, and the cache is written again after planning.
 package struct PlanCache: Sendable {
-    package static let version: UInt32 = 1
+    package static let version: UInt32 = 2
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String

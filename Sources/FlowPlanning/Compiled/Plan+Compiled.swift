@@ -81,6 +81,8 @@ extension PlanWriter {
         optional(task.shown) {
             $0.string($1.workdir)
             $0.action($1.action)
+            $0.strings($1.inputs)
+            $0.strings($1.outputs)
         }
         strings(task.inputs)
         strings(task.outputs)
@@ -156,6 +158,8 @@ extension PlanWriter {
                 $0.int($1.height)
             }
             optional(combine.image.background) { $0.string($1) }
+            optional(combine.base) { $0.located($1) }
+            optional(combine.prefix) { $0.located($1) }
         case .group:
             count(5)
         }
@@ -212,7 +216,9 @@ extension PlanReader {
         var task = PlannedTask(
             spec: spec, fileIndex: fileIndex, needs: needs, wave: try int(), workdir: try string(), workflowDirectory: try string(),
             environment: try environment(), action: try action(),
-            shown: try optional { (reader) throws(CompiledPlanError) in ShownFields(workdir: try reader.string(), action: try reader.action()) })
+            shown: try optional { (reader) throws(CompiledPlanError) in
+                ShownFields(workdir: try reader.string(), action: try reader.action(), inputs: try reader.strings(), outputs: try reader.strings())
+            })
         task.inputs = try strings()
         task.outputs = try strings()
         task.arguments = try strings()
@@ -278,7 +284,9 @@ extension PlanReader {
                 CombineAction.CellSize(width: try reader.int(), height: try reader.int())
             }
             image.background = try optional { (reader) throws(CompiledPlanError) in try reader.string() }
-            return .combine(CombineAction(inputs: inputs, to: to, format: format, image: image))
+            let base = try optional { (reader) throws(CompiledPlanError) in try reader.located() }
+            let prefix = try optional { (reader) throws(CompiledPlanError) in try reader.located() }
+            return .combine(CombineAction(inputs: inputs, to: to, format: format, image: image, base: base, prefix: prefix))
         case 5:
             return .group
         default:
