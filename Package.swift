@@ -57,7 +57,7 @@ let package = Package(
             ]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),
         .target(name: "FlowExport", dependencies: ["FlowModel", "FlowPlanning"]),
-        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
+        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowConsole"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
-            name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning"],
+            name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowLoading", "FlowPlanning", "FlowTestSupport"],
             exclude: ["validate_events.py", "validate_junit.py", "junit-10.xsd"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),

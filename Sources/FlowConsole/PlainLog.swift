@@ -38,13 +38,16 @@ import Foundation
 /// an `::error` says so and the group is written in parts (the later ones titled
 /// `TASK (continued)`): nothing is lost.
 ///
+/// Lines go out in batches (`BatchedWriter`): at most 50 ms after they happen, or at once
+/// when 64 KiB are waiting, and at the end of the run.
+///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 package final class PlainLog: EventSink {
     /// How much of one task's lines is held in memory, under GitHub Actions; the rest waits in
     /// a `SpillFile`.
     package static let groupBufferBytes = 64 << 10
 
-    private let writer: DescriptorWriter
+    private let output: BatchedWriter
     private let githubActions: Bool
     /// Where spill files are made.
     private let temporaryFolder: String
@@ -74,8 +77,11 @@ package final class PlainLog: EventSink {
 
     /// - Parameter temporaryFolder: where a GitHub Actions group past `groupBufferBytes` waits
     ///   (`$TMPDIR`, else `/tmp`, by default).
-    package init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil) {
-        self.writer = writer
+    /// - Parameter flushTimer: when held lines are written (`BatchedWriter`); a timer of its own by default.
+    package init(
+        writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil, flushTimer: (any FlushTimer)? = nil
+    ) {
+        self.output = BatchedWriter(writer, timer: flushTimer)
         self.githubActions = githubActions
         self.temporaryFolder = temporaryFolder ?? SpillFile.defaultFolder()
     }
@@ -94,14 +100,14 @@ package final class PlainLog: EventSink {
         receive([event])
     }
 
-    /// Writes the lines of `events` with one `write(2)`.
+    /// Holds the lines of `events` for the next batch.
     package func receive(_ events: [RunEvent]) {
         // Written under the lock, so that lines keep the order of the events even if a caller
         // broke the one-at-a-time contract; the lock is never contended otherwise.
         state.withLock { state in
             var text: [UInt8] = []
             for event in events { append(event, to: &text, state: &state) }
-            if !text.isEmpty { writer.write(text) }
+            output.write(text)
         }
     }
 
@@ -132,9 +138,10 @@ package final class PlainLog: EventSink {
         github(event, task: task, to: &text, groups: &state.groups)
     }
 
-    package var writeFailure: WriteFailure? { writer.failure }
+    package var writeFailure: WriteFailure? { output.failure }
 
-    /// Writes any fold still held: every task has a final event, so this is for a run that broke off.
+    /// Writes any fold still held (every task has a final event, so this is for a run that
+    /// broke off), and every line held for the next batch.
     package func finish() {
         state.withLock { state in
             var text: [UInt8] = []
@@ -144,7 +151,8 @@ package final class PlainLog: EventSink {
                 guard var group = state.groups.removeValue(forKey: task) else { continue }
                 appendFold(&group, to: &text)
             }
-            if !text.isEmpty { writer.write(text) }
+            output.write(text)
+            output.finish()
         }
     }
 
@@ -326,10 +334,10 @@ package final class PlainLog: EventSink {
         text += group.title.utf8
         text.append(UInt8(ascii: "\n"))
         if let spill = group.spill {
-            writer.write(text)
+            output.write(text)
             text.removeAll(keepingCapacity: true)
             do throws(SpillFile.Failure) {
-                try spill.copy { writer.write($0) }
+                try spill.copy { output.write($0) }
             } catch {
                 text +=
                     "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count) bytes of it are lost"))\n"
