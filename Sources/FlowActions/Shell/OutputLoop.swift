@@ -16,6 +16,11 @@ import Glibc
 ///
 /// A child is added with `epoll_ctl` from the thread that spawned it, without waking the loop,
 /// and the exit is watched here too rather than by a thread blocked in `waitpid` per child.
+/// A descriptor that is done is closed without `EPOLL_CTL_DEL`: the close takes it out of the
+/// set, unless a process spawned elsewhere at that moment holds a copy until its exec. Until
+/// then epoll may still report it, under a number since reused: so each descriptor is added
+/// with a tag of its own (`Watch.tag`), and an event whose tag is not the current one is
+/// ignored.
 /// Not dispatch read sources: libdispatch's own epoll loop is not reliable with thousands of
 /// short-lived children (docs/processes.md, "Things that did not work").
 ///
@@ -47,15 +52,17 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     private let onQueue = DispatchSpecificKey<Bool>()
     private let epoll: Int32
     private let lock = NSLock()
-    /// Each watched descriptor, with the owner that added it.
-    private var watches: [Int32: (owner: UInt64, watch: Watch)] = [:]
+    /// Each watched descriptor, with the owner that added it and the tag epoll reports it with.
+    private var watches: [Int32: (owner: UInt64, watch: Watch, tag: UInt64)] = [:]
     private var owners: UInt64 = 0
+    /// The number of descriptors watched so far: the upper half of each one's tag.
+    private var watchedCount: UInt64 = 0
     private var abandoned: [UInt64] = []
     /// Wakes the loop for what does not come with a descriptor event: `abandon` and `nudge`.
     /// Both ends are non-blocking: a full pipe already holds a wake-up.
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private var ready = [Int32](repeating: -1, count: 64)
+    private var ready = [UInt64](repeating: 0, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
     /// Pipes out of the epoll set until `resumeReading`.
@@ -74,7 +81,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
         _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
-        precondition(flowrun_epoll_add(epoll, wakeRead) == 0, "cannot watch the output loop's wake-up pipe")
+        precondition(flowrun_epoll_add(epoll, wakeRead, Self.tag(wakeRead, number: 0)) == 0, "cannot watch the output loop's wake-up pipe")
         queue.setSpecific(key: onQueue, value: true)
         queue.async { [self] in turn() }
     }
@@ -126,8 +133,13 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             let descriptor = watch.descriptor
             // A pipe's read end has no other status flags to keep.
             if case .output = watch { _ = fcntl(descriptor, F_SETFL, O_NONBLOCK) }
-            lock.withLock { watches[descriptor] = (owner, watch) }
-            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor: errno \(errno)")
+            let tag: UInt64 = lock.withLock {
+                watchedCount += 1
+                let tag = Self.tag(descriptor, number: watchedCount)
+                watches[descriptor] = (owner, watch, tag)
+                return tag
+            }
+            precondition(flowrun_epoll_add(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor: errno \(errno)")
         }
     }
 
@@ -164,13 +176,16 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count), wait)
         defer { fireDueTimers() }
         guard count > 0 else { return }  // a timer is due, or EINTR
-        for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
-            if descriptor == wakeRead {
+        for tag in ready[0..<Int(count)] {
+            let descriptor = Int32(truncatingIfNeeded: tag)
+            guard !done.contains(descriptor) else { continue }
+            if tag == Self.tag(wakeRead, number: 0) {
                 endAbandoned()
                 resumeIfRequested()
                 continue
             }
-            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
+            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor].flatMap { $0.tag == tag ? $0.watch : nil } })
+            else { continue }
             switch watch {
             case .output(_, let handler):
                 if !drain(descriptor, handler) { done.append(descriptor) }
@@ -179,11 +194,11 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
                 done.append(descriptor)
             }
         }
-        // Closed only after the whole batch: a number closed earlier could otherwise be
-        // reused by a new child before a later event of this batch names it.
+        // Closed only after the whole batch, and the close alone takes each out of the epoll
+        // set (see the type): one system call, not two.
         for descriptor in done {
             lock.withLock { watches[descriptor] = nil }
-            if paused.remove(descriptor) == nil { _ = flowrun_epoll_remove(epoll, descriptor) }
+            paused.remove(descriptor)
             close(descriptor)
         }
         done.removeAll(keepingCapacity: true)
@@ -224,9 +239,16 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             })
         else { return }
         for descriptor in paused {
-            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+            guard let tag = lock.withLock({ watches[descriptor]?.tag }) else { continue }
+            precondition(flowrun_epoll_add(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
         }
         paused.removeAll()
+    }
+
+    /// The tag epoll reports `descriptor` with: its number in the lower half, and which
+    /// descriptor watched under that number it is (`watchedCount`; 0 for the wake-up pipe) in the upper.
+    private static func tag(_ descriptor: Int32, number: UInt64) -> UInt64 {
+        number << 32 | UInt64(UInt32(bitPattern: descriptor))
     }
 
     /// Whether no process holds the pipe's write end any more.
