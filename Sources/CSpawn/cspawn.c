@@ -224,13 +224,14 @@ int flowrun_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-int flowrun_epoll_add(int epoll, int fd, uint64_t tag) {
-    struct epoll_event event = { .events = EPOLLIN, .data = { .u64 = tag } };
+int flowrun_epoll_add(int epoll, int fd, uint64_t tag, int once) {
+    struct epoll_event event = { .events = EPOLLIN | (once ? EPOLLONESHOT : 0), .data = { .u64 = tag } };
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
-int flowrun_epoll_remove(int epoll, int fd) {
-    return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
+int flowrun_epoll_rearm(int epoll, int fd, uint64_t tag) {
+    struct epoll_event event = { .events = EPOLLIN | EPOLLONESHOT, .data = { .u64 = tag } };
+    return epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event);
 }
 
 int flowrun_epoll_wait(int epoll, uint64_t *ready, int capacity, int timeout) {

@@ -45,10 +45,11 @@ int flowrun_pidfd_open(pid_t pid);
 
 /// epoll(7) for the output loop, which Swift's Glibc module does not show; `struct epoll_event`
 /// is packed on x86_64, so Swift sees only the 64-bit tag each descriptor is added with.
-/// Level-triggered, EPOLLIN.
+/// EPOLLIN, level-triggered; with `once`, EPOLLONESHOT: reported once, then not again until
+/// `flowrun_epoll_rearm`.
 int flowrun_epoll_create(void);
-int flowrun_epoll_add(int epoll, int fd, uint64_t tag);
-int flowrun_epoll_remove(int epoll, int fd);
+int flowrun_epoll_add(int epoll, int fd, uint64_t tag, int once);
+int flowrun_epoll_rearm(int epoll, int fd, uint64_t tag);
 /// Waits for ready descriptors and writes the tags of up to `capacity` (at most 64) of them to
 /// `ready`; returns how many (0 once `timeout` milliseconds have passed; -1 waits without end),
 /// or -1 with errno.

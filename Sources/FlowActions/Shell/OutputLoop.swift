@@ -16,16 +16,20 @@ import Glibc
 ///
 /// A child is added with `epoll_ctl` from the thread that spawned it, without waking the loop,
 /// and the exit is watched here too rather than by a thread blocked in `waitpid` per child.
-/// A descriptor that is done is closed without `EPOLL_CTL_DEL`: the close takes it out of the
-/// set, unless a process spawned elsewhere at that moment holds a copy until its exec. Until
-/// then epoll may still report it, under a number since reused: so each descriptor is added
-/// with a tag of its own (`Watch.tag`), and an event whose tag is not the current one is
-/// ignored.
+/// A child's descriptors are watched once at a time (EPOLLONESHOT): a pipe that has not ended
+/// is armed again after each read. So one that is done is closed without `EPOLL_CTL_DEL`
+/// (three system calls a task fewer), and stays quiet even when the close does not take it
+/// out of the epoll set: a child spawned just before still holds a copy of every descriptor
+/// for a moment after its parent resumes (the kernel lets a vfork parent go before it closes
+/// the child's close-on-exec descriptors), and level-triggered, a pipe at its end was
+/// reported again and again until then. A closed descriptor can still be reported once (one
+/// abandoned while armed), under a number since reused: so each is added with a tag of its
+/// own (`tag(_:number:)`), and an event whose tag is not the current one is ignored.
 /// Not dispatch read sources: libdispatch's own epoll loop is not reliable with thousands of
 /// short-lived children (docs/processes.md, "Things that did not work").
 ///
 /// A handler can pause the reading of its pipe (`pauseReading`) when the events have no room:
-/// the pipe leaves the epoll set, the child blocks in write(2) once it is full, and the exits,
+/// the pipe is not armed again, the child blocks in write(2) once it is full, and the exits,
 /// the wake-up pipe and the other pipes are still watched, so the loop itself never waits.
 ///
 /// - Warning: `watches`, `owners`, `abandoned`, `resumeRequested` and the timers are guarded by
@@ -65,7 +69,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     private var ready = [UInt64](repeating: 0, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
-    /// Pipes out of the epoll set until `resumeReading`.
+    /// Pipes not armed again until `resumeReading`.
     private var paused: Set<Int32> = []
     /// Set by `resumeReading`: at its next turn the loop reads the paused pipes again.
     private var resumeRequested = false
@@ -81,7 +85,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
         _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
-        precondition(flowrun_epoll_add(epoll, wakeRead, Self.tag(wakeRead, number: 0)) == 0, "cannot watch the output loop's wake-up pipe")
+        precondition(flowrun_epoll_add(epoll, wakeRead, Self.tag(wakeRead, number: 0), 0) == 0, "cannot watch the output loop's wake-up pipe")
         queue.setSpecific(key: onQueue, value: true)
         queue.async { [self] in turn() }
     }
@@ -139,7 +143,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
                 watches[descriptor] = (owner, watch, tag)
                 return tag
             }
-            precondition(flowrun_epoll_add(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor: errno \(errno)")
+            precondition(flowrun_epoll_add(epoll, descriptor, tag, 1) == 0, "cannot watch a child's descriptor: errno \(errno)")
         }
     }
 
@@ -153,8 +157,8 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     /// Stops reading `descriptor` until `resumeReading`; called on the loop's queue, by the
     /// pipe's handler, when the events it makes have no room (`EventBus.hasRoom`).
     func pauseReading(_ descriptor: Int32) {
-        guard paused.insert(descriptor).inserted else { return }
-        _ = flowrun_epoll_remove(epoll, descriptor)
+        // Reported once, it is not armed again until `resumeIfRequested`.
+        paused.insert(descriptor)
     }
 
     /// Reads every paused pipe again, from the loop's next turn; called from any thread. A pipe
@@ -188,14 +192,18 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             else { continue }
             switch watch {
             case .output(_, let handler):
-                if !drain(descriptor, handler) { done.append(descriptor) }
+                if !drain(descriptor, handler) {
+                    done.append(descriptor)
+                } else if !paused.contains(descriptor) {
+                    precondition(flowrun_epoll_rearm(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+                }
             case .exit(_, let handler):
                 handler()
                 done.append(descriptor)
             }
         }
-        // Closed only after the whole batch, and the close alone takes each out of the epoll
-        // set (see the type): one system call, not two.
+        // Closed only after the whole batch; reported once, each is quiet in the epoll set
+        // until the close takes it out (see the type).
         for descriptor in done {
             lock.withLock { watches[descriptor] = nil }
             paused.remove(descriptor)
@@ -240,7 +248,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         else { return }
         for descriptor in paused {
             guard let tag = lock.withLock({ watches[descriptor]?.tag }) else { continue }
-            precondition(flowrun_epoll_add(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+            precondition(flowrun_epoll_rearm(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
         }
         paused.removeAll()
     }
