@@ -32,12 +32,12 @@ let package = Package(
             name: "FlowState",
             dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowConsole", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FlowReport", dependencies: ["FlowModel", "FlowConsole", "FlowState", "FlowFiles"]),
-        .target(name: "CSpawn"),
+        .target(name: "CLinux"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(
             name: "FlowActions",
             dependencies: [
-                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CSpawn", "CArchive", "CImageCodec",
+                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CLinux", "CArchive", "CImageCodec",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -89,7 +89,7 @@ let package = Package(
 )
 
 // One strict setting for every target, as swift-log does.
-for target in package.targets where target.type != .system && !["CSpawn", "CImageCodec", "CImageFixtures"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CLinux", "CImageCodec", "CImageFixtures"].contains(target.name) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny")

@@ -1,4 +1,4 @@
-import CSpawn
+import CLinux
 import FlowEngine
 import Foundation
 import Glibc

@@ -1,7 +1,7 @@
-import CSpawn
+import CLinux
 import Glibc
 
-/// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its
+/// Starts a child process (vfork and exec, `flowrun_spawn` in CLinux), in a process group of its
 /// own, with its stdout and stderr on pipes. Not swift-subprocess or glibc's posix_spawn:
 /// spawning is most of the cost of small tasks, and both do more per child than a task needs
 /// (docs/processes.md).

@@ -1,5 +1,5 @@
-#ifndef FLOWRUN_CSPAWN_H
-#define FLOWRUN_CSPAWN_H
+#ifndef FLOWRUN_CLINUX_H
+#define FLOWRUN_CLINUX_H
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cspawn.h"
+#include "clinux.h"
 
 int flowrun_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
