@@ -34,12 +34,12 @@ let package = Package(
             name: "FlowState",
             dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowEvents", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FlowReport", dependencies: ["FlowModel", "FlowConsole", "FlowState", "FlowFiles"]),
-        .target(name: "CSpawn"),
+        .target(name: "CLinux"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(
             name: "FlowActions",
             dependencies: [
-                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CSpawn", "CArchive", "CImageCodec",
+                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CLinux", "CArchive", "CImageCodec",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -59,7 +59,7 @@ let package = Package(
             ]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles", "FlowEvents"]),
         .target(name: "FlowExport", dependencies: ["FlowModel", "FlowPlanning"]),
-        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine"]),
+        .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowEvents"]),
         .executableTarget(
             name: "flowrun",
             dependencies: [
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
-            name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowEvents", "FlowLoading", "FlowPlanning"],
+            name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowEvents", "FlowLoading", "FlowPlanning", "FlowTestSupport"],
             exclude: ["validate_events.py", "validate_junit.py", "junit-10.xsd"]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", "FlowLoading", "FlowPlanning", "FlowTestSupport"]),
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG"], path: "Tests/CImageFixtures"),
@@ -93,7 +93,7 @@ let package = Package(
 )
 
 // One strict setting for every target, as swift-log does.
-for target in package.targets where target.type != .system && !["CSpawn", "CImageCodec", "CImageFixtures"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CLinux", "CImageCodec", "CImageFixtures"].contains(target.name) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny")

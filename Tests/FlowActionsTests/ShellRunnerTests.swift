@@ -71,6 +71,26 @@ import Testing
         #expect(script.result == .failed(reason: "exited with status 3", exitCode: 3))
     }
 
+    @Test func aTaskRunsInItsWorkdirWhetherOrNotThatIsFlowrunsOwnFolder() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The child of a task whose workdir is flowrun's own folder changes no folder.
+        let own = FileManager.default.currentDirectoryPath
+        let tasks = try Self.tasks(
+            """
+            version: 1
+            tasks:
+              here: {workdir: "\(own)", shell: [/bin/pwd]}
+              there: {shell: [/bin/pwd]}
+              again: {workdir: "\(own)", shell: [/bin/pwd]}
+            """, in: folder)
+        var printed: [[String]] = []
+        for task in tasks { printed.append(await Self.run(task).stdout) }
+        let physical = try #require(realpath(folder, nil))
+        defer { free(physical) }
+        #expect(printed == [[own], [String(cString: physical)], [own]])
+    }
+
     @Test func theTasksOwnPathDecidesWhichProgramRuns() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

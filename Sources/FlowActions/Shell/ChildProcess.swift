@@ -1,4 +1,4 @@
-import CSpawn
+import CLinux
 import Dispatch
 import FlowEngine
 import FlowModel

@@ -1,4 +1,4 @@
-import CSpawn
+import CLinux
 import FlowEngine
 import Foundation
 import Glibc
@@ -16,11 +16,20 @@ import Glibc
 ///
 /// A child is added with `epoll_ctl` from the thread that spawned it, without waking the loop,
 /// and the exit is watched here too rather than by a thread blocked in `waitpid` per child.
+/// A child's descriptors are watched once at a time (EPOLLONESHOT): a pipe that has not ended
+/// is armed again after each read. So one that is done is closed without `EPOLL_CTL_DEL`
+/// (three system calls a task fewer), and stays quiet even when the close does not take it
+/// out of the epoll set: a child spawned just before still holds a copy of every descriptor
+/// for a moment after its parent resumes (the kernel lets a vfork parent go before it closes
+/// the child's close-on-exec descriptors), and level-triggered, a pipe at its end was
+/// reported again and again until then. A closed descriptor can still be reported once (one
+/// abandoned while armed), under a number since reused: so each is added with a tag of its
+/// own (`tag(_:number:)`), and an event whose tag is not the current one is ignored.
 /// Not dispatch read sources: libdispatch's own epoll loop is not reliable with thousands of
 /// short-lived children (docs/processes.md, "Things that did not work").
 ///
 /// A handler can pause the reading of its pipe (`pauseReading`) when the events have no room:
-/// the pipe leaves the epoll set, the child blocks in write(2) once it is full, and the exits,
+/// the pipe is not armed again, the child blocks in write(2) once it is full, and the exits,
 /// the wake-up pipe and the other pipes are still watched, so the loop itself never waits.
 ///
 /// - Warning: `watches`, `owners`, `abandoned`, `resumeRequested` and the timers are guarded by
@@ -47,18 +56,20 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     private let onQueue = DispatchSpecificKey<Bool>()
     private let epoll: Int32
     private let lock = NSLock()
-    /// Each watched descriptor, with the owner that added it.
-    private var watches: [Int32: (owner: UInt64, watch: Watch)] = [:]
+    /// Each watched descriptor, with the owner that added it and the tag epoll reports it with.
+    private var watches: [Int32: (owner: UInt64, watch: Watch, tag: UInt64)] = [:]
     private var owners: UInt64 = 0
+    /// The number of descriptors watched so far: the upper half of each one's tag.
+    private var watchedCount: UInt64 = 0
     private var abandoned: [UInt64] = []
     /// Wakes the loop for what does not come with a descriptor event: `abandon` and `nudge`.
     /// Both ends are non-blocking: a full pipe already holds a wake-up.
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private var ready = [Int32](repeating: -1, count: 64)
+    private var ready = [UInt64](repeating: 0, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
-    /// Pipes out of the epoll set until `resumeReading`.
+    /// Pipes not armed again until `resumeReading`.
     private var paused: Set<Int32> = []
     /// Set by `resumeReading`: at its next turn the loop reads the paused pipes again.
     private var resumeRequested = false
@@ -74,7 +85,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
         _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
-        precondition(flowrun_epoll_add(epoll, wakeRead) == 0, "cannot watch the output loop's wake-up pipe")
+        precondition(flowrun_epoll_add(epoll, wakeRead, Self.tag(wakeRead, number: 0), 0) == 0, "cannot watch the output loop's wake-up pipe")
         queue.setSpecific(key: onQueue, value: true)
         queue.async { [self] in turn() }
     }
@@ -130,8 +141,13 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             let descriptor = watch.descriptor
             // A pipe's read end has no other status flags to keep.
             if case .output = watch { _ = fcntl(descriptor, F_SETFL, O_NONBLOCK) }
-            lock.withLock { watches[descriptor] = (owner, watch) }
-            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor: errno \(errno)")
+            let tag: UInt64 = lock.withLock {
+                watchedCount += 1
+                let tag = Self.tag(descriptor, number: watchedCount)
+                watches[descriptor] = (owner, watch, tag)
+                return tag
+            }
+            precondition(flowrun_epoll_add(epoll, descriptor, tag, 1) == 0, "cannot watch a child's descriptor: errno \(errno)")
         }
     }
 
@@ -145,8 +161,8 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     /// Stops reading `descriptor` until `resumeReading`; called on the loop's queue, by the
     /// pipe's handler, when the events it makes have no room (`EventBus.hasRoom`).
     func pauseReading(_ descriptor: Int32) {
-        guard paused.insert(descriptor).inserted else { return }
-        _ = flowrun_epoll_remove(epoll, descriptor)
+        // Reported once, it is not armed again until `resumeIfRequested`.
+        paused.insert(descriptor)
     }
 
     /// Reads every paused pipe again, from the loop's next turn; called from any thread. A pipe
@@ -168,26 +184,33 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count), wait)
         defer { fireDueTimers() }
         guard count > 0 else { return }  // a timer is due, or EINTR
-        for descriptor in ready[0..<Int(count)] where !done.contains(descriptor) {
-            if descriptor == wakeRead {
+        for tag in ready[0..<Int(count)] {
+            let descriptor = Int32(truncatingIfNeeded: tag)
+            guard !done.contains(descriptor) else { continue }
+            if tag == Self.tag(wakeRead, number: 0) {
                 endAbandoned()
                 resumeIfRequested()
                 continue
             }
-            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor]?.watch }) else { continue }
+            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor].flatMap { $0.tag == tag ? $0.watch : nil } })
+            else { continue }
             switch watch {
             case .output(_, let handler):
-                if !drain(descriptor, handler) { done.append(descriptor) }
+                if !drain(descriptor, handler) {
+                    done.append(descriptor)
+                } else if !paused.contains(descriptor) {
+                    precondition(flowrun_epoll_rearm(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+                }
             case .exit(_, let handler):
                 handler()
                 done.append(descriptor)
             }
         }
-        // Closed only after the whole batch: a number closed earlier could otherwise be
-        // reused by a new child before a later event of this batch names it.
+        // Closed only after the whole batch; reported once, each is quiet in the epoll set
+        // until the close takes it out (see the type).
         for descriptor in done {
             lock.withLock { watches[descriptor] = nil }
-            if paused.remove(descriptor) == nil { _ = flowrun_epoll_remove(epoll, descriptor) }
+            paused.remove(descriptor)
             close(descriptor)
         }
         done.removeAll(keepingCapacity: true)
@@ -228,9 +251,16 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             })
         else { return }
         for descriptor in paused {
-            precondition(flowrun_epoll_add(epoll, descriptor) == 0, "cannot watch a child's descriptor again: errno \(errno)")
+            guard let tag = lock.withLock({ watches[descriptor]?.tag }) else { continue }
+            precondition(flowrun_epoll_rearm(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
         }
         paused.removeAll()
+    }
+
+    /// The tag epoll reports `descriptor` with: its number in the lower half, and which
+    /// descriptor watched under that number it is (`watchedCount`; 0 for the wake-up pipe) in the upper.
+    private static func tag(_ descriptor: Int32, number: UInt64) -> UInt64 {
+        number << 32 | UInt64(UInt32(bitPattern: descriptor))
     }
 
     /// Whether no process holds the pipe's write end any more.

@@ -1,7 +1,7 @@
-import CSpawn
+import CLinux
 import Glibc
 
-/// Starts a child process (vfork and exec, `flowrun_spawn` in CSpawn), in a process group of its
+/// Starts a child process (vfork and exec, `flowrun_spawn` in CLinux), in a process group of its
 /// own, with its stdout and stderr on pipes. Not swift-subprocess or glibc's posix_spawn:
 /// spawning is most of the cost of small tasks, and both do more per child than a task needs
 /// (docs/processes.md).
@@ -59,8 +59,12 @@ enum ProcessLauncher {
         // actions and an empty mask, because flowrun ignores SIGPIPE and blocks SIGINT and
         // friends, and exec would pass that on.
         var pid: pid_t = 0
+        // No chdir into the folder the child starts in anyway (flowrun's own, most often the
+        // workflow's): a path walk per task for nothing.
         let status = withCStrings(argv) { cArgv in
-            flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
+            directory == currentDirectory
+                ? flowrun_spawn(executable, cArgv, environment, nil, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
+                : flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
         }
         guard status == 0 else {
             close(out[0]); close(err[0])
@@ -72,6 +76,14 @@ enum ProcessLauncher {
     /// Every child's stdin, opened once rather than in each child (a path lookup per task); -1
     /// if that failed, and each child opens it itself.
     private static let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+
+    /// flowrun's working folder, which it never changes: where a child starts before any chdir.
+    /// nil if it cannot be named (removed, or too long), and every child changes folder.
+    private static let currentDirectory: String? = {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
+    }()
 
     static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))

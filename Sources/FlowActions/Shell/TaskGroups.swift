@@ -1,4 +1,4 @@
-import CSpawn
+import CLinux
 import Foundation
 import Glibc
 

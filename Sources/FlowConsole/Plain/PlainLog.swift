@@ -43,13 +43,16 @@ import Foundation
 /// started line (`[build] $ make all`, `TaskCommands`), and each task kept has a line of its
 /// own (`[lint] up to date`, `[fetch] done before (run ID)`) as well as the count.
 ///
+/// Lines go out in batches (`BatchedWriter`): at most 50 ms after they happen, or at once
+/// when 64 KiB are waiting, and at the end of the run.
+///
 /// - Warning: the state is behind a `LockedState`; the bus never calls `receive` twice at once anyway.
 package final class PlainLog: EventSink {
     /// How much of one task's lines is held in memory, under GitHub Actions; the rest waits in
     /// a `SpillFile`.
     package static let groupBufferBytes = 64 << 10
 
-    private let writer: DescriptorWriter
+    private let output: BatchedWriter
     private let githubActions: Bool
     /// Each task's command, echoed when it starts (`-v`); nil for none.
     private let commands: TaskCommands?
@@ -82,8 +85,12 @@ package final class PlainLog: EventSink {
     /// - Parameter temporaryFolder: where a GitHub Actions group past `groupBufferBytes` waits
     ///   (`$TMPDIR`, else `/tmp`, by default).
     /// - Parameter commands: `-v`: the commands to echo, and a line for each task kept.
-    package init(writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil, commands: TaskCommands? = nil) {
-        self.writer = writer
+    /// - Parameter flushTimer: when held lines are written (`BatchedWriter`); a timer of its own by default.
+    package init(
+        writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil, commands: TaskCommands? = nil,
+        flushTimer: (any FlushTimer)? = nil
+    ) {
+        self.output = BatchedWriter(writer, timer: flushTimer)
         self.githubActions = githubActions
         self.commands = commands
         self.temporaryFolder = temporaryFolder ?? SpillFile.defaultFolder()
@@ -103,14 +110,14 @@ package final class PlainLog: EventSink {
         receive([event])
     }
 
-    /// Writes the lines of `events` with one `write(2)`.
+    /// Holds the lines of `events` for the next batch.
     package func receive(_ events: [RunEvent]) {
         // Written under the lock, so that lines keep the order of the events even if a caller
         // broke the one-at-a-time contract; the lock is never contended otherwise.
         state.withLock { state in
             var text: [UInt8] = []
             for event in events { append(event, to: &text, state: &state) }
-            if !text.isEmpty { writer.write(text) }
+            output.write(text)
         }
     }
 
@@ -144,9 +151,10 @@ package final class PlainLog: EventSink {
         github(event, task: task, to: &text, groups: &state.groups)
     }
 
-    package var writeFailure: WriteFailure? { writer.failure }
+    package var writeFailure: WriteFailure? { output.failure }
 
-    /// Writes any fold still held: every task has a final event, so this is for a run that broke off.
+    /// Writes any fold still held (every task has a final event, so this is for a run that
+    /// broke off), and every line held for the next batch.
     package func finish() {
         state.withLock { state in
             var text: [UInt8] = []
@@ -156,7 +164,8 @@ package final class PlainLog: EventSink {
                 guard var group = state.groups.removeValue(forKey: task) else { continue }
                 appendFold(&group, to: &text)
             }
-            if !text.isEmpty { writer.write(text) }
+            output.write(text)
+            output.finish()
         }
     }
 
@@ -356,10 +365,10 @@ package final class PlainLog: EventSink {
         text += group.title.utf8
         text.append(UInt8(ascii: "\n"))
         if let spill = group.spill {
-            writer.write(text)
+            output.write(text)
             text.removeAll(keepingCapacity: true)
             do throws(SpillFile.Failure) {
-                try spill.copy { writer.write($0) }
+                try spill.copy { output.write($0) }
             } catch {
                 text +=
                     "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count) bytes of it are lost"))\n"

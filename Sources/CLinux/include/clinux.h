@@ -1,13 +1,14 @@
-#ifndef FLOWRUN_CSPAWN_H
-#define FLOWRUN_CSPAWN_H
+#ifndef FLOWRUN_CLINUX_H
+#define FLOWRUN_CLINUX_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically, so a child spawned by another
 /// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).
 int flowrun_pipe_cloexec(int fds[2]);
 
-/// Starts `path` with `argv` and `envp` in `directory`, leading a process group of its own, with
+/// Starts `path` with `argv` and `envp` in `directory` (NULL: the parent's own, with no chdir), leading a process group of its own, with
 /// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal
 /// mask and every signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed
 /// (a failed exec included: the child reports it before it exits). The child tells the
@@ -43,13 +44,15 @@ int flowrun_name_thread(const char *name);
 int flowrun_pidfd_open(pid_t pid);
 
 /// epoll(7) for the output loop, which Swift's Glibc module does not show; `struct epoll_event`
-/// is packed on x86_64, so Swift sees descriptors only. Level-triggered, EPOLLIN.
+/// is packed on x86_64, so Swift sees only the 64-bit tag each descriptor is added with.
+/// EPOLLIN, level-triggered; with `once`, EPOLLONESHOT: reported once, then not again until
+/// `flowrun_epoll_rearm`.
 int flowrun_epoll_create(void);
-int flowrun_epoll_add(int epoll, int fd);
-int flowrun_epoll_remove(int epoll, int fd);
-/// Waits for ready descriptors and writes up to `capacity` (at most 64) of them to `ready`;
-/// returns how many (0 once `timeout` milliseconds have passed; -1 waits without end), or -1
-/// with errno.
-int flowrun_epoll_wait(int epoll, int *ready, int capacity, int timeout);
+int flowrun_epoll_add(int epoll, int fd, uint64_t tag, int once);
+int flowrun_epoll_rearm(int epoll, int fd, uint64_t tag);
+/// Waits for ready descriptors and writes the tags of up to `capacity` (at most 64) of them to
+/// `ready`; returns how many (0 once `timeout` milliseconds have passed; -1 waits without end),
+/// or -1 with errno.
+int flowrun_epoll_wait(int epoll, uint64_t *ready, int capacity, int timeout);
 
 #endif

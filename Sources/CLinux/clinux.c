@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cspawn.h"
+#include "clinux.h"
 
 int flowrun_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
@@ -78,7 +78,7 @@ int flowrun_spawn(const char *path, char *const argv[], char *const envp[], cons
          * open lands on 0 itself. */
         int child_stdin = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (setpgid(0, 0) != 0 || child_stdin < 0 || put_descriptor(child_stdin, 0) != 0 || put_descriptor(stdout_fd, 1) != 0
-            || put_descriptor(stderr_fd, 2) != 0 || chdir(directory) != 0)
+            || put_descriptor(stderr_fd, 2) != 0 || (directory != NULL && chdir(directory) != 0))
             goto failed;
         /* Told by the child itself, before it runs anything, so that no moment is left
          * when a SIGKILLed flowrun would leave an untold group behind. */
@@ -224,19 +224,20 @@ int flowrun_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-int flowrun_epoll_add(int epoll, int fd) {
-    struct epoll_event event = { .events = EPOLLIN, .data = { .fd = fd } };
+int flowrun_epoll_add(int epoll, int fd, uint64_t tag, int once) {
+    struct epoll_event event = { .events = EPOLLIN | (once ? EPOLLONESHOT : 0), .data = { .u64 = tag } };
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
-int flowrun_epoll_remove(int epoll, int fd) {
-    return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
+int flowrun_epoll_rearm(int epoll, int fd, uint64_t tag) {
+    struct epoll_event event = { .events = EPOLLIN | EPOLLONESHOT, .data = { .u64 = tag } };
+    return epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event);
 }
 
-int flowrun_epoll_wait(int epoll, int *ready, int capacity, int timeout) {
+int flowrun_epoll_wait(int epoll, uint64_t *ready, int capacity, int timeout) {
     struct epoll_event events[64];
     if (capacity > 64) capacity = 64;
     int count = epoll_wait(epoll, events, capacity, timeout);
-    for (int i = 0; i < count; i++) ready[i] = events[i].data.fd;
+    for (int i = 0; i < count; i++) ready[i] = events[i].data.u64;
     return count;
 }
