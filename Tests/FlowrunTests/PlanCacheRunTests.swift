@@ -76,6 +76,24 @@ import Testing
         #expect(try folder.read("greeting.txu") == "jello\n")
     }
 
+    /// A dotenv file that a task deletes is missing on the next run: that run fails as on a
+    /// first run (the file is required), rather than running with the values it held.
+    @Test func aDotenvFileDeletedByTheRunIsMissingOnTheNext() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            dotenv: [.env]
+            tasks:
+              use: {shell: 'echo "$GREETING" > greeting.txt; rm .env'}
+
+            """, files: [".env": "GREETING=hello\n"])
+        try await run(folder)
+        #expect(try folder.read("greeting.txt") == "hello\n")
+        let second = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        #expect(second.status == 2, "\(second.stdout)\(second.stderr)")
+        #expect(second.stderr.contains("dotenv file '.env' does not exist"), "\(second.stderr)")
+    }
+
     /// A file with errors is never taken from the cache: its errors show as on a first run.
     @Test func aWorkflowWithErrorsShowsThemAsWithoutACache() async throws {
         let folder = try project()
