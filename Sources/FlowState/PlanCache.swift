@@ -59,9 +59,11 @@ package struct PlanCache: Sendable {
     /// Keeps `plan`, made from `sources` (each file's absolute path and the bytes read; nil for
     /// one that was not there), for a later run with the same `settings`; only into a
     /// state folder that is there (a run that keeps no state does not make one for it), and
-    /// only while every file read is still there.
+    /// only while every file read is still there. A plan that took a secret value (`SecretName`:
+    /// from `--env`, a dotenv file or the process environment) is not kept: the file would hold
+    /// it in clear, where the record and the fingerprints keep only digests.
     package func store(_ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8]) throws(FileError) {
-        guard FileManager.default.fileExists(atPath: folder.path), let key = Key(settings: settings, sources: sources)
+        guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, let key = Key(settings: settings, sources: sources)
         else { return }
         var body = key.bytes
         body += plan.compiled

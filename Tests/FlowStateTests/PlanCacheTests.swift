@@ -183,6 +183,30 @@ import Testing
         #expect(cache.plan(settings: settings) == nil, "the file looked for appeared")
     }
 
+    /// A plan that took a secret value (here a token from the process environment, in a
+    /// header) is not kept: the cache would hold the value in clear.
+    @Test func aPlanThatTookASecretIsNotKept() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try folder.create()
+        try write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: {download: {url: "https://example.com/a", to: a.bin, headers: {Authorization: "Bearer ${GITHUB_TOKEN}"}}}
+
+            """)
+        let loaded = WorkflowLoader.load(path: workflowFile)
+        var options = PlanningOptions()
+        options.processEnvironment = ["GITHUB_TOKEN": "ghp-s3cr3t"]
+        let decoded = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(decoded, options: options).plan)
+        try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings)
+        let kept = FileManager.default.contents(atPath: cache.path) ?? Data()
+        #expect(kept.range(of: Data("ghp-s3cr3t".utf8)) == nil)
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
     @Test func aDamagedOrCutShortCacheIsIgnoredAndWrittenAgain() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let (plan, sources) = try project()
