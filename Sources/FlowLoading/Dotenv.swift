@@ -108,14 +108,16 @@ enum Dotenv {
             let absolute = path.hasPrefix("/") ? path : directory + "/" + path
             guard FileManager.default.fileExists(atPath: absolute) else {
                 if !optional { problems.append(Diagnostic(.dotenvMissing(path), at: file.location)) }
-                sources.append(SourceFile(path: URL(fileURLWithPath: absolute).standardizedFileURL.path, contents: nil))
+                sources.append(SourceFile(path: absolute, contents: nil))
                 continue
             }
             guard let data = FileManager.default.contents(atPath: absolute), let text = String(data: data, encoding: .utf8) else {
                 problems.append(Diagnostic(.dotenvUnreadable(path), at: file.location))
                 continue
             }
-            sources.append(SourceFile(path: URL(fileURLWithPath: absolute).standardizedFileURL.path, contents: [UInt8](data)))
+            // The path as read, not standardized: through a symlinked folder, `link/..` is the
+            // link target's parent to the kernel, and the cache must check the file read.
+            sources.append(SourceFile(path: absolute, contents: [UInt8](data)))
             // Problems name the file as the workflow names it, relative to the workflow's file.
             let shown =
                 file.location.file.contains("/") && !path.hasPrefix("/")

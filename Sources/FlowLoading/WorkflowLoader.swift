@@ -42,7 +42,8 @@ package enum WorkflowLoader {
         var loaded = decode(
             bytes, file: label, directory: directory, defaultName: stem, limits: limits,
             chain: chain.isEmpty ? [url.standardizedFileURL.path] : chain)
-        loaded.sources.insert(SourceFile(path: url.standardizedFileURL.path, contents: bytes), at: 0)
+        // As read (`url.path` keeps a `..`, which the kernel resolves after any symlink).
+        loaded.sources.insert(SourceFile(path: url.path, contents: bytes), at: 0)
         return loaded
     }
 

@@ -58,10 +58,14 @@ package struct PlanCache: Sendable {
 
     /// Keeps `plan`, made from `sources` (each file's absolute path and the bytes read; nil for
     /// one that was not there), for a later run with the same `settings`; only into a
-    /// state folder that is there (a run that keeps no state does not make one for it).
+    /// state folder that is there (a run that keeps no state does not make one for it), and
+    /// only while every file read is still there. A plan that took a secret value (`SecretName`:
+    /// from `--env`, a dotenv file or the process environment) is not kept: the file would hold
+    /// it in clear, where the record and the fingerprints keep only digests.
     package func store(_ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8]) throws(FileError) {
-        guard FileManager.default.fileExists(atPath: folder.path) else { return }
-        var body = Key(settings: settings, sources: sources).bytes
+        guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, let key = Key(settings: settings, sources: sources)
+        else { return }
+        var body = key.bytes
         body += plan.compiled
         var bytes = Self.magic
         withUnsafeBytes(of: Self.version.littleEndian) { bytes += $0 }
@@ -107,13 +111,21 @@ extension PlanCache {
         }
 
         /// The files as read for the plan: the digest of the bytes read, with the status now
-        /// (a change since the read shows as another digest at the next load).
-        init(settings: [UInt8], sources: [(path: String, contents: [UInt8]?)]) {
+        /// (a change since the read shows as another digest at the next load). Nil when a file
+        /// read is gone by now (deleted during the run): it would be taken for one that was
+        /// never there, and a later run without it would take this plan.
+        init?(settings: [UInt8], sources: [(path: String, contents: [UInt8]?)]) {
             self.settings = settings
-            files = sources.map { source in
-                guard let contents = source.contents else { return File(path: source.path, status: nil, digest: []) }
-                return File(path: source.path, status: LocalFileSystem().status(of: source.path), digest: Array(SHA256.hash(data: contents)))
+            var files: [File] = []
+            for source in sources {
+                guard let contents = source.contents else {
+                    files.append(File(path: source.path, status: nil, digest: []))
+                    continue
+                }
+                guard let status = LocalFileSystem().status(of: source.path) else { return nil }
+                files.append(File(path: source.path, status: status, digest: Array(SHA256.hash(data: contents))))
             }
+            self.files = files
         }
 
         /// Whether each file is as it was: there or not as it was, with the same size and mtime

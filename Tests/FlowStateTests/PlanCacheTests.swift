@@ -130,6 +130,83 @@ import Testing
         #expect(cache.plan(settings: settings) == nil)
     }
 
+    /// A file read for the plan and deleted before the plan was kept (by a task of the run, or
+    /// by hand) is not taken for one that was never there: without it, the workflow plans
+    /// differently (a missing include or dotenv file is an error).
+    @Test func aFileDeletedAfterItWasReadIsNotTakenForOneThatWasMissing() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try FileManager.default.removeItem(atPath: base + "/lib.yaml")
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
+    /// A dotenv path with `..` is read as the kernel resolves it (through a symlinked folder,
+    /// `link/..` is the link target's parent), and the cache checks that same file.
+    @Test func aDotenvFileReachedThroughASymlinkedFolderIsTheOneChecked() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base + "/real/inner", withIntermediateDirectories: true)
+        try folder.create()
+        try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: base + "/real/inner")
+        try write("real/shared.env", "GREETING=hello\n")
+        try write("shared.env", "GREETING=other\n")
+        let workflow = base + "/link/flow.yaml"
+        try write("link/flow.yaml", "version: 1\ndotenv: [../shared.env]\ntasks:\n  a: {shell: echo \"$GREETING\"}\n")
+        let loaded = WorkflowLoader.load(path: workflow)
+        let decoded = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(decoded, options: PlanningOptions()).plan)
+        #expect(plan.tasks[0].environment.contains(EnvironmentEntry(name: "GREETING", value: "hello")))
+        let cache = PlanCache(folder: folder, workflowFile: workflow)
+        try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings)
+        #expect(cache.plan(settings: settings) != nil)
+        try write("real/shared.env", "GREETING=jello\n")
+        #expect(cache.plan(settings: settings) == nil, "the file read changed")
+    }
+
+    /// The same for an optional dotenv file missing when the plan was made: the one that
+    /// appears is the one the kernel finds at the path (`link/..` is the link target's parent).
+    @Test func anOptionalDotenvFileReachedThroughASymlinkedFolderThatAppearsIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base + "/real/inner", withIntermediateDirectories: true)
+        try folder.create()
+        try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: base + "/real/inner")
+        let workflow = base + "/link/flow.yaml"
+        try write("link/flow.yaml", "version: 1\ndotenv: [\"?../local.env\"]\ntasks:\n  a: {shell: echo \"$GREETING\"}\n")
+        let loaded = WorkflowLoader.load(path: workflow)
+        let decoded = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(decoded, options: PlanningOptions()).plan)
+        let cache = PlanCache(folder: folder, workflowFile: workflow)
+        try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings)
+        #expect(cache.plan(settings: settings) != nil)
+        try write("real/local.env", "GREETING=hello\n")
+        #expect(WorkflowLoader.load(path: workflow).workflow?.dotenv == [EnvironmentEntry(name: "GREETING", value: "hello")])
+        #expect(cache.plan(settings: settings) == nil, "the file looked for appeared")
+    }
+
+    /// A plan that took a secret value (here a token from the process environment, in a
+    /// header) is not kept: the cache would hold the value in clear.
+    @Test func aPlanThatTookASecretIsNotKept() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try folder.create()
+        try write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: {download: {url: "https://example.com/a", to: a.bin, headers: {Authorization: "Bearer ${GITHUB_TOKEN}"}}}
+
+            """)
+        let loaded = WorkflowLoader.load(path: workflowFile)
+        var options = PlanningOptions()
+        options.processEnvironment = ["GITHUB_TOKEN": "ghp-s3cr3t"]
+        let decoded = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(decoded, options: options).plan)
+        try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings)
+        let kept = FileManager.default.contents(atPath: cache.path) ?? Data()
+        #expect(kept.range(of: Data("ghp-s3cr3t".utf8)) == nil)
+        #expect(cache.plan(settings: settings) == nil)
+    }
+
     @Test func aDamagedOrCutShortCacheIsIgnoredAndWrittenAgain() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let (plan, sources) = try project()

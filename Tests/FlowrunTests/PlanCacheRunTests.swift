@@ -76,6 +76,56 @@ import Testing
         #expect(try folder.read("greeting.txu") == "jello\n")
     }
 
+    /// A dotenv file that a task deletes is missing on the next run: that run fails as on a
+    /// first run (the file is required), rather than running with the values it held.
+    @Test func aDotenvFileDeletedByTheRunIsMissingOnTheNext() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            dotenv: [.env]
+            tasks:
+              use: {shell: 'echo "$GREETING" > greeting.txt; rm .env'}
+
+            """, files: [".env": "GREETING=hello\n"])
+        try await run(folder)
+        #expect(try folder.read("greeting.txt") == "hello\n")
+        let second = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        #expect(second.status == 2, "\(second.stdout)\(second.stderr)")
+        #expect(second.stderr.contains("dotenv file '.env' does not exist"), "\(second.stderr)")
+    }
+
+    /// A secret value (`--env`, or the process environment, under a name that looks secret)
+    /// is written to no file of the state folder: a plan that took one is not kept there (the
+    /// record and the fingerprints keep digests only).
+    @Test func aSecretTakenByThePlanIsWrittenToNoStateFile() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              fetch: {download: {url: "file://${FLOWRUN_WORKFLOW_DIR}/in-${UPLOAD_TOKEN}.txt", to: out.txt}}
+              use: {shell: 'echo "$API_TOKEN" > token.txt'}
+
+            """, files: ["in-s3cr3t-from-process.txt": "fetched\n"])
+        let secrets = ["API_TOKEN": "s3cr3t-from-env", "UPLOAD_TOKEN": "s3cr3t-from-process"]
+        for _ in 0..<2 {
+            let result = try await FlowrunBinary.run(
+                ["run", "--events", "plain", "--env", "API_TOKEN=s3cr3t-from-env", "flow.yaml"], in: folder.url,
+                environment: ["UPLOAD_TOKEN": "s3cr3t-from-process"])
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        #expect(try folder.read("token.txt") == "s3cr3t-from-env\n")
+        #expect(try folder.read("out.txt") == "fetched\n")
+        let state = folder.url.appendingPathComponent(".flowrun").path
+        let files = try FileManager.default.subpathsOfDirectory(atPath: state)
+        #expect(!files.isEmpty)
+        for file in files {
+            guard let bytes = FileManager.default.contents(atPath: state + "/" + file) else { continue }
+            for (name, value) in secrets {
+                #expect(bytes.range(of: Data(value.utf8)) == nil, "\(name)'s value is in .flowrun/\(file)")
+            }
+        }
+    }
+
     /// A file with errors is never taken from the cache: its errors show as on a first run.
     @Test func aWorkflowWithErrorsShowsThemAsWithoutACache() async throws {
         let folder = try project()
