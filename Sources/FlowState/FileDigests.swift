@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Digests of files, taken from the log's records while a record stands for the file's status
@@ -51,21 +52,22 @@ struct FileDigests {
     mutating func digest(ofPatterns patterns: [String]) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
-        var text = ""
+        // Fed to the hasher line by line: the digest of the lines joined, without the text.
+        var hasher = SHA256()
         var missing: [String] = []
         for pattern in patterns {
-            text += "pattern\0\(pattern)\n"
+            TaskFingerprint.update(&hasher, "pattern\0", pattern, "\n")
             // A plain path to a file, the usual entry, is stat'ed once here rather than by
             // PathGlob and again for its record.
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
-                text += "\(pattern)\0\(digest(of: pattern, status: status) ?? "unreadable")\n"
+                TaskFingerprint.update(&hasher, pattern, "\0", digest(of: pattern, status: status) ?? "unreadable", "\n")
                 continue
             }
             let files = fileSystem.files(matching: pattern)
             if files.isEmpty { missing.append(pattern) }
-            for file in files { text += "\(file)\0\(digest(of: file) ?? "unreadable")\n" }
+            for file in files { TaskFingerprint.update(&hasher, file, "\0", digest(of: file) ?? "unreadable", "\n") }
         }
-        return (TaskFingerprint.hash(text), missing)
+        return (FileRecord.hex(hasher.finalize()), missing)
     }
 
     /// Each file `patterns` name, under its pattern, with its status now (nil: unreadable).

@@ -83,14 +83,20 @@ package struct FileRecord: Sendable, Equatable {
         return hex(hasher.finalize())
     }
 
+    /// Lowercase hex, written straight into the string's storage: fingerprints take several a task.
     static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
+        digest.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = hexDigit(byte >> 4)
+                    text[2 * index + 1] = hexDigit(byte & 15)
+                }
+                return bytes.count * 2
+            }
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 0x30 + value : 0x57 + value
     }
 }

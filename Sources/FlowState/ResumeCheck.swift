@@ -38,6 +38,10 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let resumed: Resumed?
     private let lock = NSLock()
     private var fingerprints: [TaskFingerprint?]
+    /// `fingerprints`' whole values, each taken once when first asked for: by each dependent's
+    /// fingerprint and by the task's key (a 5,000-task run spent a quarter of its instructions
+    /// taking them again).
+    private var values: [String?]
     /// What each task left in this run, as the record keeps it (`resumeKey`).
     private var keys: [String?]
     /// The same for a task the up-to-date check recorded, whose key is taken only when the
@@ -52,6 +56,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         self.inner = inner
         self.resumed = resumed
         fingerprints = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
+        values = [String?](repeating: nil, count: plan.tasks.count)
         runs = [Bool](repeating: false, count: plan.tasks.count)
         keys = [String?](repeating: nil, count: plan.tasks.count)
         builtRecords = [FingerprintLog.TaskRecord?](repeating: nil, count: plan.tasks.count)
@@ -105,11 +110,13 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         if let missing = outputs.missing.first {
             return .runs(.changed(RunReason(.missingOutput, path: ReasonPath(path: missing, pattern: missing))))
         }
-        guard FingerprintLog.TaskRecord(fingerprint: now, outputs: outputs.digest).resumeKey == key else {
+        let value = now.value
+        guard FingerprintLog.TaskRecord.resumeKey(value: value, outputs: outputs.digest) == key else {
             // The up-to-date check's reason tells this change only if its record is this success.
             return .runs(.changed(upToDateReason != nil && inner?.recordedResumeKey(of: task.id) == key ? upToDateReason : nil))
         }
         fingerprints[index] = now
+        values[index] = value
         keys[index] = key
         return .doneBefore
     }
@@ -125,16 +132,16 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private func keep(_ index: Int) {
         let task = plan.tasks[index]
         if let inner, TaskDefinition.isTracked(task) {
-            fingerprints[index] = inner.fingerprint(at: index)
+            remember(inner.fingerprint(at: index), of: index)
             builtRecords[index] = inner.builtRecord(at: index)
             return
         }
         // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
-        let now = inner?.fingerprint(at: index) ?? fingerprint(of: index)
-        fingerprints[index] = now
+        remember(inner?.fingerprint(at: index) ?? fingerprint(of: index), of: index)
         var digests = FileDigests(known: [:])
         let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
-        keys[index] = outputs.missing.isEmpty ? FingerprintLog.TaskRecord(fingerprint: now, outputs: outputs.digest).resumeKey : nil
+        keys[index] =
+            outputs.missing.isEmpty ? value(of: index).map { FingerprintLog.TaskRecord.resumeKey(value: $0, outputs: outputs.digest) } : nil
     }
 
     /// What the task left in this run, once known (it ended, or was skipped): what the record
@@ -146,7 +153,23 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// The task's fingerprint now, its needs' taken as they ended in this run.
     private func fingerprint(of index: Int) -> TaskFingerprint {
         let task = plan.tasks[index]
-        return TaskFingerprint.of(task, needs: task.needs.map { fingerprints[$0] }, files: [:]).fingerprint
+        var digests = FileDigests(known: [:])
+        let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
+        return TaskFingerprint.of(task, inputs: inputs, needValues: task.needs.map(value(of:)))
+    }
+
+    /// Called with `lock` held.
+    private func remember(_ fingerprint: TaskFingerprint?, of index: Int) {
+        fingerprints[index] = fingerprint
+        values[index] = nil
+    }
+
+    /// The whole value of the task's fingerprint, taken once. Called with `lock` held.
+    private func value(of index: Int) -> String? {
+        if let value = values[index] { return value }
+        let value = fingerprints[index]?.value
+        values[index] = value
+        return value
     }
 }
 
@@ -164,5 +187,10 @@ extension RecordedTask.State {
 extension FingerprintLog.TaskRecord {
     /// The record's fingerprint and outputs' digest as one digest: what a run record keeps of a
     /// task for `--resume`.
-    var resumeKey: String { TaskFingerprint.hash(fingerprint.value + "\0" + outputs) }
+    var resumeKey: String { Self.resumeKey(value: fingerprint.value, outputs: outputs) }
+
+    /// The same, given the fingerprint's whole value already taken.
+    static func resumeKey(value: String, outputs: String) -> String {
+        TaskFingerprint.hash(value, "\0", outputs)
+    }
 }

@@ -19,8 +19,9 @@ package struct TaskFingerprint: Sendable, Equatable {
         self.needs = needs
     }
 
-    /// The whole fingerprint.
-    package var value: String { Self.hash(definition + environment + inputs + needs) }
+    /// The whole fingerprint: the SHA-256 of the four parts' texts one after the other, fed to
+    /// the hasher as they are rather than joined first.
+    package var value: String { Self.hash(definition, environment, inputs, needs) }
 
     /// The fingerprint of `task` now, given its needs' fingerprints (in `task.needs` order) and
     /// what is known of files. Also says which inputs are missing.
@@ -50,7 +51,18 @@ package struct TaskFingerprint: Sendable, Equatable {
     static func of(_ definition: Definition, inputs: String, needValues: [String?]) -> TaskFingerprint {
         TaskFingerprint(
             definition: definition.definition, environment: definition.environment, inputs: inputs,
-            needs: hash(needValues.map { $0 ?? "none" }.joined(separator: "\n")))
+            needs: needsDigest(needValues))
+    }
+
+    /// The digest of the needs' values, each line one need's ("none" for one without): the same
+    /// as hashing the lines joined, without building the text.
+    static func needsDigest(_ needValues: [String?]) -> String {
+        var hasher = SHA256()
+        for (index, value) in needValues.enumerated() {
+            if index > 0 { update(&hasher, "\n") }
+            update(&hasher, value ?? "none")
+        }
+        return FileRecord.hex(hasher.finalize())
     }
 
     /// The digests of a task's definition and env, which depend on the plan alone.
@@ -75,5 +87,20 @@ package struct TaskFingerprint: Sendable, Equatable {
     static func hash(_ text: String) -> String {
         var text = text
         return text.withUTF8 { FileRecord.hex(SHA256.hash(data: $0)) }
+    }
+
+    /// The SHA-256 of `texts` one after the other, as `hash` of them joined would be.
+    static func hash(_ texts: String...) -> String {
+        var hasher = SHA256()
+        for text in texts { update(&hasher, text) }
+        return FileRecord.hex(hasher.finalize())
+    }
+
+    /// Feeds `texts`' UTF-8 to `hasher`, one after the other.
+    static func update(_ hasher: inout SHA256, _ texts: String...) {
+        for text in texts {
+            var text = text
+            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
     }
 }
