@@ -119,28 +119,17 @@ package final class PartialFile: @unchecked Sendable {
     /// The digest of what was written so far, in lowercase hex, once every part handed to
     /// `hashing` is in it.
     package var sha256: String {
-        hashing.sync { Self.hex(hasher.finalize()) }
+        hashing.sync { hasher.finalize().hex }
     }
 
     /// The digest of the whole file, checked to cover as many bytes as were written: a part
     /// hashed but not written (or the reverse) would make it the digest of other bytes.
     private func wholeDigest() throws(DownloadFailure) -> String {
-        let (digest, hashed) = hashing.sync { (Self.hex(hasher.finalize()), hashedSize) }
+        let (digest, hashed) = hashing.sync { (hasher.finalize().hex, hashedSize) }
         guard hashed == size else {
             throw DownloadFailure("cannot write \(destination): \(hashed) bytes hashed, \(size) written", retryable: false)
         }
         return digest
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Checks the digest, flushes the file to disk and renames it onto the destination, then
