@@ -1,4 +1,5 @@
 import Crypto
+import FlowFiles
 import Foundation
 
 /// Digests of files, taken from the log's records while a record stands for the file's status

@@ -1,4 +1,5 @@
 import Crypto
+import FlowFiles
 import Foundation
 
 /// What flowrun last saw of a file: its status (size, mtime, ctime, inode), the SHA-256 of its

@@ -30,9 +30,7 @@ package struct LocalFileSystem: FileSystem {
     }
 
     package func regularFileStatus(of path: String) -> FileStatus? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return FileStatus(info)
+        FileStatus.of(path: path)
     }
 
     package func files(matching pattern: String) -> [String] {
@@ -44,10 +42,7 @@ package struct LocalFileSystem: FileSystem {
     }
 
     package func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? {
-        StreamedDigests.shared.take(
-            StreamedDigests.Identity(
-                inode: status.inode, size: status.size, modifiedNanoseconds: status.modifiedNanoseconds,
-                changedNanoseconds: status.changedNanoseconds))
+        StreamedDigests.shared.take(status)
     }
 
     package var nowNanoseconds: Int64 {

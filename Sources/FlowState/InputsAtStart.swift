@@ -1,3 +1,5 @@
+import FlowFiles
+
 /// A task's inputs as they were when it started, to tell at its end whether one changed while
 /// it ran (the task wrote to its input, an editor saved it): its result then stands, but it is
 /// not recorded as up to date, so the next run builds it again, as make, ninja and Bazel do.

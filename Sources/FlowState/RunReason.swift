@@ -1,3 +1,5 @@
+import FlowFiles
+
 /// Why a task must run, as `--dry-run` says it: what differs from its last success, and for a
 /// changed or missing input or output, where, when that can be told (`ReasonPath`).
 package struct RunReason: Sendable, Equatable, CustomStringConvertible {

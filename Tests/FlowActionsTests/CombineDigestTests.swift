@@ -26,7 +26,7 @@ private typealias Support = CombineTestSupport
 
         #expect(attempt.result == .succeeded, "\(String(describing: attempt.result))")
         let output = folder + "/out/all"
-        let identity = try #require(StreamedDigests.Identity.of(path: output))
+        let identity = try #require(FileStatus.of(path: output))
         let noted = try #require(StreamedDigests.shared.take(identity))
         #expect(noted.digest == SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: output))).hex)
     }

@@ -49,7 +49,7 @@ import Testing
         _ paths: [String], in store: StreamedDigests, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
         for path in paths {
-            let identity = try #require(StreamedDigests.Identity.of(path: path))
+            let identity = try #require(FileStatus.of(path: path))
             #expect(store.take(identity)?.digest == (try sha256(path)), "\(path)", sourceLocation: sourceLocation)
         }
         #expect(store.count == 0, "nothing else noted", sourceLocation: sourceLocation)
@@ -107,7 +107,7 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("e".utf8))
         try handle.close()
-        #expect(store.take(try #require(StreamedDigests.Identity.of(path: fixtures.path("out/c/d.txt")))) == nil)
+        #expect(store.take(try #require(FileStatus.of(path: fixtures.path("out/c/d.txt")))) == nil)
     }
 
     /// The archive changed while it was read (here: grown at the first progress report): its
@@ -130,7 +130,7 @@ import Testing
             try? handle.close()
         }
         #expect(grown)
-        #expect(store.take(try #require(StreamedDigests.Identity.of(path: fixtures.path(archive)))) == nil)
+        #expect(store.take(try #require(FileStatus.of(path: fixtures.path(archive)))) == nil)
     }
 
     /// A failed extraction takes back what it noted: the files it wrote are gone.
@@ -169,7 +169,7 @@ import Testing
             from: fixtures.path("sparse.tar.gz"), to: fixtures.path("out"), format: nil, stripComponents: 0, limits: ExtractionLimits())
         extractor.digests = store
         try extractor.run(isCancelled: { false }, progress: { _, _ in })
-        #expect(store.take(try #require(StreamedDigests.Identity.of(path: fixtures.path("out/sparse.img")))) == nil)
+        #expect(store.take(try #require(FileStatus.of(path: fixtures.path("out/sparse.img")))) == nil)
         try Self.expectNoted([fixtures.path("out/plain.txt"), fixtures.path("sparse.tar.gz")], in: store)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 @Suite struct DownloadDigestTests {
     /// The digest noted for the file at `path` as it is now, taken.
     static func noted(_ path: String) -> String? {
-        guard let identity = StreamedDigests.Identity.of(path: path) else { return nil }
+        guard let identity = FileStatus.of(path: path) else { return nil }
         return StreamedDigests.shared.take(identity)?.digest
     }
 
@@ -110,7 +110,7 @@ import Testing
             ], in: folder)
         let wrong = await DownloadRunnerTests.run(tasks[0], runner: runner)
         #expect(wrong.result != .succeeded)
-        #expect(StreamedDigests.Identity.of(path: folder + "/wrong.bin") == nil)
+        #expect(FileStatus.of(path: folder + "/wrong.bin") == nil)
         #expect(await DownloadRunnerTests.run(tasks[1], runner: runner).result == .succeeded)
         let handle = try #require(FileHandle(forWritingAtPath: folder + "/right.bin"))
         try handle.write(contentsOf: Data("changed".utf8))

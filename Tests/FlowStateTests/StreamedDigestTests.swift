@@ -41,7 +41,7 @@ import Testing
 
     @Test func theStoreHandsADigestOutOnceAndOnlyForTheSameIdentity() {
         let store = StreamedDigests(limit: 4)
-        let identity = StreamedDigests.Identity(inode: 7, size: 3, modifiedNanoseconds: 10, changedNanoseconds: 11)
+        let identity = FileStatus(size: 3, modifiedNanoseconds: 10, changedNanoseconds: 11, inode: 7)
         store.note("abc", for: identity)
         var other = identity
         other.changedNanoseconds = 12
@@ -54,9 +54,9 @@ import Testing
     @Test func unclaimedDigestsAreBounded() {
         let store = StreamedDigests(limit: 4)
         for inode in 1...9 {
-            store.note("d\(inode)", for: .init(inode: UInt64(inode), size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1))
+            store.note("d\(inode)", for: .init(size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1, inode: UInt64(inode)))
         }
         #expect(store.count <= 4)
-        #expect(store.take(.init(inode: 9, size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1))?.digest == "d9")
+        #expect(store.take(.init(size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1, inode: 9))?.digest == "d9")
     }
 }

@@ -57,9 +57,9 @@ final class CombineOutput {
     /// the one written (the same inode, size and mtime: the rename moved its ctime alone) and
     /// holds every byte hashed.
     func commit() throws(CombineFailure) {
-        let before = StreamedDigests.Identity.of(descriptor: file.descriptor)
+        let before = FileStatus.of(descriptor: file.descriptor)
         try file.commitOutput()
-        guard let before, before.size == hashed, let after = StreamedDigests.Identity.of(path: file.destination),
+        guard let before, before.size == hashed, let after = FileStatus.of(path: file.destination),
             after.isRenamed(from: before)
         else { return }
         digests.note(hasher.finalize().hex, for: after)

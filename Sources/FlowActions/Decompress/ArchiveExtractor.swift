@@ -41,7 +41,7 @@ package struct ArchiveExtractor {
         }
         let written = WrittenFiles(store: digests)
         do throws(ExtractionFailure) {
-            var archiveDigest: (digest: String, identity: StreamedDigests.Identity)?
+            var archiveDigest: (digest: String, identity: FileStatus)?
             try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
                 // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
                 try ThreadLocale.withUTF8 { () throws(ExtractionFailure) in

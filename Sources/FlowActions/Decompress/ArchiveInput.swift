@@ -87,7 +87,7 @@ final class ArchiveInput {
 
     /// The archive's SHA-256 (lowercase hex) and its identity, once every entry was read; nil
     /// for a pipe, or a file that changed while it was read.
-    func digest() -> (digest: String, identity: StreamedDigests.Identity)? {
+    func digest() -> (digest: String, identity: FileStatus)? {
         decoded?.stop()
         guard let source, let digest = source.digest() else { return nil }
         return (digest, source.identity)

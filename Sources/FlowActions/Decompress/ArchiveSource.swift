@@ -21,7 +21,7 @@ final class ArchiveSource {
     private let descriptor: Int32
     private let buffer: UnsafeMutableRawPointer
     /// The file's identity when it was opened: its digest is noted only if it still has it.
-    let identity: StreamedDigests.Identity
+    let identity: FileStatus
     private let size: Int64
     /// Where the next read starts.
     private var position: Int64 = 0
@@ -32,7 +32,7 @@ final class ArchiveSource {
     /// `descriptor` is a regular file's, open for reading; the caller closes it after the
     /// readers that use this source are freed.
     init?(descriptor: Int32) {
-        guard let identity = StreamedDigests.Identity.of(descriptor: descriptor) else { return nil }
+        guard let identity = FileStatus.of(descriptor: descriptor) else { return nil }
         self.descriptor = descriptor
         self.identity = identity
         size = identity.size
@@ -118,7 +118,7 @@ final class ArchiveSource {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
             hashedUpTo += Int64(count)
         }
-        guard StreamedDigests.Identity.of(descriptor: descriptor) == identity else { return nil }
+        guard FileStatus.of(descriptor: descriptor) == identity else { return nil }
         return hasher.finalize().hex
     }
 }

@@ -24,7 +24,7 @@ final class ExtractionSession {
     /// Hashes the files written, and notes their digests as each was finished.
     private let hashing: FileHashing
     /// The archive's digest and identity once it was read whole and had not changed meanwhile.
-    private(set) var archiveDigest: (digest: String, identity: StreamedDigests.Identity)?
+    private(set) var archiveDigest: (digest: String, identity: FileStatus)?
 
     init(
         archive: String, staging: String, extractor: ArchiveExtractor, written: WrittenFiles, isCancelled: @escaping () -> Bool

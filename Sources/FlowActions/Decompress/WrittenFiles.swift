@@ -14,7 +14,7 @@ import Foundation
 final class WrittenFiles {
     private let store: StreamedDigests
     /// Every identity noted, to take back after a failure.
-    private var noted: [StreamedDigests.Identity] = []
+    private var noted: [FileStatus] = []
 
     init(store: StreamedDigests) {
         self.store = store
@@ -24,7 +24,7 @@ final class WrittenFiles {
     /// it holds what was hashed.
     func note(_ digest: WrittenDigest, for info: stat) {
         guard info.st_mode & S_IFMT == S_IFREG, let digest = digest.digest(ofFileSized: Int64(info.st_size)) else { return }
-        let identity = Self.identity(info)
+        let identity = FileStatus(info)
         store.note(digest, for: identity)
         noted.append(identity)
     }
@@ -33,7 +33,7 @@ final class WrittenFiles {
     /// again for its identity there.
     func moved(_ before: stat, to path: BytePath) {
         guard before.st_mode & S_IFMT == S_IFREG, let after = FileTree.status(path) else { return }
-        let old = Self.identity(before), new = Self.identity(after)
+        let old = FileStatus(before), new = FileStatus(after)
         guard new.isRenamed(from: old), let digest = store.take(old)?.digest else { return }
         store.note(digest, for: new)
         noted.append(new)
@@ -43,12 +43,5 @@ final class WrittenFiles {
     func withdraw() {
         for identity in noted { _ = store.take(identity) }
         noted = []
-    }
-
-    static func identity(_ info: stat) -> StreamedDigests.Identity {
-        StreamedDigests.Identity(
-            inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-            changedNanoseconds: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
     }
 }

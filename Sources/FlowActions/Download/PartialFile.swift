@@ -159,7 +159,7 @@ package final class PartialFile: @unchecked Sendable {
             throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
         }
         cache?.store(from: descriptor, size: size, sha256: digest)
-        let written = StreamedDigests.Identity.of(descriptor: descriptor)
+        let written = FileStatus.of(descriptor: descriptor)
         let closed = close(descriptor)
         let closeCode = errno
         descriptor = -1
@@ -181,8 +181,8 @@ package final class PartialFile: @unchecked Sendable {
     /// Notes the digest for the file now at `destination` (the rename changed its ctime) if it
     /// is still the file written: the same inode, size and mtime, so that a write by someone
     /// else since the rename is never given these bytes' digest.
-    private static func note(_ digest: String, of written: StreamedDigests.Identity?, placedAt destination: String) {
-        guard let written, let placed = StreamedDigests.Identity.of(path: destination), placed.inode == written.inode,
+    private static func note(_ digest: String, of written: FileStatus?, placedAt destination: String) {
+        guard let written, let placed = FileStatus.of(path: destination), placed.inode == written.inode,
             placed.size == written.size, placed.modifiedNanoseconds == written.modifiedNanoseconds
         else { return }
         StreamedDigests.shared.note(digest, for: placed)

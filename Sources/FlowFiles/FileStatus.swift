@@ -1,10 +1,11 @@
-import Foundation
+import Glibc
 
 /// What `stat(2)` says of a file that must be unchanged for a digest taken earlier to stand: its
 /// size, mtime, ctime and inode. The ctime is there because a program can set the mtime back
 /// (`cp -p`, `touch -r`, an archive's extraction) but not the ctime: any write or such reset
-/// moves it.
-package struct FileStatus: Sendable, Equatable {
+/// moves it. An action that hashed a file as it wrote it keys the digest by it too
+/// (`StreamedDigests`).
+package struct FileStatus: Sendable, Hashable {
     package var size: Int64
     package var modifiedNanoseconds: Int64
     package var changedNanoseconds: Int64
@@ -30,11 +31,25 @@ package struct FileStatus: Sendable, Equatable {
         max(modifiedNanoseconds, changedNanoseconds) >= moment - Self.granularityNanoseconds
     }
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
         self.init(
             size: Int64(info.st_size),
             modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
             changedNanoseconds: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
             inode: UInt64(info.st_ino))
+    }
+
+    /// The status of the regular file at `path` now (symlinks followed); nil otherwise.
+    package static func of(path: String) -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileStatus(info)
+    }
+
+    /// The status of the open regular file `descriptor`; nil otherwise.
+    package static func of(descriptor: Int32) -> FileStatus? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileStatus(info)
     }
 }
