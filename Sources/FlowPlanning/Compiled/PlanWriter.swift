@@ -4,7 +4,7 @@
 /// read back, each distinct one is one String whose storage every task shares.
 struct PlanWriter {
     private var body: [UInt8] = []
-    private var indexes: [String: Int] = [:]
+    private var indexes: [ExactText: Int] = [:]
     private var table: [String] = []
 
     init() {}
@@ -38,8 +38,8 @@ struct PlanWriter {
     mutating func bool(_ value: Bool) { body.append(value ? 1 : 0) }
 
     mutating func string(_ value: String) {
-        if let index = indexes[value] { return count(index) }
-        indexes[value] = table.count
+        if let index = indexes[ExactText(value)] { return count(index) }
+        indexes[ExactText(value)] = table.count
         count(table.count)
         table.append(value)
     }
@@ -56,4 +56,20 @@ struct PlanWriter {
     }
 
     mutating func strings(_ values: [String]) { array(values) { $0.string($1) } }
+}
+
+/// A string keyed by its UTF-8 bytes. `String`'s `==` and hash are Unicode canonical
+/// equivalence, under which "caf\u{E9}" and "cafe\u{301}" are one key: yet they are two file
+/// names, and a plan read back must hold the bytes each field was written with.
+private struct ExactText: Hashable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (left: Self, right: Self) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 }
