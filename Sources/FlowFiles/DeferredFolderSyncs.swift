@@ -9,22 +9,24 @@ import Foundation
 /// itself may be lost until the flush (the name then still shows the old file, or none).
 package final class DeferredFolderSyncs: @unchecked Sendable {
     private let lock = NSLock()
-    private var folders: Set<String> = []
+    /// By the path's bytes: Swift's `==` takes "caf\u{E9}" and "cafe\u{301}" for one string,
+    /// yet they are two folders.
+    private var folders: [[UInt8]: String] = [:]
 
     package init() {}
 
     /// Notes that a file was renamed into `folder`.
     package func add(_ folder: String) {
-        _ = lock.withLock { folders.insert(folder) }
+        lock.withLock { folders[Array(folder.utf8)] = folder }
     }
 
     /// Fsyncs each folder noted since the last flush, once.
     package func flush() {
         let pending = lock.withLock {
-            defer { folders = [] }
+            defer { folders = [:] }
             return folders
         }
-        for folder in pending.sorted() { Folders.synchronize(folder) }
+        for folder in pending.values.sorted() { Folders.synchronize(folder) }
     }
 
     /// How many folders wait for their fsync.
