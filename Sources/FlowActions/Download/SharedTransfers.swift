@@ -7,9 +7,23 @@ import NIOConcurrencyHelpers
 /// Tasks share only the transfer and its errors: each places the bytes at its own `to`, and
 /// what goes wrong there (a `to` that is a folder) is that task's failure alone.
 final class SharedTransfers: Sendable {
+    /// Compared by bytes: Swift's `==` on strings is canonical equivalence, under which a URL
+    /// with "caf\u{E9}" and one with "cafe\u{301}" are equal, yet they are sent as two paths.
     struct Key: Hashable, Sendable {
         var url: String
         var headers: [String]
+
+        static func == (left: Self, right: Self) -> Bool {
+            left.url.utf8.elementsEqual(right.url.utf8) && left.headers.count == right.headers.count
+                && zip(left.headers, right.headers).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            for text in [url] + headers {
+                hasher.combine(text.utf8.count)
+                for byte in text.utf8 { hasher.combine(byte) }
+            }
+        }
     }
 
     enum Ending: Sendable {
