@@ -8,7 +8,19 @@ import Glibc
 /// workdir), with its mode (less setuid, setgid and sticky), owner ids and modification time,
 /// as bsdtar stores them.
 enum ArchiveWriter {
+    /// In a UTF-8 character type (`ThreadLocale`), as bsdtar runs in one: in flowrun's C locale
+    /// libarchive cannot convert a non-ASCII name, and its pax writer then crashed on a null
+    /// name while its zip writer stored the bytes without the UTF-8 flag.
     static func write(
+        _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
+        control: CombineControl
+    ) throws(CombineFailure) {
+        try ThreadLocale.withUTF8 { () throws(CombineFailure) in
+            try writeEntries(inputs, total: total, format: format, to: output, control: control)
+        }
+    }
+
+    private static func writeEntries(
         _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
         control: CombineControl
     ) throws(CombineFailure) {
