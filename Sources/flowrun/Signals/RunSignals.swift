@@ -59,6 +59,8 @@ final class RunSignals: @unchecked Sendable {
     private var exitDeadline: Date?
     /// A terminal whose cursor the live view hides, shown again by an exit at once.
     private var liveTerminal: Int32?
+    /// Set by `exitNow`: the process is ending, and no run may start meanwhile.
+    private var exiting = false
     /// Since when, with standard output stalled, only writing has been left of the run.
     private var onlyWritingSince: Date?
     /// When a block was posted to the engine's loop that has not run yet: how long it is stuck.
@@ -120,12 +122,15 @@ final class RunSignals: @unchecked Sendable {
 
     /// The run starts: signals now cancel it. `liveTerminal` is the terminal of a live view.
     func runStarted(_ engine: Engine, liveTerminal: Int32?) {
-        let suspended: Bool = lock.withLock {
+        let (suspended, exiting): (Bool, Bool) = lock.withLock {
             defer { phase = .running(engine) }
             self.liveTerminal = liveTerminal
-            if case .loading(let suspended) = phase { return suspended }
-            return false
+            if case .loading(let suspended) = phase { return (suspended, self.exiting) }
+            return (false, self.exiting)
         }
+        // A signal while loading is ending the process (`exitNow`): a run started now would
+        // start tasks whose staging folders and temporary files that exit leaves behind.
+        if exiting { while true { pause() } }
         if suspended { engine.suspend() }
     }
 
@@ -268,7 +273,10 @@ final class RunSignals: @unchecked Sendable {
     /// Kills every task and what they left, shows the cursor again, and exits with `status`,
     /// without waiting for any write (the one to the terminal only if it would not block).
     private func exitNow(status: Int32) -> Never {
-        let terminal = lock.withLock { liveTerminal }
+        let terminal = lock.withLock {
+            exiting = true
+            return liveTerminal
+        }
         TaskGroups.shared.signalAll(SIGKILL)
         LeftoverProcesses.killAll(sparing: TaskGroups.shared.watchdogPid)
         PauseKey.restoreTerminal()
