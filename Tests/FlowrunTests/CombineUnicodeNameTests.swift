@@ -50,4 +50,24 @@ import Testing
         #expect(bytes[7] & 0x08 != 0, "the name is stored without the UTF-8 flag")
         #expect(try await listing(archive) == "in/\(Self.name)\n")
     }
+
+    /// NFC and NFD are two file names: each entry keeps the bytes of its own, as bsdtar writes
+    /// them (libarchive normalizes a name to NFC when it converts one given as UTF-8).
+    @Test(arguments: ["tar", "zip"])
+    func namesThatDifferOnlyInNormalizationAreStoredAsTheyAre(format: String) async throws {
+        let decomposed = "cafe\u{301}.txt"
+        let project = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              pack: {combine: {inputs: ["in/*"], to: out.\(format), format: \(format)}}
+            """, files: ["in/\(Self.name)": "composed\n"])
+        try project.write("in/\(decomposed)", "decomposed\n")
+        let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: project.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr.prefix(300))")
+        let bytes = try #require(FileManager.default.contents(atPath: project.url.appendingPathComponent("out.\(format)").path))
+        for name in [Self.name, decomposed] {
+            #expect(bytes.range(of: Data("in/\(name)".utf8)) != nil, "no entry named by the bytes of \(Array(name.utf8))")
+        }
+    }
 }

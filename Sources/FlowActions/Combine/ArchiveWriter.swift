@@ -77,7 +77,10 @@ enum ArchiveWriter {
             let (file, name) = (try InputFile(input.path), input.name)
             guard let entry = archive_entry_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
             defer { archive_entry_free(entry) }
-            archive_entry_set_pathname_utf8(entry, name)
+            // In the locale's multibyte form (UTF-8 here), as bsdtar sets it: a name set as
+            // UTF-8 is normalized to NFC when libarchive converts it, and an NFD name is
+            // another file's name.
+            archive_entry_copy_pathname(entry, name)
             archive_entry_set_filetype(entry, 0o100000)  // AE_IFREG, a macro Swift does not import
             archive_entry_set_perm(entry, file.status.st_mode & 0o777)
             archive_entry_set_size(entry, la_int64_t(file.size))
