@@ -36,13 +36,34 @@ package struct DownloadCache: Sendable {
         return access(path, R_OK) == 0 ? path : nil
     }
 
+    /// Stores a verified file: a hard link to `path`, the temporary file the caller wrote,
+    /// fsynced and is about to rename onto its `to`, so that no byte is copied or written to
+    /// disk again (the blob and `to` are then one file: a task that later edits `to` in place
+    /// spoils the blob, which its next use finds, as any blob that no longer matches its name,
+    /// and deletes). Where no link can be made (the cache on another file system), the bytes
+    /// are copied in from the open `descriptor` (see `copy`). The bytes are not hashed again:
+    /// the caller hashed them as it wrote the file, a temporary file only it writes. A failure
+    /// only means the next run downloads again, so it is returned and otherwise ignored.
+    @discardableResult
+    package func store(linking path: String, from descriptor: Int32, size: Int64, sha256: String) -> DownloadFailure? {
+        if lookup(sha256: sha256) != nil { return nil }
+        let blob = blobPath(sha256: sha256)
+        do {
+            try Folders.make(URL(fileURLWithPath: blob).deletingLastPathComponent().path, access: .owner)
+        } catch {
+            return DownloadFailure(error.description, retryable: false)
+        }
+        // EEXIST: another flowrun stored the same bytes meanwhile.
+        if link(path, blob) == 0 || errno == EEXIST { return nil }
+        return store(from: descriptor, size: size, sha256: sha256)
+    }
+
     /// Copies a verified file in from its open `descriptor` (its first `size` bytes, read
     /// with offsets, so the descriptor's own is left alone), in the kernel (`copy_file_range`:
-    /// no byte through user space, a shared extent where the file system can). The bytes are
-    /// not hashed again: the caller hashed them as it wrote the file it still holds open, a
-    /// temporary file only it writes. Nor is the blob fsynced: a blob is checked against its name each
-    /// time it is used, so one a crash left short is deleted and downloaded again. A failure
-    /// only means the next run downloads again, so it is returned and otherwise ignored.
+    /// no byte through user space, a shared extent where the file system can), through a
+    /// temporary file renamed onto the blob, so that no one reads a partial blob. Nor is the
+    /// blob fsynced: a blob is checked against its name each time it is used, so one a crash
+    /// left short is deleted and downloaded again.
     @discardableResult
     package func store(from descriptor: Int32, size: Int64, sha256: String) -> DownloadFailure? {
         if lookup(sha256: sha256) != nil { return nil }

@@ -137,8 +137,9 @@ package final class PartialFile: @unchecked Sendable {
     /// for one flush later. With `noting`, the digest is handed to the up-to-date bookkeeping
     /// (`StreamedDigests`), so that it does not read the file back. On failure the file is
     /// removed.
-    /// With `cache`, the verified bytes are stored there too, from this file before its rename
-    /// (nobody else can have written it), so they are neither read back nor hashed again.
+    /// With `cache`, the verified bytes are stored there too, linked to this file before its
+    /// rename (nobody else can have written it), so they are neither read back, hashed nor
+    /// written again.
     package func finish(
         expectedSHA256: String?, folderSyncs: DeferredFolderSyncs? = nil, noting: Bool = false, cache: DownloadCache? = nil
     ) throws(DownloadFailure) -> String {
@@ -158,7 +159,7 @@ package final class PartialFile: @unchecked Sendable {
             remove()
             throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
         }
-        cache?.store(from: descriptor, size: size, sha256: digest)
+        cache?.store(linking: path, from: descriptor, size: size, sha256: digest)
         let written = FileStatus.of(descriptor: descriptor)
         let closed = close(descriptor)
         let closeCode = errno
