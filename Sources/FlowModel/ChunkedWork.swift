@@ -66,7 +66,7 @@ package enum ChunkedWork {
     }
 
     /// Cores this process may use; counted once.
-    static let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    package static let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// One result per chunk, each written by the one thread that runs that chunk.
     private final class Slots<Result: Sendable>: @unchecked Sendable {

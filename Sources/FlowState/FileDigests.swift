@@ -2,8 +2,8 @@ import Crypto
 import FlowFiles
 import Foundation
 
-/// Digests of files, taken from the log's records while a record stands for the file's status
-/// now (`FileRecord.stands(for:)`), and hashed otherwise; what it hashed is kept for the log.
+/// Digests of files, taken from records while a record stands for the file's status now
+/// (`FileRecord.stands(for:)`), and hashed otherwise; what it hashed is kept for the state.
 struct FileDigests {
     private(set) var known: [String: FileRecord]
     let fileSystem: any FileSystem
@@ -13,11 +13,27 @@ struct FileDigests {
     private(set) var fresh: [(path: String, record: FileRecord)] = []
     /// The same, by path: a file asked for twice is hashed once while its status holds.
     private var hashed: [String: FileRecord] = [:]
+    /// The files hashed in this run so far, shared by every task's digests (not copied): a
+    /// need's output is its dependent's input, and is hashed once.
+    private let run: HashedInRun?
 
-    init(known: [String: FileRecord], fileSystem: any FileSystem = LocalFileSystem()) {
+    init(known: [String: FileRecord], fileSystem: any FileSystem = LocalFileSystem(), run: HashedInRun? = nil) {
         self.known = known
         self.fileSystem = fileSystem
+        self.run = run
         moment = fileSystem.nowNanoseconds
+    }
+
+    /// The records of a task's files kept at its last success, as `known`.
+    init(stamped: [StampedFile], fileSystem: any FileSystem, run: HashedInRun? = nil) {
+        var known: [String: FileRecord] = [:]
+        for file in stamped { known[file.path] = file.record }
+        self.init(known: known, fileSystem: fileSystem, run: run)
+    }
+
+    /// Takes `file`'s record as known (what a task's state kept of it).
+    mutating func know(_ file: StampedFile) {
+        known[file.path] = file.record
     }
 
     /// The file's digest; nil if it is missing or cannot be read.
@@ -27,8 +43,14 @@ struct FileDigests {
     }
 
     mutating func digest(of path: String, status: FileStatus) -> String? {
-        if let record = known[path], record.stands(for: status) { return record.digest }
-        if let record = hashed[path], record.status == status { return record.digest }
+        record(of: path, status: status)?.digest
+    }
+
+    /// The file's record: the one known while it stands, else the file hashed now.
+    mutating func record(of path: String, status: FileStatus) -> FileRecord? {
+        if let record = known[path], record.stands(for: status) { return record }
+        if let record = hashed[path], record.status == status { return record }
+        if let record = run?.records[path], record.stands(for: status) { return record }
         // Computed by the action that wrote or read the file: as of when it was noted.
         let streamed = fileSystem.streamedDigest(for: status)
         guard let digest = streamed?.digest ?? fileSystem.hash(of: path) else { return nil }
@@ -36,16 +58,8 @@ struct FileDigests {
         let record = FileRecord(status: status, digest: digest, hashedAtNanoseconds: hashedAt)
         fresh.append((path, record))
         hashed[path] = record
-        return digest
-    }
-
-    /// The files hashed now (`fresh`), for the log, letting go of the log's records first: while
-    /// they are held here, each file the log notes copies all of them (a 20,000-task no-op run
-    /// after every input was touched took 36 s, quadratic).
-    mutating func takeFresh() -> [(path: String, record: FileRecord)] {
-        known = [:]
-        hashed = [:]
-        return fresh
+        run?.records[path] = record
+        return record
     }
 
     /// One digest over the files that `patterns` name and their contents, and the patterns that
@@ -53,34 +67,68 @@ struct FileDigests {
     mutating func digest(ofPatterns patterns: [String]) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
+        let result = digest(of: statuses(ofPatterns: patterns), patterns: patterns)
+        return (result.digest, result.missing)
+    }
+
+    /// The same over the files found already (`statuses(ofPatterns:)`), with each file's record
+    /// for the state (an unreadable file has none).
+    mutating func digest(of found: [FoundFile], patterns: [String]) -> (digest: String, missing: [String], files: [StampedFile]) {
+        guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, [], []) }
         // Fed to the hasher line by line: the digest of the lines joined, without the text.
         var hasher = SHA256()
         var missing: [String] = []
-        for pattern in patterns {
+        var files: [StampedFile] = []
+        var next = 0
+        for (index, pattern) in patterns.enumerated() {
             TaskFingerprint.update(&hasher, "pattern\0", pattern, "\n")
-            // A plain path to a file, the usual entry, is stat'ed once here rather than by
-            // PathGlob and again for its record.
-            if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
-                TaskFingerprint.update(&hasher, pattern, "\0", digest(of: pattern, status: status) ?? "unreadable", "\n")
-                continue
+            let first = next
+            while next < found.count, found[next].pattern == index {
+                let file = found[next]
+                next += 1
+                var digest = "unreadable"
+                if let status = file.status, let kept = record(of: file.path, status: status) {
+                    files.append(StampedFile(pattern: index, path: file.path, record: kept))
+                    digest = kept.digest
+                }
+                TaskFingerprint.update(&hasher, file.path, "\0", digest, "\n")
             }
-            let files = fileSystem.files(matching: pattern)
-            if files.isEmpty { missing.append(pattern) }
-            for file in files { TaskFingerprint.update(&hasher, file, "\0", digest(of: file) ?? "unreadable", "\n") }
+            if next == first { missing.append(pattern) }
         }
-        return (FileRecord.hex(hasher.finalize()), missing)
+        return (FileRecord.hex(hasher.finalize()), missing, files)
     }
 
-    /// Each file `patterns` name, under its pattern, with its status now (nil: unreadable).
-    func statuses(ofPatterns patterns: [String]) -> [(pattern: String, path: String, status: FileStatus?)] {
-        var found: [(pattern: String, path: String, status: FileStatus?)] = []
-        for pattern in patterns {
+    /// The files hashed now (`fresh`), letting go of the records known first.
+    mutating func takeFresh() -> [(path: String, record: FileRecord)] {
+        known = [:]
+        hashed = [:]
+        return fresh
+    }
+
+    /// Each file `patterns` name, with its pattern's index, in order, and its status now (nil:
+    /// unreadable). A plain path to a file, the usual entry, is stat'ed once here rather than
+    /// by PathGlob and again for its record.
+    func statuses(ofPatterns patterns: [String]) -> [FoundFile] {
+        Self.statuses(ofPatterns: patterns, fileSystem: fileSystem)
+    }
+
+    static func statuses(ofPatterns patterns: [String], fileSystem: any FileSystem) -> [FoundFile] {
+        var found: [FoundFile] = []
+        found.reserveCapacity(patterns.count)
+        for (index, pattern) in patterns.enumerated() {
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
-                found.append((pattern, pattern, status))
+                found.append(FoundFile(pattern: index, path: pattern, status: status))
                 continue
             }
-            for file in fileSystem.files(matching: pattern) { found.append((pattern, file, fileSystem.status(of: file))) }
+            for file in fileSystem.files(matching: pattern) {
+                found.append(FoundFile(pattern: index, path: file, status: fileSystem.status(of: file)))
+            }
         }
         return found
     }
+}
+
+/// The files hashed in one run, by path (`FileDigests`); used under the check's lock.
+final class HashedInRun: @unchecked Sendable {
+    var records: [String: FileRecord] = [:]
 }

@@ -44,22 +44,6 @@ package struct FileRecord: Sendable, Equatable {
         now == status && !status.isRacy(at: hashedAtNanoseconds)
     }
 
-    /// The record's line in the fingerprint log, without its newline.
-    func logLine(path: String) -> String {
-        "F\t\(size)\t\(modifiedNanoseconds)\t\(changedNanoseconds)\t\(inode)\t\(hashedAtNanoseconds)\t\(digest)\t\(path)"
-    }
-
-    /// The record and its path from the fields of a log line written by `logLine`; nil for any
-    /// other line (an older flowrun's, without the ctime: its files are hashed again).
-    init?(logFields fields: [String]) {
-        guard fields.count == 8, fields[0] == "F", let size = Int64(fields[1]), let modified = Int64(fields[2]),
-            let changed = Int64(fields[3]), let inode = UInt64(fields[4]), let hashedAt = Int64(fields[5])
-        else { return nil }
-        self.init(
-            size: size, modifiedNanoseconds: modified, changedNanoseconds: changed, inode: inode, digest: fields[6],
-            hashedAtNanoseconds: hashedAt)
-    }
-
     /// The file's status now; nil if it cannot be read.
     package static func status(of path: String) -> FileStatus? {
         LocalFileSystem().status(of: path)

@@ -14,7 +14,7 @@ struct InputsAtStart {
     static let hashedAtStartLimit: Int64 = 1 << 20
 
     private let patterns: [String]
-    private let files: [(pattern: String, path: String, status: FileStatus?)]
+    private let files: [FoundFile]
     /// The digests at the start of the racy files, by path.
     private let racyDigests: [String: String?]
 
@@ -23,9 +23,9 @@ struct InputsAtStart {
         self.patterns = patterns
         files = digests.statuses(ofPatterns: patterns)
         var racyDigests: [String: String?] = [:]
-        for (_, path, status) in files {
-            guard let status, status.size <= Self.hashedAtStartLimit, status.isRacy(at: digests.moment) else { continue }
-            racyDigests[path] = digests.digest(of: path, status: status)
+        for file in files {
+            guard let status = file.status, status.size <= Self.hashedAtStartLimit, status.isRacy(at: digests.moment) else { continue }
+            racyDigests[file.path] = digests.digest(of: file.path, status: status)
         }
         self.racyDigests = racyDigests
     }

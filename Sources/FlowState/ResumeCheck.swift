@@ -46,7 +46,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private var keys: [String?]
     /// The same for a task the up-to-date check recorded, whose key is taken only when the
     /// record asks for it: a run in which no task ran asks for none.
-    private var builtRecords: [FingerprintLog.TaskRecord?]
+    private var builtRecords: [TaskRecord?]
     /// Tasks that run in this run (the gate did not skip them).
     private var runs: [Bool]
     private var indexes: [TaskID: Int] = [:]
@@ -59,7 +59,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         values = [String?](repeating: nil, count: plan.tasks.count)
         runs = [Bool](repeating: false, count: plan.tasks.count)
         keys = [String?](repeating: nil, count: plan.tasks.count)
-        builtRecords = [FingerprintLog.TaskRecord?](repeating: nil, count: plan.tasks.count)
+        builtRecords = [TaskRecord?](repeating: nil, count: plan.tasks.count)
         for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }
     }
 
@@ -111,7 +111,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             return .runs(.changed(RunReason(.missingOutput, path: ReasonPath(path: missing, pattern: missing))))
         }
         let value = now.value
-        guard FingerprintLog.TaskRecord.resumeKey(value: value, outputs: outputs.digest) == key else {
+        guard TaskRecord.resumeKey(value: value, outputs: outputs.digest) == key else {
             // The up-to-date check's reason tells this change only if its record is this success.
             return .runs(.changed(upToDateReason != nil && inner?.recordedResumeKey(of: task.id) == key ? upToDateReason : nil))
         }
@@ -141,7 +141,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         var digests = FileDigests(known: [:])
         let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
         keys[index] =
-            outputs.missing.isEmpty ? value(of: index).map { FingerprintLog.TaskRecord.resumeKey(value: $0, outputs: outputs.digest) } : nil
+            outputs.missing.isEmpty ? value(of: index).map { TaskRecord.resumeKey(value: $0, outputs: outputs.digest) } : nil
     }
 
     /// What the task left in this run, once known (it ended, or was skipped): what the record
@@ -184,7 +184,7 @@ extension RecordedTask.State {
     }
 }
 
-extension FingerprintLog.TaskRecord {
+extension TaskRecord {
     /// The record's fingerprint and outputs' digest as one digest: what a run record keeps of a
     /// task for `--resume`.
     var resumeKey: String { Self.resumeKey(value: fingerprint.value, outputs: outputs) }

@@ -13,72 +13,105 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package static let reason = SkipReason.upToDate
 
     private let plan: Plan
-    private let log: FingerprintLog
+    private let states: TaskStates
+    private let fileSystem: any FileSystem
     private let force: Bool
     private let lock = NSLock()
     private var current: [TaskFingerprint?]
     /// `current`'s whole values, taken when a dependent first needs one: most tasks are needed
     /// by several.
     private var values: [String?]
-    /// Inputs hashed when a running task was checked, written to the log at its success.
-    private var hashedInputs: [Int: [(path: String, record: FileRecord)]] = [:]
+    /// The files behind the inputs' digest taken when a running task was checked, kept in the
+    /// state at its success.
+    private var checkedInputs: [Int: [StampedFile]] = [:]
     /// Running tasks whose inputs are hashed at their success, not before they start.
     private var inputsAtSuccess: Set<Int> = []
     /// Each running tracked task's inputs as they were at its start.
     private var inputsAtStart: [Int: InputsAtStart] = [:]
     /// What each task left when it succeeded in this run, or was found up to date: nil for one
     /// not recorded (it did not make an output, or an input changed while it ran).
-    private var built: [FingerprintLog.TaskRecord?]
-    private var failure: FingerprintLogError?
+    private var built: [TaskRecord?]
+    /// The files hashed in this run, for every task's digests.
+    private let hashedInRun = HashedInRun()
+    private var failure: TaskStatesError?
     /// Each task's definition and env digests, taken before the run (they depend on the plan
     /// alone), on both cores for a large plan.
     private let definitions: [TaskFingerprint.Definition]
+    /// Each tracked task's input and output files with their statuses, taken before the run on
+    /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
+    private var filesBeforeRun: FilesBeforeRun?
 
     /// - Parameter force: run every task (`--force`); successes are still recorded.
-    package init(plan: Plan, log: FingerprintLog, force: Bool) {
+    package init(plan: Plan, states: TaskStates, force: Bool, fileSystem: any FileSystem = LocalFileSystem()) {
         self.plan = plan
-        self.log = log
+        self.states = states
         self.force = force
+        self.fileSystem = fileSystem
         current = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
         values = [String?](repeating: nil, count: plan.tasks.count)
-        built = [FingerprintLog.TaskRecord?](repeating: nil, count: plan.tasks.count)
+        built = [TaskRecord?](repeating: nil, count: plan.tasks.count)
         definitions = TaskFingerprint.definitions(of: plan.tasks)
+        if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: fileSystem) }
     }
 
     /// Whether any task of the workflow has a recorded success.
-    package var hasHistory: Bool { lock.withLock { !log.tasks.isEmpty } }
+    package var hasHistory: Bool { lock.withLock { !states.isEmpty } }
 
-    /// The first write to the log that failed, if one did: later runs may then run tasks again.
-    package var writeFailure: FingerprintLogError? { lock.withLock { failure } }
+    /// The first write to the state that failed, if one did: later runs may then run tasks again.
+    package var writeFailure: TaskStatesError? { lock.withLock { failure } }
 
     package func skipReason(for index: Int) -> String? {
         lock.withLock {
             let task = plan.tasks[index]
             var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
             remember(fingerprint, of: index)
-            guard TaskDefinition.isTracked(task) else { return nil }
-            // Inputs are hashed only when all else matches the record. A task that runs anyway
+            guard TaskDefinition.isTracked(task) else {
+                filesBeforeRun = nil  // it runs, and may change any file
+                return nil
+            }
+            // Inputs are looked at only when all else matches the record. A task that runs anyway
             // has them hashed at its success, so that a large input it was never run on (a new
             // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
-            var digests = FileDigests(known: log.files)
-            if !force, let record = log.tasks[task.id], record.fingerprint.definition == fingerprint.definition,
-                record.fingerprint.environment == fingerprint.environment, record.fingerprint.needs == fingerprint.needs
+            var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+            if !force, let stored = states.stored(at: index, id: task.id), stored.part(.definition, is: fingerprint.definition),
+                stored.part(.environment, is: fingerprint.environment), stored.part(.needs, is: fingerprint.needs)
             {
-                let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
-                fingerprint.inputs = inputs
+                let found = filesBeforeRun?.files(of: index)
+                let inputs = StampedCheck.files(
+                    TaskDefinition.inputs(of: task), found: found?.inputs, kept: stored, outputs: false, digests: &digests)
+                fingerprint.inputs = inputs.digest
                 remember(fingerprint, of: index)
-                if missing.isEmpty, reasonToRun(task, fingerprint, digests: &digests) == nil {
-                    for (path, record) in digests.takeFresh() { log.noteFile(path, record) }
+                var outputs: StampedCheck.Result?
+                let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
+                    let result = StampedCheck.files(
+                        TaskDefinition.outputs(of: task), found: found?.outputs, kept: stored, outputs: true, digests: &digests)
+                    outputs = result
+                    return (result.digest, result.missing)
+                }
+                if inputs.missing.isEmpty, reason == nil, let outputs {
+                    let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
                     built[index] = record
+                    // Its four parts are those kept: so is their digest, not hashed again.
+                    values[index] = stored.hex(.value)
+                    // Files hashed again with the same contents (touched): their new stamps are
+                    // kept, so that they are not hashed next time.
+                    if inputs.restamped != nil || outputs.restamped != nil {
+                        states.refresh(
+                            TaskState(
+                                id: task.id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                                outputs: outputs.restamped ?? stored.files(outputs: true)))
+                    }
                     return Self.reason
                 }
+                checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
             } else {
                 inputsAtSuccess.insert(index)
             }
+            // It may change any file: from now on every check stats again.
+            filesBeforeRun = nil
             // Taken before the task starts: an input it changes makes it run again next time.
             inputsAtStart[index] = InputsAtStart(TaskDefinition.inputs(of: task), digests: &digests)
-            hashedInputs[index] = digests.fresh
-            note { () throws(FingerprintLogError) in try log.forget(task.id) }
+            note { () throws(TaskStatesError) in try states.forget(task.id, at: index) }
             return nil
         }
     }
@@ -86,24 +119,28 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func taskSucceeded(_ index: Int) {
         lock.withLock {
             let task = plan.tasks[index]
-            var hashed = hashedInputs.removeValue(forKey: index) ?? []
+            var inputFiles = checkedInputs.removeValue(forKey: index) ?? []
             let atStart = inputsAtStart.removeValue(forKey: index)
             let hashInputsNow = inputsAtSuccess.remove(index) != nil
             guard TaskDefinition.isTracked(task), var fingerprint = current[index] else { return }
-            var digests = FileDigests(known: log.files)
+            var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
             // The result stands, but what it was made from is gone: not up to date next time.
             guard atStart?.areUnchanged(digests: &digests) ?? false else { return }
             if hashInputsNow {
-                fingerprint.inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
+                let patterns = TaskDefinition.inputs(of: task)
+                let inputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
+                fingerprint.inputs = inputs.digest
+                inputFiles = inputs.files
                 remember(fingerprint, of: index)
             }
-            let (outputs, missing) = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+            let patterns = TaskDefinition.outputs(of: task)
+            let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
             // An output the task did not make: it runs again next time, as make would.
-            guard missing.isEmpty else { return }
-            hashed += digests.takeFresh()
-            let record = FingerprintLog.TaskRecord(fingerprint: fingerprint, outputs: outputs)
+            guard outputs.missing.isEmpty else { return }
+            let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
             built[index] = record
-            note { () throws(FingerprintLogError) in try log.recordSuccess(of: task.id, record, files: hashed) }
+            let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
+            note { () throws(TaskStatesError) in try states.recordSuccess(state) }
         }
     }
 
@@ -115,13 +152,13 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// What the task at `index` left in this run, once it succeeded or was found up to date:
     /// its fingerprint and its outputs' digest (`--resume` records them); nil if it was not
     /// recorded as built.
-    package func builtRecord(at index: Int) -> FingerprintLog.TaskRecord? {
+    package func builtRecord(at index: Int) -> TaskRecord? {
         lock.withLock { built[index] }
     }
 
-    /// Compacts the log; call once the run has ended.
+    /// Writes the state anew if the run changed it; call once the run has ended.
     package func finish() {
-        lock.withLock { note { () throws(FingerprintLogError) in try log.compact() } }
+        lock.withLock { note { () throws(TaskStatesError) in try states.compact(plan: plan.tasks.map(\.id)) } }
     }
 
     private func remember(_ fingerprint: TaskFingerprint, of task: Int) {
@@ -136,15 +173,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         return value
     }
 
-    private func note(_ change: () throws(FingerprintLogError) -> Void) {
+    private func note(_ change: () throws(TaskStatesError) -> Void) {
         do { try change() } catch { if failure == nil { failure = error } }
-    }
-
-    /// Why `task`, whose fingerprint is now `fingerprint`, must run; nil if it is up to date.
-    func reasonToRun(_ task: PlannedTask, _ fingerprint: TaskFingerprint, digests: inout FileDigests) -> RunReason? {
-        Self.reasonToRun(recorded: log.tasks[task.id], fingerprint: fingerprint) {
-            digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
-        }
     }
 
     /// The rule by which a task's work is kept, by this check and by `--resume`: why it must
@@ -153,16 +183,16 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// nil if it is up to date. The reason names the first missing output; which file changed
     /// is found only for `--dry-run` (`explained(_:of:digests:)`), as a run does not show it.
     package static func reasonToRun(
-        recorded: FingerprintLog.TaskRecord?, fingerprint: TaskFingerprint, outputs: () -> (digest: String, missing: [String])
+        recorded: (some RecordedParts)?, fingerprint: TaskFingerprint, outputs: () -> (digest: String, missing: [String])
     ) -> RunReason? {
         guard let recorded else { return RunReason(.neverRan) }
-        if recorded.fingerprint.definition != fingerprint.definition { return RunReason(.changedCommand) }
-        if recorded.fingerprint.environment != fingerprint.environment { return RunReason(.changedEnv) }
-        if recorded.fingerprint.inputs != fingerprint.inputs { return RunReason(.changedInput) }
-        if recorded.fingerprint.needs != fingerprint.needs { return RunReason(.changedNeed) }
+        if !recorded.part(.definition, is: fingerprint.definition) { return RunReason(.changedCommand) }
+        if !recorded.part(.environment, is: fingerprint.environment) { return RunReason(.changedEnv) }
+        if !recorded.part(.inputs, is: fingerprint.inputs) { return RunReason(.changedInput) }
+        if !recorded.part(.needs, is: fingerprint.needs) { return RunReason(.changedNeed) }
         let (outputs, missing) = outputs()
         if let first = missing.first { return RunReason(.missingOutput, path: ReasonPath(path: first, pattern: first)) }
-        if outputs != recorded.outputs { return RunReason(.changedOutput) }
+        if !recorded.part(.outputs, is: outputs) { return RunReason(.changedOutput) }
         return nil
     }
 
@@ -195,25 +225,30 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     continue
                 }
                 // As in a run, inputs are hashed only when all else matches the record.
-                guard let recorded = log.tasks[task.id]?.fingerprint else {
+                guard let stored = states.stored(at: index, id: task.id) else {
                     reasons.append(RunReason(.neverRan))
                     continue
                 }
-                if recorded.definition != fingerprint.definition {
+                if !stored.part(.definition, is: fingerprint.definition) {
                     reasons.append(RunReason(.changedCommand))
-                } else if recorded.environment != fingerprint.environment {
+                } else if !stored.part(.environment, is: fingerprint.environment) {
                     reasons.append(RunReason(.changedEnv))
-                } else if recorded.needs != fingerprint.needs {
+                } else if !stored.part(.needs, is: fingerprint.needs) {
                     reasons.append(RunReason(.changedNeed))
                 } else {
-                    var digests = FileDigests(known: log.files)
+                    // What this task last saw of each of its files: which one changed is told from it.
+                    var digests = FileDigests(
+                        stamped: stored.files(outputs: false) + stored.files(outputs: true), fileSystem: fileSystem, run: hashedInRun)
                     let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
                     fingerprint.inputs = inputs
                     remember(fingerprint, of: index)
                     if let first = missing.first {
                         reasons.append(RunReason(.missingInput, path: ReasonPath(path: first, pattern: first)))
                     } else {
-                        reasons.append(reasonToRun(task, fingerprint, digests: &digests).map { Self.explained($0, of: task, digests: &digests) })
+                        let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
+                            digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+                        }
+                        reasons.append(reason.map { Self.explained($0, of: task, digests: &digests) })
                     }
                 }
             }
@@ -221,10 +256,32 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         }
     }
 
-    /// The resume key of the task's last recorded success (`FingerprintLog.TaskRecord.resumeKey`),
-    /// if the log has one: when it is the one a run resumed recorded, this check's reason is
-    /// also why `--resume` runs the task again.
+    /// The resume key of the task's last recorded success (`TaskRecord.resumeKey`), if the
+    /// state has one: when it is the one a run resumed recorded, this check's reason is also
+    /// why `--resume` runs the task again.
     package func recordedResumeKey(of task: TaskID) -> String? {
-        lock.withLock { log.tasks[task]?.resumeKey }
+        // Found by its id: the caller has no index in this plan's terms.
+        lock.withLock { states.stored(at: Int.max, id: task)?.record.resumeKey }
+    }
+}
+
+/// The parts of a task's record, compared with a task's now (`UpToDateCheck.reasonToRun`):
+/// text in memory, or raw digests read in place from the state file.
+package protocol RecordedParts {
+    func part(_ part: StoredTask.Part, is hex: String) -> Bool
+}
+
+extension StoredTask: RecordedParts {}
+
+extension TaskRecord: RecordedParts {
+    package func part(_ part: StoredTask.Part, is hex: String) -> Bool {
+        switch part {
+        case .definition: fingerprint.definition == hex
+        case .environment: fingerprint.environment == hex
+        case .inputs: fingerprint.inputs == hex
+        case .needs: fingerprint.needs == hex
+        case .outputs: outputs == hex
+        case .value: fingerprint.value == hex
+        }
     }
 }

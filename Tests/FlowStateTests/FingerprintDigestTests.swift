@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func theResumeKeyIsTheDigestOfTheValueAndTheOutputs() {
-        let record = FingerprintLog.TaskRecord(fingerprint: Self.fingerprint, outputs: Self.sha256("outputs"))
+        let record = TaskRecord(fingerprint: Self.fingerprint, outputs: Self.sha256("outputs"))
         #expect(record.resumeKey == Self.sha256(Self.fingerprint.value + "\0" + Self.sha256("outputs")))
     }
 
@@ -41,9 +41,10 @@ import Testing
         disk.write("/in/b.txt", "beta")
         var digests = FileDigests(known: [:], fileSystem: disk)
         let (digest, missing) = digests.digest(ofPatterns: ["/in/a.txt", "/in/*", "/gone"])
+        let (alpha, beta) = (InMemoryFileSystem.digest("alpha"), InMemoryFileSystem.digest("beta"))
         let text =
-            "pattern\0/in/a.txt\n/in/a.txt\0digest of alpha\n"
-            + "pattern\0/in/*\n/in/a.txt\0digest of alpha\n/in/b.txt\0digest of beta\n" + "pattern\0/gone\n"
+            "pattern\0/in/a.txt\n/in/a.txt\0\(alpha)\n"
+            + "pattern\0/in/*\n/in/a.txt\0\(alpha)\n/in/b.txt\0\(beta)\n" + "pattern\0/gone\n"
         #expect(digest == Self.sha256(text))
         #expect(missing == ["/gone"])
     }

@@ -1,11 +1,11 @@
+import Crypto
 import FlowFiles
 import Foundation
 
 @testable import FlowState
 
 /// The file system twin of `LocalFileSystem`: files with contents and a status the test sets,
-/// a clock that moves only when told, and a count of the hashes taken; a file's digest is
-/// its contents, spelled out. Plain paths, and `FOLDER/*` for a glob.
+/// a clock that moves only when told, and a count of the hashes taken. Plain paths, and `FOLDER/*` for a glob.
 final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     private var files: [String: (contents: String, status: FileStatus)] = [:]
     private var lastInode: UInt64 = 0
@@ -36,6 +36,14 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         files[path]?.contents = contents
     }
 
+    /// Sets the file's times, as `touch -d` would the mtime (the ctime only a test can set).
+    func setStatus(_ path: String, modifiedNanoseconds: Int64, changedNanoseconds: Int64) {
+        files[path]?.status.modifiedNanoseconds = modifiedNanoseconds
+        files[path]?.status.changedNanoseconds = changedNanoseconds
+    }
+
+    func contents(_ path: String) -> String? { files[path]?.contents }
+
     func advance(seconds: Double) {
         nowNanoseconds += Int64(seconds * 1e9)
     }
@@ -56,7 +64,7 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     /// Notes the file's digest as an action does once it has written it (`StreamedDigests`).
     func noteStreamedDigest(of path: String) {
         guard let file = files[path] else { return }
-        streamed[file.status.inode] = (file.status, .init(digest: "digest of " + file.contents, notedAtNanoseconds: nowNanoseconds))
+        streamed[file.status.inode] = (file.status, .init(digest: Self.digest(file.contents), notedAtNanoseconds: nowNanoseconds))
     }
 
     func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? {
@@ -68,6 +76,11 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     func hash(of path: String) -> String? {
         guard let contents = files[path]?.contents else { return nil }
         hashes += 1
-        return "digest of " + contents  // a stand-in: the checks only compare digests
+        return Self.digest(contents)
+    }
+
+    /// The SHA-256 of `contents`, lowercase hex, as `FileRecord.hash(of:)` gives a file's.
+    static func digest(_ contents: String) -> String {
+        FileRecord.hex(SHA256.hash(data: Data(contents.utf8)))
     }
 }

@@ -11,7 +11,7 @@ import Testing
 @Suite struct StateFileSafetyTests {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("state-safety-\(UUID().uuidString)").path
 
-    static let fingerprint = TaskFingerprint(definition: "d", environment: "e", inputs: "i", needs: "n")
+    static let state = TaskStatesTests.state("a")
 
     func mode(_ path: String) -> mode_t? {
         var info = stat()
@@ -19,22 +19,28 @@ import Testing
     }
 
     /// The compaction once wrote to the predictable `LOG.tmp-PID`, following a symlink planted
-    /// there: whatever it led to was overwritten with the log.
-    @Test func theCompactionDoesNotWriteThroughASymlinkPlantedInTheStateFolder() throws {
+    /// there: whatever it led to was overwritten with the log. Neither the state file's
+    /// temporary file nor its journal is written through a symlink.
+    @Test func theStateIsNotWrittenThroughASymlinkPlantedInTheStateFolder() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let folder = StateFolder(path: base + "/.flowrun")
         let victim = base + "/victim"
         try folder.create()
         try Data("precious\n".utf8).write(to: URL(fileURLWithPath: victim))
-        let log = try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml")
-        try FileManager.default.createSymbolicLink(atPath: log.path + ".tmp-\(getpid())", withDestinationPath: victim)
-        try log.recordSuccess(of: "a", .init(fingerprint: Self.fingerprint, outputs: "o"), files: [])
+        let states = TaskStates(folder: folder, workflowFile: "/w/flow.yaml")
+        try FileManager.default.createSymbolicLink(atPath: states.path + ".tmp-\(getpid())", withDestinationPath: victim)
+        try states.recordSuccess(Self.state)
 
-        try log.compact()
+        try states.compact(plan: ["a"])
 
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
-        #expect(try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml").tasks["a"]?.fingerprint == Self.fingerprint)
-        #expect(mode(log.path) == 0o600)
+        let reread = TaskStates(folder: folder, workflowFile: "/w/flow.yaml")
+        #expect(reread.stored(at: 0, id: "a")?.record == Self.state.record)
+        #expect(mode(states.path) == 0o600)
+
+        try FileManager.default.createSymbolicLink(atPath: states.journalPath, withDestinationPath: victim)
+        #expect(throws: TaskStatesError.self) { try TaskStates(folder: folder, workflowFile: "/w/flow.yaml").recordSuccess(Self.state) }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
     }
 
     /// Records and fingerprints may hold secrets (a task's output, an env value's digest).
@@ -48,16 +54,16 @@ import Testing
             outputCap: 1 << 20, plan: [])
         let recorder = try RunRecorder(path: path, header: header) { failure in Issue.record("write failed: \(failure)") }
         recorder.finish()
-        let log = try FingerprintLog(folder: folder, workflowFile: "/srv/ci/flowrun.yaml")
-        try log.recordSuccess(of: "a", .init(fingerprint: Self.fingerprint, outputs: "o"), files: [])
-        #expect(mode(log.path) == 0o600, "appended before the compaction")
-        try log.compact()
+        let states = TaskStates(folder: folder, workflowFile: "/srv/ci/flowrun.yaml")
+        try states.recordSuccess(Self.state)
+        #expect(mode(states.journalPath) == 0o600, "appended before the compaction")
+        try states.compact(plan: ["a"])
 
         #expect(mode(folder.path) == 0o700)
         #expect(mode(store.runsPath) == 0o700)
         #expect(mode(store.recordsPath(forWorkflow: "/srv/ci/flowrun.yaml")) == 0o700)
         #expect(mode(path) == 0o600)
-        #expect(mode(log.path) == 0o600)
+        #expect(mode(states.path) == 0o600)
     }
 
     /// A state folder an older flowrun made readable by all is narrowed on the next write.
@@ -69,33 +75,34 @@ import Testing
         #expect(mode(base + "/.flowrun") == 0o700)
     }
 
-    /// A full disk: the compaction fails naming the log and the reason, the log is as it was,
-    /// and no temporary file is left.
+    /// A full disk: the end of the run fails naming the state file and the reason, the file is
+    /// as it was, and no temporary file is left.
     @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
-    func aFullDiskFailsTheCompactionAndLeavesTheLogAsItWas() throws {
+    func aFullDiskFailsTheCompactionAndLeavesTheStateAsItWas() throws {
         let disk = try SmallDisk(kilobytes: 256)
         defer { disk.remove() }
         let folder = StateFolder(path: disk.path + "/.flowrun")
-        let log = try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml")
-        try log.recordSuccess(of: "a", .init(fingerprint: Self.fingerprint, outputs: "o"), files: [])
-        try log.compact()
-        let before = try Data(contentsOf: URL(fileURLWithPath: log.path))
-        let many = (0..<4000).map {
-            ("/w/input-\($0)-" + String(repeating: "x", count: 40), FileRecord(size: 1, modifiedNanoseconds: 2, inode: 3, digest: "ab"))
+        let states = TaskStates(folder: folder, workflowFile: "/w/flow.yaml")
+        try states.recordSuccess(Self.state)
+        try states.compact(plan: ["a"])
+        let before = try Data(contentsOf: URL(fileURLWithPath: states.path))
+        let again = TaskStates(folder: folder, workflowFile: "/w/flow.yaml")
+        for index in 0..<4000 {
+            var state = Self.state
+            state.id = "task-\(index)-" + String(repeating: "x", count: 40)
+            again.refresh(state)
         }
-        let again = try FingerprintLog(folder: folder, workflowFile: "/w/flow.yaml")
-        for file in many { again.noteFile(file.0, file.1) }
         disk.fill()
 
         #expect {
-            try again.compact()
+            try again.compact(plan: [])
         } throws: { error in
             let text = "\(error)"
-            return text.contains(log.path) && text.contains("No space left on device")
+            return text.contains(states.path) && text.contains("No space left on device")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: log.path)) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: states.path)) == before)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(names == [".gitignore", (log.path as NSString).lastPathComponent])
+        #expect(names == [".gitignore", (states.path as NSString).lastPathComponent])
     }
 
     /// A full disk while a run is recorded: told once, and the record stays readable.

@@ -23,7 +23,7 @@ import Testing
         disk.advance(seconds: 60)
         var digests = FileDigests(known: known, fileSystem: disk)
         let hashesBefore = disk.hashes
-        #expect(digests.digest(of: "/in") == "digest of one")
+        #expect(digests.digest(of: "/in") == InMemoryFileSystem.digest("one"))
         #expect(disk.hashes == hashesBefore)
     }
 
@@ -38,7 +38,7 @@ import Testing
         disk.replaceKeepingStatus("/in", "two")
         disk.advance(seconds: 60)
         var digests = FileDigests(known: known, fileSystem: disk)
-        #expect(digests.digest(of: "/in") == "digest of two")
+        #expect(digests.digest(of: "/in") == InMemoryFileSystem.digest("two"))
         // Hashed again now that it has settled, it is trusted from then on.
         let settled = try #require(digests.fresh.first?.record)
         #expect(settled.stands(for: try #require(disk.status(of: "/in"))))
@@ -97,26 +97,15 @@ import Testing
         #expect(!inputs.areUnchanged(digests: &atEnd))
     }
 
-    /// The log keeps all a record needs to be trusted again: its ctime and when it was hashed.
-    @Test func aFilesLogLineKeepsItsCtimeAndWhenItWasHashed() throws {
-        let record = FileRecord(
-            size: 3, modifiedNanoseconds: 7, changedNanoseconds: 8, inode: 9, digest: "ab", hashedAtNanoseconds: 11)
-        let fields = record.logLine(path: "/w/in").split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        #expect(FileRecord(logFields: fields) == record)
-        #expect(fields.last == "/w/in")
-        // An older flowrun's line, without them: its file is hashed again.
-        #expect(FileRecord(logFields: ["F", "3", "7", "9", "ab", "/w/in"]) == nil)
-    }
-
     // MARK: The rule by which a task's work is kept
 
-    static let built = FingerprintLog.TaskRecord(
+    static let built = TaskRecord(
         fingerprint: TaskFingerprint(definition: "d", environment: "e", inputs: "i", needs: "n"), outputs: "o")
 
     @Test func aTaskIsKeptOnlyWithItsFingerprintAndItsOutputsAsTheyWereAtItsSuccess() {
         let same = Self.built.fingerprint
         #expect(UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", []) } == nil)
-        #expect(UpToDateCheck.reasonToRun(recorded: nil, fingerprint: same) { ("o", []) } == RunReason(.neverRan))
+        #expect(UpToDateCheck.reasonToRun(recorded: TaskRecord?.none, fingerprint: same) { ("o", []) } == RunReason(.neverRan))
         #expect(
             UpToDateCheck.reasonToRun(recorded: Self.built, fingerprint: same) { ("o", ["/out", "/log"]) }
                 == RunReason(.missingOutput, path: ReasonPath(path: "/out", pattern: "/out")))
@@ -186,6 +175,6 @@ import Testing
         var changed = Self.built
         changed.fingerprint.needs = "n2"
         #expect(changed.resumeKey != Self.built.resumeKey)
-        #expect(Self.built.resumeKey == FingerprintLog.TaskRecord(fingerprint: Self.built.fingerprint, outputs: "o").resumeKey)
+        #expect(Self.built.resumeKey == TaskRecord(fingerprint: Self.built.fingerprint, outputs: "o").resumeKey)
     }
 }

@@ -15,14 +15,9 @@ enum UpToDateRun {
         let workflowFile = URL(fileURLWithPath: plan.workflow.file).standardizedFileURL.path
         guard !workflowFile.hasPrefix("/dev/"), !workflowFile.hasPrefix("/proc/") else { return nil }
         let folder = StateFolder(forWorkflowAt: workflowFile, environment: environment)
-        let log: FingerprintLog
-        do {
-            log = try FingerprintLog(folder: folder, workflowFile: workflowFile)
-        } catch {
-            throw CommandFailure("\(error)")
-        }
-        if let problem = log.ignoredProblem { warn(problem) }
-        return UpToDateCheck(plan: plan, log: log, force: force)
+        let states = TaskStates(folder: folder, workflowFile: workflowFile)
+        if let problem = states.ignoredProblem { warn(problem) }
+        return UpToDateCheck(plan: plan, states: states, force: force)
     }
 
     /// Whether a run of `plan` has a task that can be up to date: a workflow that declares no
@@ -32,7 +27,7 @@ enum UpToDateRun {
         plan.tasks.contains(where: TaskDefinition.isTracked)
     }
 
-    /// Ends the check of a run: compacts the log, and says if a write to it failed.
+    /// Ends the check of a run: writes the task state, and says if a write to it failed.
     static func finish(_ check: UpToDateCheck?) {
         guard let check else { return }
         check.finish()

@@ -1,0 +1,44 @@
+import FlowFiles
+
+/// The digest of a task's inputs or outputs now, taken from what the task state kept at its
+/// last success (`StoredTask`) while every file's stamp stands: the same patterns name the same
+/// files, each with the size, mtime, ctime and inode kept and not racy when it was hashed
+/// (`FileRecord.stands(for:)`). Then nothing is hashed. Otherwise each file whose stamp changed,
+/// and each new one, is hashed, and the files' new stamps come back for the state.
+enum StampedCheck {
+    struct Result {
+        var digest: String
+        /// The patterns that name no file.
+        var missing: [String]
+        /// The files behind `digest` with their stamps, when they differ from those kept; nil
+        /// when every kept stamp stood.
+        var restamped: [StampedFile]?
+    }
+
+    /// - Parameter found: the files `patterns` name and their statuses, if already taken.
+    static func files(
+        _ patterns: [String], found: [FoundFile]? = nil, kept stored: StoredTask, outputs: Bool, digests: inout FileDigests
+    ) -> Result {
+        let found = found ?? digests.statuses(ofPatterns: patterns)
+        if stored.stands(for: found, outputs: outputs) {
+            let keptDigest = stored.hex(outputs ? .outputs : .inputs)
+            return Result(digest: keptDigest, missing: missing(patterns, found: found), restamped: nil)
+        }
+        // Only this task's files are known here: each file's record as this task last saw it.
+        for file in stored.files(outputs: outputs) { digests.know(file) }
+        let result = digests.digest(of: found, patterns: patterns)
+        return Result(digest: result.digest, missing: result.missing, restamped: result.files)
+    }
+
+    /// The patterns no found file came from (`found` in pattern order).
+    static func missing(_ patterns: [String], found: [FoundFile]) -> [String] {
+        var missing: [String] = []
+        var next = 0
+        for (index, pattern) in patterns.enumerated() {
+            let first = next
+            while next < found.count, found[next].pattern == index { next += 1 }
+            if next == first { missing.append(pattern) }
+        }
+        return missing
+    }
+}

@@ -1,0 +1,346 @@
+import Crypto
+import FlowFiles
+import Foundation
+import Glibc
+
+/// What the up-to-date check remembers of one workflow file: for each task, what it left at its
+/// last success (`TaskState`: its fingerprint, its outputs' digest, and the stamp and digest of
+/// each file behind them). One binary file in the state folder per workflow, named from the
+/// workflow's absolute path, mapped into memory and read in place: a run of up-to-date tasks
+/// compares integers and raw digests there, and makes no text or dictionary of it.
+///
+/// `tasks-KEY.bin`: the magic line, the format version, the workflow's path, the task count,
+/// each task's bytes (`TaskStateBytes`) in the order of the plan that wrote it (so that task i of
+/// the plan is looked for at i first, and by its id only when the plan changed), then the
+/// SHA-256 of all before it. A file of another version, cut short or damaged is ignored (its
+/// tasks run again) and written anew; it is replaced only whole (a temporary file, fsynced, then
+/// renamed), at the end of a run that changed something.
+///
+/// `tasks-KEY.journal`: each success appended as it happens, as `.ninja_log` is, so a run killed
+/// at any moment keeps what had finished; each entry carries its own SHA-256, and a torn or
+/// damaged entry ends the journal. The end of a run folds it into the `.bin` and removes it.
+/// Replaying it again over the file it was folded into (a crash between the two) changes nothing.
+package final class TaskStates: @unchecked Sendable {
+    package static let version: UInt32 = 1
+    static let magic = Array("flowrun-tasks\n".utf8)
+    static let journalMagic = Array("flowrun-tasks-journal\n".utf8)
+    /// How much of the new file is held before it is written.
+    static let writePiece = 64 * 1024
+
+    package let path: String
+    package let journalPath: String
+    package let workflowFile: String
+    private let folder: StateFolder
+    /// The start of the workflow path's SHA-256, which names the files.
+    private let key: String
+    /// What was wrong with a file found, when it was ignored.
+    package private(set) var ignoredProblem: String?
+
+    /// The `.bin` file, mapped; each task's bytes in it.
+    private var mapped: UnsafeRawBufferPointer?
+    private var entries: [Range<Int>] = []
+    /// `entries`' indices by id, made the first time a task is not at its plan index.
+    private var indexesByID: [String: Int]?
+    /// The journal's bytes, and its last word on each task it names (nil: forgotten).
+    private var journalBytes: UnsafeMutableRawBufferPointer?
+    private var journaled: [String: Range<Int>?] = [:]
+    private var journalDescriptor: Int32 = -1
+    private var journalIsUsable = false
+    /// What this run changed, by id (nil: forgotten), written at `compact`.
+    private var changes: [String: TaskState?] = [:]
+
+    /// The state of `workflowFile` (absolute) in `folder`, read if it is there.
+    package init(folder: StateFolder, workflowFile: String) {
+        self.workflowFile = workflowFile
+        self.folder = folder
+        key = String(FileRecord.hex(SHA256.hash(data: Data(workflowFile.utf8))).prefix(16))
+        path = folder.file("tasks-\(key).bin")
+        journalPath = folder.file("tasks-\(key).journal")
+        if let problem = mapFile() {
+            ignoredProblem = "\(path) \(problem); it is ignored and will be written anew"
+            unmap()
+        }
+        readJournal()
+    }
+
+    deinit {
+        unmap()
+        journalBytes?.deallocate()
+        if journalDescriptor >= 0 { close(journalDescriptor) }
+    }
+
+    /// Whether any task has a recorded success.
+    package var isEmpty: Bool {
+        entries.isEmpty && !journaled.values.contains { $0 != nil }
+    }
+
+    // MARK: Reading
+
+    /// What the task `id`, at `index` in the plan, left at its last success, as found when the
+    /// run began; nil if nothing is kept of it.
+    package func stored(at index: Int, id: String) -> StoredTask? {
+        if !journaled.isEmpty, let entry = journaled[id] {
+            guard let entry, let journalBytes else { return nil }
+            return StoredTask(bytes: UnsafeRawBufferPointer(rebasing: journalBytes[entry]))
+        }
+        guard let mapped else { return nil }
+        if index < entries.count {
+            let task = StoredTask(bytes: UnsafeRawBufferPointer(rebasing: mapped[entries[index]]))
+            if task.hasID(id) { return task }
+        }
+        // The plan changed (a task added, removed or moved, or another target): by id.
+        if indexesByID == nil {
+            var indexes: [String: Int] = [:]
+            for (position, entry) in entries.enumerated() {
+                indexes[StoredTask(bytes: UnsafeRawBufferPointer(rebasing: mapped[entry])).id] = position
+            }
+            indexesByID = indexes
+        }
+        return indexesByID?[id].map { StoredTask(bytes: UnsafeRawBufferPointer(rebasing: mapped[entries[$0]])) }
+    }
+
+    /// Maps the `.bin` file and finds each task's bytes; what is wrong with it, if anything.
+    private func mapFile() -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return errno == ENOENT ? nil : "cannot be read (\(String(cString: strerror(errno))))" }
+        defer { close(descriptor) }
+        guard let status = FileStatus.of(descriptor: descriptor) else { return "is not a regular file" }
+        guard status.size > 0 else { return nil }  // made, then killed before it was written
+        guard let base = mmap(nil, Int(status.size), PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+            return "cannot be read (\(String(cString: strerror(errno))))"
+        }
+        let bytes = UnsafeRawBufferPointer(start: base, count: Int(status.size))
+        mapped = bytes
+        return readEntries(of: bytes)
+    }
+
+    private func readEntries(of bytes: UnsafeRawBufferPointer) -> String? {
+        var cursor = 0
+        guard let version = Self.header(of: bytes, magic: Self.magic, cursor: &cursor) else {
+            return "is not a flowrun task state file"
+        }
+        guard version == Self.version else {
+            return "was written by another flowrun (state format \(version); this one reads \(Self.version))"
+        }
+        let digestSize = TaskStateBytes.digestSize
+        guard bytes.count >= cursor + digestSize,
+            SHA256.hash(data: UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - digestSize)]))
+                .elementsEqual(bytes[(bytes.count - digestSize)...])
+        else { return "is damaged or cut short" }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - digestSize)])
+        guard let file = Self.text(in: body, cursor: &cursor) else { return "is damaged" }
+        guard file == workflowFile else { return "belongs to \(file)" }
+        guard let count = Self.integer(in: body, cursor: &cursor) else { return "is damaged" }
+        var entries: [Range<Int>] = []
+        entries.reserveCapacity(min(count, body.count / 200))
+        for _ in 0..<count {
+            guard let length = TaskStateBytes.length(of: body, at: cursor) else { return "is damaged" }
+            entries.append(cursor..<cursor + length)
+            cursor += length
+        }
+        guard cursor == body.count else { return "is damaged" }
+        self.entries = entries
+        return nil
+    }
+
+    private func unmap() {
+        if let mapped { munmap(UnsafeMutableRawPointer(mutating: mapped.baseAddress), mapped.count) }
+        mapped = nil
+        entries = []
+        indexesByID = nil
+    }
+
+    /// Reads the journal's whole entries; stops at the first torn or damaged one.
+    private func readJournal() {
+        guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return }
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 8)
+        data.copyBytes(to: bytes)
+        journalBytes = bytes
+        let raw = UnsafeRawBufferPointer(bytes)
+        var cursor = 0
+        guard Self.header(of: raw, magic: Self.journalMagic, cursor: &cursor) == Self.version,
+            Self.text(in: raw, cursor: &cursor) == workflowFile
+        else { return }
+        journalIsUsable = true
+        let digestSize = TaskStateBytes.digestSize
+        while let length = Self.integer(in: raw, cursor: &cursor), length >= 1, cursor <= raw.count - digestSize - length {
+            let payload = (cursor + digestSize)..<(cursor + digestSize + length)
+            guard SHA256.hash(data: UnsafeRawBufferPointer(rebasing: raw[payload])).elementsEqual(raw[cursor..<cursor + digestSize])
+            else { break }
+            let entry = UnsafeRawBufferPointer(rebasing: raw[(payload.lowerBound + 1)..<payload.upperBound])
+            switch raw[payload.lowerBound] {
+            case UInt8(ascii: "T"):
+                guard TaskStateBytes.length(of: entry, at: 0) == entry.count else { return }
+                journaled[StoredTask(bytes: entry).id] = (payload.lowerBound + 1)..<payload.upperBound
+            case UInt8(ascii: "D"):
+                journaled[String(decoding: entry, as: UTF8.self)] = .some(nil)
+            default:
+                return
+            }
+            cursor = payload.upperBound
+        }
+    }
+
+    /// The magic line and version at the start of `bytes`; nil if it is not there.
+    private static func header(of bytes: UnsafeRawBufferPointer, magic: [UInt8], cursor: inout Int) -> UInt32? {
+        guard bytes.count >= magic.count + 4, bytes[..<magic.count].elementsEqual(magic) else { return nil }
+        cursor = magic.count
+        return integer(in: bytes, cursor: &cursor).map(UInt32.init)
+    }
+
+    private static func integer(in bytes: UnsafeRawBufferPointer, cursor: inout Int) -> Int? {
+        guard cursor <= bytes.count - 4 else { return nil }
+        let value = bytes.loadUnaligned(fromByteOffset: cursor, as: UInt32.self).littleEndian
+        cursor += 4
+        return Int(value)
+    }
+
+    private static func text(in bytes: UnsafeRawBufferPointer, cursor: inout Int) -> String? {
+        guard let length = integer(in: bytes, cursor: &cursor), cursor <= bytes.count - length else { return nil }
+        defer { cursor += length }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[cursor..<cursor + length]), as: UTF8.self)
+    }
+
+    private var header: (magic: [UInt8], rest: [UInt8]) {
+        var rest: [UInt8] = []
+        TaskStateBytes.appendInteger(Self.version, to: &rest)
+        TaskStateBytes.appendText(workflowFile, to: &rest)
+        return (Self.magic, rest)
+    }
+
+    // MARK: Changes
+
+    /// Remembers a task's success, appended to the journal at once.
+    package func recordSuccess(_ state: TaskState) throws(TaskStatesError) {
+        var payload: [UInt8] = [UInt8(ascii: "T")]
+        TaskStateBytes.append(state, to: &payload)
+        changes[state.id] = .some(state)
+        try appendToJournal(payload)
+    }
+
+    /// Forgets a task's success: it is about to run again, and a run that fails or is killed
+    /// midway must not leave it up to date.
+    package func forget(_ id: String, at index: Int) throws(TaskStatesError) {
+        if let change = changes[id] {
+            guard change != nil else { return }
+        } else if stored(at: index, id: id) == nil {
+            return
+        }
+        changes[id] = .some(nil)
+        try appendToJournal([UInt8(ascii: "D")] + Array(id.utf8))
+    }
+
+    /// Keeps new stamps of an up-to-date task's files (hashed again with the same contents), so
+    /// that they are not hashed next time; written at `compact` only.
+    package func refresh(_ state: TaskState) {
+        changes[state.id] = .some(state)
+    }
+
+    private func appendToJournal(_ payload: [UInt8]) throws(TaskStatesError) {
+        if journalDescriptor < 0 {
+            do { try folder.create() } catch { throw TaskStatesError("cannot make \(folder.path): \(error.localizedDescription)") }
+            // A journal that cannot be read on is started afresh; O_NOFOLLOW: nothing planted
+            // in the state folder is written through.
+            let fresh = !journalIsUsable
+            journalDescriptor = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o600)
+            guard journalDescriptor >= 0 else { throw TaskStatesError("cannot write \(journalPath): \(String(cString: strerror(errno)))") }
+            if fresh {
+                var bytes = Self.journalMagic
+                bytes += header.rest
+                try writeJournal(bytes)
+                journalIsUsable = true
+            }
+        }
+        var entry: [UInt8] = []
+        TaskStateBytes.appendInteger(UInt32(payload.count), to: &entry)
+        entry += SHA256.hash(data: payload)
+        entry += payload
+        try writeJournal(entry)
+    }
+
+    private func writeJournal(_ bytes: [UInt8]) throws(TaskStatesError) {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let count = rest.withUnsafeBytes { Glibc.write(journalDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw TaskStatesError("cannot write \(journalPath): \(String(cString: strerror(count == 0 ? ENOSPC : errno)))")
+            }
+            rest = rest.dropFirst(count)
+        }
+    }
+
+    // MARK: The end of a run
+
+    /// Writes the `.bin` file anew if the run changed anything or a journal was found: the tasks
+    /// of `plan` (their ids, in order) first, then every other task kept (another target's).
+    package func compact(plan ids: [String]) throws(TaskStatesError) {
+        if journalDescriptor >= 0 {
+            close(journalDescriptor)
+            journalDescriptor = -1
+        }
+        guard !changes.isEmpty || journalIsUsable || ignoredProblem != nil else { return }
+        do throws(FileError) {
+            try write(plan: ids)
+        } catch {
+            throw TaskStatesError(error.description)
+        }
+        // Folded in: a crash before this line replays it over the new file, which changes nothing.
+        unlink(journalPath)
+        journalIsUsable = false
+        // The text log of flowrun before this file, if one is left: nothing reads it any more.
+        unlink(folder.file("fingerprints-\(key).log"))
+    }
+
+    private func write(plan ids: [String]) throws(FileError) {
+        var order: [String] = []
+        var seen = Set<String>()
+        for id in ids where seen.insert(id).inserted { order.append(id) }
+        if let mapped {
+            for entry in entries {
+                let id = StoredTask(bytes: UnsafeRawBufferPointer(rebasing: mapped[entry])).id
+                if seen.insert(id).inserted { order.append(id) }
+            }
+        }
+        for id in journaled.keys.sorted() + changes.keys.sorted() where seen.insert(id).inserted { order.append(id) }
+
+        // Each task's bytes: a change made now, else the journal's, else the file's, copied.
+        var pieces: [(state: TaskState?, bytes: UnsafeRawBufferPointer?)] = []
+        for (index, id) in order.enumerated() {
+            if let change = changes[id] {
+                if let change { pieces.append((change, nil)) }
+            } else if let stored = stored(at: index, id: id) {
+                pieces.append((nil, stored.bytes))
+            }
+        }
+        guard !pieces.isEmpty || FileManager.default.fileExists(atPath: path) else { return }
+        let file = try AtomicFile(destination: path, access: .owner)
+        var hasher = SHA256()
+        var buffer = header.magic + header.rest
+        TaskStateBytes.appendInteger(UInt32(pieces.count), to: &buffer)
+        func flush(atLeast count: Int) throws(FileError) {
+            guard buffer.count >= count else { return }
+            hasher.update(data: buffer)
+            var failure: FileError?
+            buffer.withUnsafeBytes { raw in
+                do throws(FileError) { try file.write(raw) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        for piece in pieces {
+            if let state = piece.state { TaskStateBytes.append(state, to: &buffer) }
+            if let bytes = piece.bytes { buffer += bytes }
+            try flush(atLeast: Self.writePiece)
+        }
+        try flush(atLeast: 0)
+        buffer += hasher.finalize()
+        try flush(atLeast: 0)
+        try file.commit()
+    }
+}
+
+package struct TaskStatesError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+@testable import FlowState
+
+/// The task state file: read back by each task's index or id, a kill mid-run keeps what had
+/// finished (the journal), and a file that is not whole and ours is never trusted.
+@Suite struct TaskStatesTests {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("task-states-\(UUID().uuidString)").path
+    var folder: StateFolder { StateFolder(path: base + "/.flowrun") }
+
+    static func hex(_ seed: String) -> String { InMemoryFileSystem.digest(seed) }
+
+    static func state(_ id: String, _ seed: String = "1") -> TaskState {
+        let fingerprint = TaskFingerprint(
+            definition: hex(id + seed + "d"), environment: hex("e"), inputs: hex(id + seed + "i"), needs: hex("n"))
+        let file = FileRecord(
+            size: 3, modifiedNanoseconds: 7, changedNanoseconds: 8, inode: 9, digest: hex("contents"), hashedAtNanoseconds: 11)
+        return TaskState(
+            id: id, record: TaskRecord(fingerprint: fingerprint, outputs: hex(id + "o")),
+            inputs: [StampedFile(pattern: 0, path: "/w/in/" + id, record: file)],
+            outputs: [StampedFile(pattern: 0, path: "/w/out/" + id, record: file), StampedFile(pattern: 1, path: "/w/log", record: file)])
+    }
+
+    func states(_ workflow: String = "/w/flow.yaml") -> TaskStates {
+        TaskStates(folder: folder, workflowFile: workflow)
+    }
+
+    func read(_ states: TaskStates, _ id: String, at index: Int) -> TaskState? {
+        states.stored(at: index, id: id).map {
+            TaskState(id: $0.id, record: $0.record, inputs: $0.files(outputs: false), outputs: $0.files(outputs: true))
+        }
+    }
+
+    @Test func whatATaskLeftIsReadBackWholeByItsIndexOrItsID() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let written = states()
+        try written.recordSuccess(Self.state("a"))
+        try written.recordSuccess(Self.state("b"))
+        try written.compact(plan: ["a", "b"])
+        #expect(!FileManager.default.fileExists(atPath: written.journalPath), "folded into the file")
+
+        let reread = states()
+        #expect(reread.ignoredProblem == nil)
+        #expect(read(reread, "a", at: 0) == Self.state("a"))
+        #expect(read(reread, "b", at: 1) == Self.state("b"))
+        // The plan changed: a task is found by its id, never taken for the one now at its index.
+        #expect(read(reread, "b", at: 0) == Self.state("b"))
+        #expect(read(reread, "c", at: 0) == nil)
+        #expect(read(reread, "a", at: 7) == Self.state("a"))
+    }
+
+    @Test func successesJournaledAsTheyHappenSurviveAKillBeforeTheEndOfTheRun() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        do {
+            let killed = states()
+            try killed.recordSuccess(Self.state("a"))
+            try killed.recordSuccess(Self.state("b"))
+            try killed.forget("b", at: 1)
+            // No compact(): as if the run were killed here.
+        }
+        // A torn last entry, as a kill in the middle of a write leaves.
+        let handle = try #require(FileHandle(forWritingAtPath: states().journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data([200, 0, 0, 0, 1, 2, 3]))
+        try handle.close()
+
+        let reread = states()
+        #expect(read(reread, "a", at: 0) == Self.state("a"))
+        #expect(reread.stored(at: 1, id: "b") == nil)
+        // Appending on after the torn entry, and folding in, keeps both runs' work.
+        try reread.recordSuccess(Self.state("c"))
+        try reread.compact(plan: ["c"])
+        let folded = states()
+        #expect(read(folded, "a", at: 1) == Self.state("a"))
+        #expect(read(folded, "c", at: 0) == Self.state("c"))
+        #expect(folded.stored(at: 2, id: "b") == nil)
+    }
+
+    /// A crash after the new file is renamed into place but before the journal is removed: the
+    /// journal is replayed over the file it was folded into, which changes nothing.
+    @Test func aJournalReplayedOverTheFileItWasFoldedIntoChangesNothing() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let first = states()
+        try first.recordSuccess(Self.state("a", "old"))
+        try first.compact(plan: ["a"])
+        let second = states()
+        try second.recordSuccess(Self.state("a", "new"))
+        try second.recordSuccess(Self.state("b"))
+        let journal = try Data(contentsOf: URL(fileURLWithPath: second.journalPath))
+        try second.compact(plan: ["a", "b"])
+        try journal.write(to: URL(fileURLWithPath: second.journalPath))
+
+        let reread = states()
+        #expect(read(reread, "a", at: 0) == Self.state("a", "new"))
+        #expect(read(reread, "b", at: 1) == Self.state("b"))
+    }
+
+    /// Another version's file, one cut short at any length, or one with any byte changed: none
+    /// is trusted, each is said to be ignored, and the end of the run writes the file anew.
+    @Test func aDamagedCutShortOrOtherVersionFileIsIgnoredAndWrittenAnew() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let written = states()
+        try written.recordSuccess(Self.state("a"))
+        try written.compact(plan: ["a"])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: written.path))
+        var damaged: [Data] = [whole.prefix(whole.count - 1), whole.prefix(whole.count / 2), whole.prefix(10)]
+        for offset in stride(from: 0, to: whole.count, by: 7) {
+            var flipped = whole
+            flipped[offset] ^= 0x20
+            damaged.append(flipped)
+        }
+        var otherVersion = whole
+        otherVersion[TaskStates.magic.count] = 9
+        damaged.append(otherVersion)
+        for bytes in damaged {
+            try bytes.write(to: URL(fileURLWithPath: written.path))
+            let found = states()
+            #expect(found.ignoredProblem != nil)
+            #expect(found.stored(at: 0, id: "a") == nil)
+            #expect(found.isEmpty)
+        }
+        // Written anew at the end of the next run, with what that run did.
+        let next = states()
+        try next.recordSuccess(Self.state("b"))
+        try next.compact(plan: ["b"])
+        let rebuilt = states()
+        #expect(rebuilt.ignoredProblem == nil)
+        #expect(read(rebuilt, "b", at: 0) == Self.state("b"))
+        // The version byte said which: another flowrun's file.
+        try otherVersion.write(to: URL(fileURLWithPath: written.path))
+        #expect(states().ignoredProblem?.contains("another flowrun") == true)
+    }
+
+    @Test func twoWorkflowsSharingAFolderKeepTheirOwnState() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let one = states("/w/one.yaml")
+        try one.recordSuccess(Self.state("a"))
+        try one.compact(plan: ["a"])
+        #expect(states("/w/two.yaml").isEmpty)
+        #expect(read(states("/w/one.yaml"), "a", at: 0) == Self.state("a"))
+    }
+
+    /// A run of some targets only: the other tasks' state is kept, after the plan's.
+    @Test func tasksNotInThePlanAreKept() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let all = states()
+        for id in ["a", "b", "c"] { try all.recordSuccess(Self.state(id)) }
+        try all.compact(plan: ["a", "b", "c"])
+        let some = states()
+        try some.recordSuccess(Self.state("b", "2"))
+        try some.compact(plan: ["b"])
+        let reread = states()
+        #expect(read(reread, "b", at: 0) == Self.state("b", "2"))
+        #expect(read(reread, "a", at: 1) == Self.state("a"))
+        #expect(read(reread, "c", at: 2) == Self.state("c"))
+    }
+}

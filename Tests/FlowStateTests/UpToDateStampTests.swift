@@ -1,0 +1,165 @@
+import FlowLoading
+import FlowPlanning
+import Foundation
+import Testing
+
+@testable import FlowState
+
+/// The up-to-date check over the task state file, on the in-memory file system: a file whose
+/// stamp stands is not hashed; one whose stamp moved, or that was racy when hashed, is; an
+/// edited, deleted or added file is always seen; and each task finds its own state whatever the
+/// order of the plan.
+@Suite struct UpToDateStampTests {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("up-to-date-stamps-\(UUID().uuidString)").path
+    let disk = InMemoryFileSystem()
+
+    /// A task per name, copying `/w/in/NAME` to `/w/out/NAME`; `glob` adds `/w/parts/*` to each's inputs.
+    func plan(_ names: [String], glob: Bool = false) throws -> Plan {
+        let inputs = glob ? "[/w/in/NAME, /w/parts/*]" : "[/w/in/NAME]"
+        var text = "version: 1\ntasks:\n"
+        for name in names {
+            text += "  \(name): {inputs: \(inputs), outputs: [/w/out/NAME], shell: [cp, /w/in/NAME, /w/out/NAME]}\n"
+                .replacingOccurrences(of: "NAME", with: name)
+        }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: base + "/flow.yaml"))
+        let loaded = WorkflowLoader.load(path: base + "/flow.yaml")
+        let workflow = try #require(loaded.workflow, "\(loaded.diagnostics)")
+        return try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+    }
+
+    /// One run of `plan` as the engine drives the gate, each task in plan order (none needs
+    /// another here); a task that runs copies its input to its output. The ids of those that ran.
+    @discardableResult
+    func run(_ plan: Plan) -> [String] {
+        let check = UpToDateCheck(
+            plan: plan, states: TaskStates(folder: StateFolder(path: base + "/.flowrun"), workflowFile: base + "/flow.yaml"),
+            force: false, fileSystem: disk)
+        var ran: [String] = []
+        for (index, task) in plan.tasks.enumerated() where check.skipReason(for: index) == nil {
+            ran.append(task.id)
+            disk.write("/w/out/" + task.id, "made from " + (disk.contents("/w/in/" + task.id) ?? "nothing"))
+            check.taskSucceeded(index)
+        }
+        check.finish()
+        #expect(check.writeFailure == nil)
+        return ran
+    }
+
+    /// Inputs written, one run, then time for every file to settle (not racy any more).
+    func built(_ names: [String], glob: Bool = false) throws -> Plan {
+        for name in names { disk.write("/w/in/" + name, "input " + name) }
+        let plan = try plan(names, glob: glob)
+        #expect(run(plan) == names)
+        disk.advance(seconds: 10)
+        #expect(run(plan) == [])  // the files hashed within a tick of their change are hashed once more
+        disk.advance(seconds: 10)
+        return plan
+    }
+
+    @Test func aFileWhoseStampStandsIsNotHashed() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let plan = try built(["a", "b"])
+        let hashes = disk.hashes
+        #expect(run(plan) == [])
+        #expect(disk.hashes == hashes)
+    }
+
+    /// Touched (rewritten with the same contents): hashed once, still up to date, and its new
+    /// stamp kept so that it is not hashed again.
+    @Test func aFileWhoseStampMovedIsHashedOnceAndStaysUpToDate() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let plan = try built(["a", "b"])
+        disk.write("/w/in/a", "input a")
+        disk.advance(seconds: 10)
+        let hashes = disk.hashes
+        #expect(run(plan) == [])
+        #expect(disk.hashes == hashes + 1)
+        #expect(run(plan) == [])
+        #expect(disk.hashes == hashes + 1)
+    }
+
+    /// git's racy rule: an input hashed within a tick of its change may change again without
+    /// its stamp showing it, so its stamp alone is not trusted.
+    @Test func aFileHashedWhileRacyIsHashedAgainAndAnEditInTheSameTickIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        disk.write("/w/in/a", "input a")
+        let plan = try plan(["a"])
+        #expect(run(plan) == ["a"])
+        disk.replaceKeepingStatus("/w/in/a", "input A")  // same size, same tick: the stamp is as kept
+        disk.advance(seconds: 10)
+        #expect(run(plan) == ["a"])
+    }
+
+    @Test func anEditedOrDeletedFileIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let plan = try built(["a", "b"])
+        disk.write("/w/in/a", "edited")
+        disk.advance(seconds: 10)
+        #expect(run(plan) == ["a"])
+        disk.advance(seconds: 10)
+        disk.write("/w/out/b", "made by hand")
+        disk.advance(seconds: 10)
+        #expect(run(plan) == ["b"])
+        disk.advance(seconds: 10)
+        disk.remove("/w/out/a")
+        #expect(run(plan) == ["a"])
+        disk.advance(seconds: 10)
+        disk.remove("/w/in/b")
+        #expect(run(plan).first == "b")  // a missing input: it runs (and fails, in a real run)
+    }
+
+    /// A file replaced by another one (a new inode) with the same size and times.
+    @Test func aFileReplacedByAnotherIsHashed() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let plan = try built(["a"])
+        let kept = try #require(disk.status(of: "/w/in/a"))
+        disk.remove("/w/in/a")
+        disk.write("/w/in/a", "input b")
+        disk.setStatus("/w/in/a", modifiedNanoseconds: kept.modifiedNanoseconds, changedNanoseconds: kept.changedNanoseconds)
+        disk.advance(seconds: 10)
+        #expect(run(plan) == ["a"])
+    }
+
+    @Test func aFileAddedOrRemovedUnderAGlobIsSeen() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        disk.write("/w/parts/1", "one")
+        let plan = try built(["a"], glob: true)
+        disk.write("/w/parts/2", "two")
+        disk.advance(seconds: 10)
+        #expect(run(plan) == ["a"])
+        disk.advance(seconds: 10)
+        #expect(run(plan) == [])
+        disk.remove("/w/parts/1")
+        #expect(run(plan) == ["a"])
+    }
+
+    /// Tasks added, removed and moved in the workflow: each task is judged by its own state,
+    /// never by the one that was at its index.
+    @Test func tasksAddedRemovedOrReorderedKeepTheirOwnState() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        _ = try built(["a", "b", "c"])
+        disk.write("/w/in/new", "input new")
+        #expect(run(try plan(["new", "c", "a"])) == ["new"])
+        // b, left out of that run, is still up to date; an edit of c is seen where c now is.
+        disk.write("/w/in/c", "edited")
+        disk.advance(seconds: 10)
+        #expect(run(try plan(["c", "b", "a", "new"])) == ["c"])
+        disk.advance(seconds: 10)
+        #expect(run(try plan(["a", "b", "c", "new"])) == [])
+    }
+
+    /// A state file that is damaged is not trusted: every task runs, and the next run has a
+    /// whole file again.
+    @Test func aDamagedStateFileMakesEveryTaskRunAndIsWrittenAnew() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let plan = try built(["a", "b"])
+        let path = TaskStates(folder: StateFolder(path: base + "/.flowrun"), workflowFile: base + "/flow.yaml").path
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count / 2] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(run(plan) == ["a", "b"])
+        disk.advance(seconds: 10)
+        #expect(run(plan) == [])
+    }
+}
