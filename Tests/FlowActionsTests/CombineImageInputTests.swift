@@ -278,7 +278,7 @@ import Testing
             let path = "\(folder)/\(name)"
             let rows = LockedBox(0)
             let resampler = Resampler(width: width, height: height) { _, _ in rows.update { $0 += 1 } }
-            #expect(throws: CombineFailure.cancelled, "\(name)") {
+            #expect(throws: ActionFailure.cancelled, "\(name)") {
                 try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: resampler, control: cancelled)
             }
             #expect(rows.value < 64, "\(name): \(rows.value) rows")

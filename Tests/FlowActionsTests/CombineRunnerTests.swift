@@ -105,7 +105,7 @@ import Testing
         let control = CombineControl { _, _, _ in box.value?.cancel() }
         box.update { $0 = control }
 
-        #expect(throws: CombineFailure.cancelled) {
+        #expect(throws: ActionFailure.cancelled) {
             try CombineJob(action: action, workdir: folder, maxPixels: 100).run(control: control)
         }
         #expect(Support.contents(of: "\(folder)/out") == [])

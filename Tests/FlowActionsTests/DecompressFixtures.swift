@@ -46,7 +46,7 @@ struct DecompressFixtures {
     func extract(
         _ archive: String, to: String = "out", format: FlowModel.ArchiveFormat? = nil, strip: Int = 0,
         limits: ExtractionLimits = ExtractionLimits(), isCancelled: () -> Bool = { false }
-    ) -> ExtractionFailure? {
+    ) -> ActionFailure? {
         let extractor = ArchiveExtractor(from: path(archive), to: path(to), format: format, stripComponents: strip, limits: limits)
         do {
             try extractor.run(isCancelled: isCancelled, progress: { _, _ in })

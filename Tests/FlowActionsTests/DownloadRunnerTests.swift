@@ -122,7 +122,7 @@ import Testing
         server.route("/gone") { _ in .init(status: 410) }
         let downloader = Downloader(environment: [:])
         defer { downloader.shutdown() }
-        func fetch(_ path: String) async throws -> DownloadFailure? {
+        func fetch(_ path: String) async throws -> ActionFailure? {
             let file = try PartialFile(destination: folder + "/x.bin")
             defer { file.queue.sync { file.remove() } }
             return await withCheckedContinuation { done in
@@ -538,7 +538,7 @@ import Testing
         #expect(try everything.proxy(for: url("https://a.example/")) == nil)
         let all = ProxyRules(environment: ["ALL_PROXY": "socks5://s:1080"])
         #expect(try all.proxy(for: url("http://a.example/")) == .init(kind: .socks5, host: "s", port: 1080))
-        #expect(throws: DownloadFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
+        #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
     }
 
     @Test func retryAfterTakesSecondsOrADate() {

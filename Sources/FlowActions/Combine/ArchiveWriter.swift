@@ -11,8 +11,8 @@ enum ArchiveWriter {
     static func write(
         _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
         control: CombineControl
-    ) throws(CombineFailure) {
-        guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
+    ) throws(ActionFailure) {
+        guard let archive = archive_write_new() else { throw ActionFailure("cannot write \(output.destination): out of memory") }
         var finished = false
         defer {
             // Freeing an unfinished archive would first pad the open entry to its full size
@@ -22,14 +22,14 @@ enum ArchiveWriter {
         }
         // ARCHIVE_WARN is a failure too: an entry libarchive could not store as given (a name
         // it could not convert, a size it cut) is not the file the task promised.
-        func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(CombineFailure) {
+        func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(ActionFailure) {
             if status == ARCHIVE_OK { return }
             var reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(status)"
             // libarchive's own words for a failed write(2) are only "Write error": add the
             // kernel's (its other errnos, such as EILSEQ for a format problem, say nothing more).
             let code = archive_errno(archive)
             if [ENOSPC, EDQUOT, EIO, EFBIG, EROFS, EPIPE, EBADF].contains(code) { reason += ": " + String(cString: strerror(code)) }
-            throw CombineFailure("cannot write \(output.destination): \(doing()): \(reason)")
+            throw ActionFailure("cannot write \(output.destination): \(doing()): \(reason)")
         }
         switch format {
         case .zip:
@@ -63,7 +63,7 @@ enum ArchiveWriter {
         for input in inputs {
             try control.checkCancelled()
             let (file, name) = (try InputFile(input.path), input.name)
-            guard let entry = archive_entry_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
+            guard let entry = archive_entry_new() else { throw ActionFailure("cannot write \(output.destination): out of memory") }
             defer { archive_entry_free(entry) }
             archive_entry_set_pathname_utf8(entry, name)
             archive_entry_set_filetype(entry, 0o100000)  // AE_IFREG, a macro Swift does not import
@@ -74,7 +74,7 @@ enum ArchiveWriter {
             archive_entry_set_mtime(entry, file.status.st_mtim.tv_sec, file.status.st_mtim.tv_nsec)
             try check(archive_write_header(archive, entry), "entry \(name)")
             var written: Int64 = 0
-            try file.readBlocks(into: buffer) { (block) throws(CombineFailure) in
+            try file.readBlocks(into: buffer) { (block) throws(ActionFailure) in
                 try control.checkCancelled()
                 // The header promised `size` bytes: a file that grew since is cut there.
                 let count = min(Int64(block.count), file.size - written)
@@ -82,14 +82,14 @@ enum ArchiveWriter {
                 let result = archive_write_data(archive, block.baseAddress, Int(count))
                 if result < 0 { try check(Int32(result), "entry \(name)") }
                 guard result == count else {
-                    throw CombineFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count) bytes")
+                    throw ActionFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count) bytes")
                 }
                 written += count
                 done += count
                 control.progress(done, of: total, .bytes)
             }
             guard written == file.size else {
-                throw CombineFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
+                throw ActionFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
             }
             try check(archive_write_finish_entry(archive), "entry \(name)")
         }

@@ -33,7 +33,7 @@ final class CombineControl: @unchecked Sendable {
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     /// Throws `.cancelled` once `cancel()` was called: the work calls it between blocks.
-    func checkCancelled() throws(CombineFailure) {
+    func checkCancelled() throws(ActionFailure) {
         if isCancelled { throw .cancelled }
     }
 

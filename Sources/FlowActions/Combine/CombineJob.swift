@@ -12,13 +12,13 @@ struct CombineJob {
     /// Where the output's digest is noted once it is in place.
     var digests = StreamedDigests.shared
 
-    func run(control: CombineControl) throws(CombineFailure) {
+    func run(control: CombineControl) throws(ActionFailure) {
         let destination = action.to.value
         let inputs = try CombineInputs(
             patterns: action.inputs.map(\.value), workdir: workdir, output: destination, base: action.base?.value,
             prefix: action.prefix?.value ?? ""
         ).files
-        guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
+        guard !inputs.isEmpty else { throw ActionFailure("no inputs") }
         try control.checkCancelled()
         let output = try CombineOutput(destination, digests: digests)
         do {
@@ -44,7 +44,7 @@ struct CombineJob {
 
     /// Every input looked at first: a missing one fails the task before any byte is written.
     /// The files are then opened one at a time, so that thousands of inputs need one descriptor.
-    private static func totalSize(of inputs: [CombineInputs.Input]) throws(CombineFailure) -> Int64 {
+    private static func totalSize(of inputs: [CombineInputs.Input]) throws(ActionFailure) -> Int64 {
         var total: Int64 = 0
         for input in inputs { total += try InputFile.size(of: input.path) }
         return total

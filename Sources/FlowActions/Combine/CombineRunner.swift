@@ -39,7 +39,7 @@ package struct CombineRunner: TaskRunner {
         let loop = self.loop
         Self.workers.async {
             let result: AttemptResult
-            do throws(CombineFailure) {
+            do throws(ActionFailure) {
                 try job.run(control: control)
                 result = .succeeded
             } catch {

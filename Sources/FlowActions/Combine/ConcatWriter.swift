@@ -3,13 +3,13 @@ enum ConcatWriter {
     /// `total`: the inputs' sizes when the task started, for progress.
     static func write(
         _ inputs: [CombineInputs.Input], total: Int64, to output: CombineOutput, control: CombineControl
-    ) throws(CombineFailure) {
+    ) throws(ActionFailure) {
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
         defer { buffer.deallocate() }
         for input in inputs {
             try control.checkCancelled()
-            try InputFile(input.path).readBlocks(into: buffer) { (block) throws(CombineFailure) in
+            try InputFile(input.path).readBlocks(into: buffer) { (block) throws(ActionFailure) in
                 try control.checkCancelled()
                 try output.write(block)
                 done += Int64(block.count)

@@ -46,7 +46,7 @@ final class ImageCanvas {
     }
 
     /// Writes the canvas as a PNG to `output`; a cancel of `control` stops it within 32 rows.
-    func write(to output: CombineOutput, control: CombineControl) throws(CombineFailure) {
+    func write(to output: CombineOutput, control: CombineControl) throws(ActionFailure) {
         var message = [CChar](repeating: 0, count: 512)
         let status = pixels.withUnsafeBufferPointer {
             flowrun_png_encode(
@@ -57,7 +57,7 @@ final class ImageCanvas {
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw CombineFailure("cannot write \(output.destination): \(text)")
+            throw ActionFailure("cannot write \(output.destination): \(text)")
         }
     }
 }

@@ -6,7 +6,7 @@ enum ImageRows {
     /// `fit`: the size the image is scaled to, so that a JPEG may be decoded reduced.
     static func read(
         _ path: String, maxPixels: Int, fit: (width: Int, height: Int), into resampler: Resampler, control: CombineControl
-    ) throws(CombineFailure) {
+    ) throws(ActionFailure) {
         let sink = flowrun_row_sink(
             begin: { context, width, height in
                 Unmanaged<Resampler>.fromOpaque(context!).takeUnretainedValue().begin(width: Int(width), height: Int(height))
@@ -25,7 +25,7 @@ enum ImageRows {
         }
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {
-            throw CombineFailure("input \(path): \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+            throw ActionFailure("input \(path): \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
         }
     }
 }

@@ -73,7 +73,7 @@ final class Resampler {
 
     /// Filters down, after the last source row, and emits the result; checks for a cancel
     /// every 64 rows.
-    func finish(control: CombineControl) throws(CombineFailure) {
+    func finish(control: CombineControl) throws(ActionFailure) {
         guard !isIdentity else { return }
         let down = Self.weights(from: sourceHeight, to: height)
         var result = [Float](repeating: 0, count: width * 4)

@@ -41,11 +41,11 @@ package struct DecompressRunner: TaskRunner {
         let loop = self.loop
         Self.workers.async {
             let result: AttemptResult
-            do throws(ExtractionFailure) {
+            do throws(ActionFailure) {
                 try extractor.run(isCancelled: { running.isStopped }, progress: { done, total in events.progress(done, total, .bytes) })
                 result = .succeeded
             } catch {
-                result = .failed(reason: shown(error.message), exitCode: nil)
+                result = .failed(reason: shown(error.reason), exitCode: nil)
             }
             loop.post { completion(result) }
         }

@@ -122,7 +122,7 @@ final class DownloadJob: RunningAttempt, Sendable {
     /// digest the transfer computed (a later task may have changed the file: then fetch again).
     private func copyFinished(_ source: LocalCopy.Source, sha256: String) {
         if let expected = action.sha256, expected.lowercased() != sha256 {
-            return end(.failed(DownloadFailure("sha256 mismatch for \(action.to.value): expected \(expected.lowercased()), got \(sha256)", retryable: false)))
+            return end(.failed(ActionFailure("sha256 mismatch for \(action.to.value): expected \(expected.lowercased()), got \(sha256)", retryable: false)))
         }
         copy(from: source, expecting: sha256) { _ in
             self.runner.shared.forget(self.key)
@@ -133,7 +133,7 @@ final class DownloadJob: RunningAttempt, Sendable {
     /// Copies a local file to `to` through a temporary file; `fallback` runs instead of failing
     /// when the source cannot be read or its bytes are not those expected. Failing to place the
     /// copy at `to` is this task's failure.
-    private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (DownloadFailure) -> Void) {
+    private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (ActionFailure) -> Void) {
         let file: PartialFile
         do {
             file = try PartialFile(destination: action.to.value)
@@ -150,16 +150,16 @@ final class DownloadJob: RunningAttempt, Sendable {
                 file.remove()
                 return self.end(.cancelled)
             }
-            do throws(DownloadFailure) {
+            do throws(ActionFailure) {
                 try result.get()
                 guard file.sha256 == sha256.lowercased() else {
-                    throw DownloadFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
+                    throw ActionFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
                 }
             } catch {
                 file.remove()
                 return fallback(error)
             }
-            do throws(DownloadFailure) {
+            do throws(ActionFailure) {
                 let digest = try file.finish(expectedSHA256: sha256, folderSyncs: self.runner.folderSyncs, noting: true)
                 self.end(.completed(sha256: digest, bytes: file.size))
             } catch {
@@ -178,7 +178,7 @@ final class DownloadJob: RunningAttempt, Sendable {
             return end(.failed(error))
         }
         let url = action.url.value
-        let finished: @Sendable (Result<Void, DownloadFailure>) -> Void = { result in self.transferEnded(result, file: file) }
+        let finished: @Sendable (Result<Void, ActionFailure>) -> Void = { result in self.transferEnded(result, file: file) }
         if url.lowercased().hasPrefix("file:") {
             let copy = LocalCopy()
             guard onCancel({ copy.cancel() }) else { return finished(.failure(Self.cancelled)) }
@@ -193,16 +193,16 @@ final class DownloadJob: RunningAttempt, Sendable {
             }
             if !onCancel({ attempt.cancel() }) { attempt.cancel() }
         } else {
-            finished(.failure(DownloadFailure("\(url): only http, https and file URLs are supported", retryable: false)))
+            finished(.failure(ActionFailure("\(url): only http, https and file URLs are supported", retryable: false)))
         }
     }
 
-    private static let cancelled = DownloadFailure("cancelled", retryable: false)
+    private static let cancelled = ActionFailure("cancelled", retryable: false)
 
     /// On the file's queue: verify and rename, or keep the partial file for a retry.
-    private func transferEnded(_ result: Result<Void, DownloadFailure>, file: PartialFile) {
+    private func transferEnded(_ result: Result<Void, ActionFailure>, file: PartialFile) {
         let cancelled = isCancelled
-        do throws(DownloadFailure) {
+        do throws(ActionFailure) {
             try result.get()
             if cancelled { throw Self.cancelled }
         } catch {
@@ -214,7 +214,7 @@ final class DownloadJob: RunningAttempt, Sendable {
         // task's `to` (its own sha256 or a rename that fails are its failures only).
         let bytes = FinishedFile(path: file.path, sha256: file.sha256)
         let shared: SharedTransfers.Ending = bytes.map { .finished($0) } ?? .abandoned
-        do throws(DownloadFailure) {
+        do throws(ActionFailure) {
             let digest = try file.finish(
                 expectedSHA256: action.sha256, folderSyncs: runner.folderSyncs, noting: true, cache: action.sha256 == nil ? nil : runner.cache)
             runner.attemptEnded(task, file: file, keep: false)

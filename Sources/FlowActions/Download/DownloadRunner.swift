@@ -69,7 +69,7 @@ package final class DownloadRunner: TaskRunner, Sendable {
     }
 
     /// The task's partial file from an earlier attempt, or a new one.
-    func partialFile(for task: TaskID, destination: String) throws(DownloadFailure) -> PartialFile {
+    func partialFile(for task: TaskID, destination: String) throws(ActionFailure) -> PartialFile {
         if let kept = partials.withLockedValue({ $0[task] }), kept.destination == destination { return kept }
         let file = try PartialFile(destination: destination)
         partials.withLockedValue { $0[task] = file }
