@@ -29,7 +29,7 @@ enum CombineTestSupport {
     }
 
     /// Runs one attempt of `task` and waits for its completion.
-    static func run(_ task: PlannedTask, runner: CombineRunner = CombineRunner()) async -> Attempt {
+    static func run(_ task: PlannedTask, runner: CombineRunner = CombineRunner(loop: SerialQueueLoop())) async -> Attempt {
         let attempt = LockedBox(Attempt())
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let events = AttemptEvents(

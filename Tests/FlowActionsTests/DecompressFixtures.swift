@@ -66,3 +66,24 @@ struct DecompressFixtures {
         #expect(listing() == expected.sorted(), sourceLocation: sourceLocation)
     }
 }
+
+extension DecompressFixtures {
+    /// A tar at `path` of one entry, `big.bin`, of `entryBytes` bytes that do not compress.
+    static func tar(at path: String, entryBytes: Int) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            """
+            import io, os, sys, tarfile
+            with tarfile.open(sys.argv[1], 'w') as t:
+                data = os.urandom(int(sys.argv[2]))
+                info = tarfile.TarInfo('big.bin'); info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+            """, path, String(entryBytes),
+        ]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python3 could not write \(path)")
+    }
+}

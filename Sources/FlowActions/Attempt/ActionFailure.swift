@@ -1,5 +1,10 @@
+import FlowEngine
+
 /// Why an attempt of a download, decompress or combine task did not produce its output, in
 /// words that name the URL, the path or the entry, and whether another attempt can help.
+///
+/// The one failure type of the actions: each throws it, and `ActionAttempt` turns it into the
+/// attempt's result with the task's secret values masked (`SecretMask`), in one place.
 package struct ActionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     package var reason: String
     /// False when the failure knows that trying again cannot help (an HTTP 404, a bad checksum,
@@ -16,7 +21,16 @@ package struct ActionFailure: Error, Sendable, Equatable, CustomStringConvertibl
 
     package var description: String { reason }
 
-    /// The attempt was stopped: cancel, a timeout or Ctrl-C. The engine reports such an attempt
-    /// by why it stopped it, not by this reason.
+    /// The attempt was stopped (`StopFlag`): cancel, a timeout or Ctrl-C. The engine reports
+    /// such an attempt by why it stopped it, not by this reason.
     package static let cancelled = ActionFailure("cancelled", retryable: false)
+}
+
+extension ActionFailure {
+    /// The attempt's result, with the task's secret values shown as `***`: the one place a
+    /// failure is masked. A failure that advises nothing beyond the task's policy is a plain one.
+    func result(masking mask: SecretMask) -> AttemptResult {
+        if retryable && retryAfterMilliseconds == nil { return .failed(reason: mask(reason), exitCode: nil) }
+        return .failedAdvising(reason: mask(reason), retryable: retryable, notBeforeMilliseconds: retryAfterMilliseconds)
+    }
 }

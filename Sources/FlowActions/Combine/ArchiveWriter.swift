@@ -10,7 +10,7 @@ import Glibc
 enum ArchiveWriter {
     static func write(
         _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
-        control: CombineControl
+        stop: StopFlag, progress: ProgressThrottle
     ) throws(ActionFailure) {
         guard let archive = archive_write_new() else { throw ActionFailure("cannot write \(output.destination): out of memory") }
         var finished = false
@@ -61,7 +61,7 @@ enum ArchiveWriter {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
         defer { buffer.deallocate() }
         for input in inputs {
-            try control.checkCancelled()
+            try stop.throwIfStopped()
             let (file, name) = (try InputFile(input.path), input.name)
             guard let entry = archive_entry_new() else { throw ActionFailure("cannot write \(output.destination): out of memory") }
             defer { archive_entry_free(entry) }
@@ -75,7 +75,7 @@ enum ArchiveWriter {
             try check(archive_write_header(archive, entry), "entry \(name)")
             var written: Int64 = 0
             try file.readBlocks(into: buffer) { (block) throws(ActionFailure) in
-                try control.checkCancelled()
+                try stop.throwIfStopped()
                 // The header promised `size` bytes: a file that grew since is cut there.
                 let count = min(Int64(block.count), file.size - written)
                 guard count > 0 else { return }
@@ -86,7 +86,7 @@ enum ArchiveWriter {
                 }
                 written += count
                 done += count
-                control.progress(done, of: total, .bytes)
+                progress.report(done, total)
             }
             guard written == file.size else {
                 throw ActionFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
@@ -95,6 +95,5 @@ enum ArchiveWriter {
         }
         try check(archive_write_close(archive), "close")
         finished = true
-        control.progress(done, of: total, .bytes, final: true)
     }
 }

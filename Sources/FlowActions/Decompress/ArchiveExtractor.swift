@@ -29,7 +29,8 @@ package struct ArchiveExtractor {
         self.limits = limits
     }
 
-    /// `progress(compressed bytes read, archive size)`, at most ten times a second.
+    /// `progress(compressed bytes read, archive size)` after each block: the caller throttles it
+    /// (`ProgressThrottle`).
     package func run(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         let target = (to as NSString).standardizingPath
         let parent = (target as NSString).deletingLastPathComponent

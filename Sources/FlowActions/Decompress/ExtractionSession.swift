@@ -18,7 +18,6 @@ final class ExtractionSession {
     private var bytesWritten: Int64 = 0
     /// Links to check on the finished tree (`SymlinkContainment`).
     private var links: [[[UInt8]]] = []
-    private var lastProgress: UInt64 = 0
     private let isRegularFile: Bool
     private let input: ArchiveInput
     /// Hashes the files written, and notes their digests as each was finished.
@@ -258,11 +257,7 @@ final class ExtractionSession {
                 )
             }
             if isCancelled() { throw .cancelled }
-            let now = DispatchTime.now().uptimeNanoseconds
-            if now - lastProgress >= 100_000_000 {
-                lastProgress = now
-                progress(compressed, archiveSize)
-            }
+            progress(compressed, archiveSize)
         }
     }
 

@@ -51,9 +51,9 @@ package struct ShellRunner: TaskRunner {
             }
             return ChildProcess(launched, events: events, completion: completion)
         } catch let error as ProcessLauncher.LaunchError {
-            completion(.failed(reason: error.message, exitCode: nil))
+            completion(ActionFailure(error.message).result(masking: SecretMask(task)))
         } catch {
-            completion(.failed(reason: "\(error)", exitCode: nil))
+            completion(ActionFailure("\(error)").result(masking: SecretMask(task)))
         }
         return NotStarted()
     }
