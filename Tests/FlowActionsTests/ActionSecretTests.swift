@@ -79,8 +79,10 @@ import Testing
     @Test func aShellTaskThatCannotStartMasksASecretInItsWorkdir() async throws {
         let folder = try ActionAttemptHarness.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loop = OutputLoop()
+        defer { loop.end() }
         let reason = try await Self.reason(
-            "  build: {workdir: 'gone/${FLOW_TEST_TOKEN}', shell: 'true'}", in: folder, on: ShellRunner())
+            "  build: {workdir: 'gone/${FLOW_TEST_TOKEN}', shell: 'true'}", in: folder, on: ShellRunner(loop: loop))
         #expect(reason == "workdir '\(folder)/gone/***' does not exist")
     }
 
