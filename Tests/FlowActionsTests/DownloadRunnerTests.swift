@@ -302,6 +302,28 @@ import Testing
         #expect(Self.folderContents(folder) == [])
     }
 
+    @Test func aBodyOfUnknownLengthEndsOnItsFinalCount() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(300_000)
+        server.route("/chunked") { _ in
+            var response = TestHTTPServer.Response(body: body)
+            response.omitsLength = true
+            return response
+        }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/chunked', to: c.bin}}")], in: folder)
+        let attempt = await Self.run(tasks[0], runner: runner)
+        #expect(attempt.result == .succeeded)
+        #expect(Self.contents(folder + "/c.bin") == body)
+        // No report completes an unknown total: the one held back by the throttle is sent at the end.
+        let last = try #require(attempt.progress.last)
+        #expect(last.0 == 300_000 && last.1 == nil, "\(attempt.progress)")
+    }
+
     @Test func cancellingMidBodyLeavesToAsItWasAndNoTemporaryFile() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
