@@ -51,7 +51,7 @@ import Testing
             attempt = await ActionAttemptHarness.run(task, on: runner, stopAtFirstProgress: stop.apply)
             try? FileManager.default.removeItem(atPath: folder + "/cache")
         case .decompress:
-            try DecompressFixtures.tar(at: folder + "/big.tar", entryBytes: 4 << 20)
+            try DecompressFixtures.tar(at: folder + "/big.tar", entryBytes: 1 << 20)
             let task = try ActionAttemptHarness.tasks(
                 "version: 1\ntasks:\n  unpack: {decompress: {from: big.tar, to: out}}\n", in: folder)[0]
             attempt = await ActionAttemptHarness.run(task, on: DecompressRunner(loop: loop), stopAtFirstProgress: stop.apply)

@@ -68,22 +68,25 @@ struct DecompressFixtures {
 }
 
 extension DecompressFixtures {
-    /// A tar at `path` of one entry, `big.bin`, of `entryBytes` bytes that do not compress.
+    /// A ustar archive at `path` of one entry, `big.bin`, of `entryBytes` bytes that do not
+    /// repeat, written here: no process is spawned, so the test's thread is not held waiting.
     static func tar(at path: String, entryBytes: Int) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            """
-            import io, os, sys, tarfile
-            with tarfile.open(sys.argv[1], 'w') as t:
-                data = os.urandom(int(sys.argv[2]))
-                info = tarfile.TarInfo('big.bin'); info.size = len(data)
-                t.addfile(info, io.BytesIO(data))
-            """, path, String(entryBytes),
-        ]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 could not write \(path)")
+        var header = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<offset + text.utf8.count, with: text.utf8) }
+        put("big.bin", at: 0)
+        put("0000644\0", at: 100)
+        put("0000000\0", at: 108)
+        put("0000000\0", at: 116)
+        put(String(format: "%011o\0", entryBytes), at: 124)
+        put("00000000000\0", at: 136)
+        put("        ", at: 148)  // the checksum counts its own field as spaces
+        put("0", at: 156)
+        put("ustar\0" + "00", at: 257)
+        put(String(format: "%06o\0 ", header.reduce(0) { $0 + Int($1) }), at: 148)
+        var generator = SystemRandomNumberGenerator()
+        let body = (0..<entryBytes).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let padding = (512 - entryBytes % 512) % 512
+        let bytes = header + body + [UInt8](repeating: 0, count: padding + 1024)
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
     }
 }
