@@ -5,31 +5,37 @@ import Foundation
 
 /// Runs each task with the runner of its action: the one `TaskRunner` a real run uses.
 ///
-/// Every runner here starts its attempts on the engine's loop (the shell runner's output loop)
-/// and never blocks it: the long work of an action runs on a thread or event loop of its own
-/// and reports back through the loop.
+/// One per run: it makes the run's loop (`OutputLoop`), on which the engine runs and every
+/// runner here starts its attempts, and ends it after the run (`finishRun()`). No runner blocks
+/// the loop: the long work of an action runs on a thread or event loop of its own and reports
+/// back through the loop (`ActionAttempt`).
 package struct ActionRunner: TaskRunner {
+    private let outputLoop = OutputLoop()
     private let shell: ShellRunner
     private let download: DownloadRunner
-    private let decompress = DecompressRunner(loop: ShellRunner.loop)
-    private let combine = CombineRunner(loop: ShellRunner.loop)
+    private let decompress: DecompressRunner
+    private let combine: CombineRunner
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
     package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine", "group"]
 
     /// - Parameter forceColour: tell shell tasks to colour their output (`ShellRunner`).
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
-        shell = ShellRunner(processEnvironment: processEnvironment, forceColour: forceColour)
-        download = DownloadRunner(environment: processEnvironment, loop: ShellRunner.loop)
+        shell = ShellRunner(loop: outputLoop, processEnvironment: processEnvironment, forceColour: forceColour)
+        download = DownloadRunner(environment: processEnvironment, loop: outputLoop)
+        decompress = DecompressRunner(loop: outputLoop)
+        combine = CombineRunner(loop: outputLoop)
     }
 
-    /// Ends what the runners keep for a run (HTTP clients, partial downloads): after the run.
+    /// The engine's loop for this run: the shell runner's output loop.
+    package var loop: any EngineLoop { outputLoop }
+
+    /// Ends what the runners keep for the run (HTTP clients, partial downloads), then the
+    /// run's loop: once, after the run, whatever its outcome.
     package func finishRun() {
         download.finishRun()
+        outputLoop.end()
     }
-
-    /// The engine's loop for a run: the shell runner's output loop (`ShellRunner.loop`).
-    package static var loop: any EngineLoop { ShellRunner.loop }
 
     package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,

@@ -38,6 +38,8 @@ package final class TestHTTPServer: Sendable {
         package var stallAfter: Int?
         /// Closes the connection without a byte of answer.
         package var unanswered = false
+        /// Sends no Content-Length: the body goes chunked, its length unknown until its end.
+        package var omitsLength = false
         /// How a 206 that `servesRanges` makes goes wrong.
         package var rangeFault: RangeFault?
 
@@ -239,7 +241,9 @@ package final class TestHTTPServer: Sendable {
 
         private func respond(_ response: Response, context: ChannelHandlerContext) {
             var headers = HTTPHeaders(response.headers)
-            if !headers.contains(name: "Content-Length") { headers.add(name: "Content-Length", value: "\(response.body.count)") }
+            if !headers.contains(name: "Content-Length") && !response.omitsLength {
+                headers.add(name: "Content-Length", value: "\(response.body.count)")
+            }
             let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             let sent = min(response.closeAfter ?? response.stallAfter ?? response.body.count, response.body.count)

@@ -1,3 +1,4 @@
+import FlowEngine
 import FlowModel
 import Foundation
 import Testing
@@ -245,7 +246,7 @@ import Testing
         let jpeg = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/big.jpg"))
         let scan = try #require((0..<(jpeg.count - 3)).first { jpeg[$0] == 0xff && jpeg[$0 + 1] == 0xda })
         try Self.truncate("\(folder)/big.jpg", to: scan + 2 + Int(jpeg[scan + 2]) << 8 + Int(jpeg[scan + 3]))
-        let runner = CombineRunner(maxPixels: 399)
+        let runner = CombineRunner(loop: SerialQueueLoop(), maxPixels: 399)
 
         for name in ["big.png", "big.jpg"] {
             for size in ["", "size: 4x4"] {
@@ -271,20 +272,20 @@ import Testing
         try Support.writeJPEG(
             "\(folder)/tall-progressive.jpg", width: width, height: height, pixels: Self.pattern(width, height),
             progressive: true)
-        let cancelled = CombineControl()
-        cancelled.cancel()
+        let cancelled = StopFlag()
+        cancelled.stop()
 
         for name in ["tall.png", "tall-adam7.png", "tall.jpg", "tall-progressive.jpg"] {
             let path = "\(folder)/\(name)"
             let rows = LockedBox(0)
             let resampler = Resampler(width: width, height: height) { _, _ in rows.update { $0 += 1 } }
-            #expect(throws: CombineFailure.cancelled, "\(name)") {
-                try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: resampler, control: cancelled)
+            #expect(throws: ActionFailure.cancelled, "\(name)") {
+                try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: resampler, stop: cancelled)
             }
             #expect(rows.value < 64, "\(name): \(rows.value) rows")
             rows.update { $0 = 0 }
             let whole = Resampler(width: width, height: height) { _, _ in rows.update { $0 += 1 } }
-            try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: whole, control: CombineControl())
+            try ImageRows.read(path, maxPixels: 1 << 20, fit: (width, height), into: whole, stop: StopFlag())
             #expect(rows.value == height)
         }
     }

@@ -1,3 +1,4 @@
+import FlowEngine
 import FlowModel
 import Foundation
 import Testing
@@ -12,7 +13,7 @@ import Testing
 
     /// Runs a combine of `inputs` into `out.png` with the image options `options` (YAML lines).
     static func combine(
-        _ inputs: [String], _ options: String = "", in folder: String, runner: CombineRunner = CombineRunner()
+        _ inputs: [String], _ options: String = "", in folder: String, runner: CombineRunner = CombineRunner(loop: SerialQueueLoop())
     ) async throws -> (CombineTestSupport.Attempt, CombineTestSupport.ReadImage?) {
         let list = inputs.map { "\"\($0)\"" }.joined(separator: ", ")
         let task = try Support.task("inputs: [\(list)]\nto: out.png\nformat: image\n\(options)", in: folder)
@@ -166,7 +167,7 @@ import Testing
         try Support.writeJPEG("\(folder)/stripes.jpg", width: 256, height: 128, pixels: stripes)
 
         let reduced = Resampler(width: 16, height: 8) { _, _ in }
-        try ImageRows.read("\(folder)/stripes.jpg", maxPixels: 1 << 20, fit: (16, 8), into: reduced, control: CombineControl())
+        try ImageRows.read("\(folder)/stripes.jpg", maxPixels: 1 << 20, fit: (16, 8), into: reduced, stop: StopFlag())
         #expect(reduced.sourceWidth == 32 && reduced.sourceHeight == 16)
         let (_, output) = try await Self.combine(["stripes.jpg"], "size: 16x16", in: folder)
         let image = try #require(output)

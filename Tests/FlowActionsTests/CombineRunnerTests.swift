@@ -1,6 +1,7 @@
 import CArchive
 import FlowEngine
 import FlowModel
+import FlowTestSupport
 import Foundation
 import Testing
 
@@ -101,12 +102,11 @@ import Testing
         try big.write(to: URL(fileURLWithPath: "\(folder)/big.bin"))
         let task = try Support.task("inputs: [big.bin]\nto: out/copy.bin", in: folder)
         guard case .combine(let action) = task.action else { Issue.record("not a combine task"); return }
-        let box = LockedBox<CombineControl?>(nil)
-        let control = CombineControl { _, _, _ in box.value?.cancel() }
-        box.update { $0 = control }
+        let stop = StopFlag()
+        let progress = ProgressThrottle(clock: ManualRunLoop()) { _, _, _ in stop.stop() }
 
-        #expect(throws: CombineFailure.cancelled) {
-            try CombineJob(action: action, workdir: folder, maxPixels: 100).run(control: control)
+        #expect(throws: ActionFailure.cancelled) {
+            try CombineJob(action: action, workdir: folder, maxPixels: 100).run(stop: stop, progress: progress)
         }
         #expect(Support.contents(of: "\(folder)/out") == [])
     }

@@ -29,7 +29,7 @@ enum CombineTestSupport {
     }
 
     /// Runs one attempt of `task` and waits for its completion.
-    static func run(_ task: PlannedTask, runner: CombineRunner = CombineRunner()) async -> Attempt {
+    static func run(_ task: PlannedTask, runner: CombineRunner = CombineRunner(loop: SerialQueueLoop())) async -> Attempt {
         let attempt = LockedBox(Attempt())
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let events = AttemptEvents(
@@ -86,7 +86,7 @@ enum CombineTestSupport {
             var width: UInt32 = 0, height: UInt32 = 0, channels: Int32 = 0
             var buffer: UnsafeMutablePointer<UInt8>?
             guard fixture_read_png(path, &width, &height, &channels, &buffer) == 0, let buffer else {
-                throw CombineFailure("cannot read back \(path)")
+                throw ActionFailure("cannot read back \(path)")
             }
             defer { free(buffer) }
             self.width = Int(width)

@@ -145,7 +145,7 @@ import Testing
         var extractor = ArchiveExtractor(
             from: fixtures.path("cut.tar.gz"), to: fixtures.path("out"), format: nil, stripComponents: 0, limits: ExtractionLimits())
         extractor.digests = store
-        #expect(throws: ExtractionFailure.self) { try extractor.run(isCancelled: { false }, progress: { _, _ in }) }
+        #expect(throws: ActionFailure.self) { try extractor.run(isCancelled: { false }, progress: { _, _ in }) }
         #expect(store.count == 0)
         fixtures.expectOnly(["cut.tar.gz", "t.tar", "t.tar.bz2", "t.tar.gz", "t.tar.xz", "t.zip"])
     }

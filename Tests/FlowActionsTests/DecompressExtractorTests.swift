@@ -120,15 +120,15 @@ import Testing
         defer { fixtures.remove() }
         try fixtures.python(Self.tree + "with tarfile.open('app.tar.gz', 'w:gz') as t: tree(t)\nopen('plain.txt', 'w').write('not an archive')")
         let wrong = try #require(fixtures.extract("app.tar.gz", format: .zip))
-        #expect(wrong.message.contains("not zip as 'format' says"), "\(wrong)")
+        #expect(wrong.reason.contains("not zip as 'format' says"), "\(wrong)")
         let plain = try #require(fixtures.extract("plain.txt"))
-        #expect(plain.message.contains("not an archive"), "\(plain)")
+        #expect(plain.reason.contains("not an archive"), "\(plain)")
         fixtures.expectOnly(["app.tar.gz", "plain.txt"])
         // With no entry to read, the format is still checked.
         try fixtures.python("tarfile.open('empty.tar.gz', 'w:gz').close()\nopen('empty', 'w').close()")
         #expect(fixtures.extract("empty.tar.gz", to: "e1", format: .tarGz) == nil)
-        #expect(fixtures.extract("empty.tar.gz", to: "e2", format: .tarXz)?.message.contains("not tar.xz") == true)
-        #expect(fixtures.extract("empty", to: "e3", format: .zip)?.message.contains("is empty, not zip") == true)
+        #expect(fixtures.extract("empty.tar.gz", to: "e2", format: .tarXz)?.reason.contains("not tar.xz") == true)
+        #expect(fixtures.extract("empty", to: "e3", format: .zip)?.reason.contains("is empty, not zip") == true)
     }
 
     @Test func anExistingFolderIsMergedInto() throws {

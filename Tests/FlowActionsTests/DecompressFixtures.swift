@@ -46,7 +46,7 @@ struct DecompressFixtures {
     func extract(
         _ archive: String, to: String = "out", format: FlowModel.ArchiveFormat? = nil, strip: Int = 0,
         limits: ExtractionLimits = ExtractionLimits(), isCancelled: () -> Bool = { false }
-    ) -> ExtractionFailure? {
+    ) -> ActionFailure? {
         let extractor = ArchiveExtractor(from: path(archive), to: path(to), format: format, stripComponents: strip, limits: limits)
         do {
             try extractor.run(isCancelled: isCancelled, progress: { _, _ in })
@@ -64,5 +64,29 @@ struct DecompressFixtures {
     /// Nothing but `expected` in the folder: no staging folder left behind.
     func expectOnly(_ expected: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(listing() == expected.sorted(), sourceLocation: sourceLocation)
+    }
+}
+
+extension DecompressFixtures {
+    /// A ustar archive at `path` of one entry, `big.bin`, of `entryBytes` bytes that do not
+    /// repeat, written here: no process is spawned, so the test's thread is not held waiting.
+    static func tar(at path: String, entryBytes: Int) throws {
+        var header = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<offset + text.utf8.count, with: text.utf8) }
+        put("big.bin", at: 0)
+        put("0000644\0", at: 100)
+        put("0000000\0", at: 108)
+        put("0000000\0", at: 116)
+        put(String(format: "%011o\0", entryBytes), at: 124)
+        put("00000000000\0", at: 136)
+        put("        ", at: 148)  // the checksum counts its own field as spaces
+        put("0", at: 156)
+        put("ustar\0" + "00", at: 257)
+        put(String(format: "%06o\0 ", header.reduce(0) { $0 + Int($1) }), at: 148)
+        var generator = SystemRandomNumberGenerator()
+        let body = (0..<entryBytes).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let padding = (512 - entryBytes % 512) % 512
+        let bytes = header + body + [UInt8](repeating: 0, count: padding + 1024)
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
     }
 }

@@ -24,7 +24,7 @@ import Testing
         try Data("old".utf8).write(to: URL(fileURLWithPath: fixtures.path("disk/out/keep")))
 
         let failure = try #require(fixtures.extract("big.tar", to: "disk/out"))
-        #expect(failure.message.contains("big.bin") && failure.message.contains("No space left on device"), "\(failure.message)")
+        #expect(failure.reason.contains("big.bin") && failure.reason.contains("No space left on device"), "\(failure.reason)")
         #expect(fixtures.text("disk/out/keep") == "old")
         #expect(fixtures.listing("disk") == ["out"])
         #expect(fixtures.listing("disk/out") == ["keep"])

@@ -38,7 +38,7 @@ import Testing
 
         let failure = try #require(fixtures.extract("new.tar"))
 
-        #expect(failure.message.contains("zz/inner"), "\(failure.message)")
+        #expect(failure.reason.contains("zz/inner"), "\(failure.reason)")
         #expect(try Self.snapshot(fixtures.path("out")) == before)
         fixtures.expectOnly(["new.tar", "out"])
     }

@@ -98,9 +98,9 @@ import Testing
                         info = tarfile.TarInfo(name); info.size = 1; t.addfile(info, io.BytesIO(b'z'))
                 """)
         let bad = try #require(fixtures.extract("bad.zip"))
-        #expect(bad.message.contains("entry 2") && bad.message.contains("cannot be read"), "\(bad)")
+        #expect(bad.reason.contains("entry 2") && bad.reason.contains("cannot be read"), "\(bad)")
         let empty = try #require(fixtures.extract("empty-name.tar"))
-        #expect(empty.message.contains("entry with an empty name (entry 2)"), "\(empty)")
+        #expect(empty.reason.contains("entry with an empty name (entry 2)"), "\(empty)")
         fixtures.expectOnly(["bad.zip", "empty-name.tar"])
     }
 

@@ -25,8 +25,8 @@ import Testing
         defer { SmallDisk.unmount(fixtures.path("disk")) }
         for (archive, entry) in [("big.tar", "app/big.bin"), ("big.bin.gz", "big.bin")] {
             let failure = try #require(fixtures.extract(archive, to: "disk/out"), "a full disk is no success")
-            #expect(failure.message.contains("entry '\(entry)'"), "\(failure)")
-            #expect(failure.message.contains("No space left on device"), "\(failure)")
+            #expect(failure.reason.contains("entry '\(entry)'"), "\(failure)")
+            #expect(failure.reason.contains("No space left on device"), "\(failure)")
             #expect(fixtures.listing("disk") == [], "no staging folder, no half-written file")
         }
     }
@@ -66,7 +66,7 @@ import Testing
             #expect(fixtures.listing(to) == ["empty.txt"])
             #expect(try #require(FileTree.status(fixtures.path(to + "/empty.txt"))).st_size == 0)
         }
-        #expect(fixtures.extract("empty.txt.gz", to: "tgz", format: .tarGz)?.message.contains("not tar.gz") == true)
+        #expect(fixtures.extract("empty.txt.gz", to: "tgz", format: .tarGz)?.reason.contains("not tar.gz") == true)
     }
 
     /// Read, not set: the umask is the process's, shared with tests running meanwhile.

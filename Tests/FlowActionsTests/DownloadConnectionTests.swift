@@ -58,8 +58,8 @@ import Testing
         let result = await Runner.run(tasks[0], runner: runner).result
         #expect(
             result
-                == .failedAdvising(
-                    reason: "\(server.baseURL)/silent: the server closed the connection early", retryable: true, notBeforeMilliseconds: nil))
+                == .failed(
+                    reason: "\(server.baseURL)/silent: the server closed the connection early", exitCode: nil))
         #expect(server.requestCount("/silent") == 2)
         #expect(Runner.folderContents(folder) == [])
     }

@@ -18,7 +18,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var base = ProcessInfo.processInfo.environment
         for name in ["FORCE_COLOR", "CLICOLOR_FORCE", "NO_COLOR"] { base[name] = nil }
-        let runner = ShellRunner(processEnvironment: base.merging(environment) { $1 }, forceColour: forceColour)
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop, processEnvironment: base.merging(environment) { $1 }, forceColour: forceColour)
         var lines: [String] = []
         for task in try ShellRunnerTests.tasks(Self.workflow, in: folder) {
             lines += await ShellRunnerTests.run(task, runner: runner).stdout

@@ -34,8 +34,11 @@ import Testing
         return plan.tasks
     }
 
-    /// Runs one attempt of `task` and waits for its completion.
-    static func run(_ task: PlannedTask, runner: ShellRunner = ShellRunner()) async -> Attempt {
+    /// Runs one attempt of `task` on `runner`, or on a runner with a loop of its own, ended after.
+    static func run(_ task: PlannedTask, runner: ShellRunner? = nil) async -> Attempt {
+        let loop = runner == nil ? OutputLoop() : nil
+        defer { loop?.end() }
+        let runner = runner ?? ShellRunner(loop: loop!)
         let attempt = LockedBox(Attempt())
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let events = AttemptEvents(
@@ -108,7 +111,9 @@ import Testing
               b: {env: {PATH: "\(folder)/fails:/usr/bin:/bin"}, shell: [check]}
               c: {env: {PATH: "\(folder)/passes:/usr/bin:/bin"}, shell: [check]}
             """, in: folder)
-        let runner = ShellRunner()
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop)
         var results: [AttemptResult?] = []
         for task in tasks { results.append(await Self.run(task, runner: runner).result) }
         #expect(results == [.succeeded, .failed(reason: "exited with status 1", exitCode: 1), .succeeded])
@@ -145,7 +150,9 @@ import Testing
             tasks:
               check: {env: {PATH: "\(folder)/first:\(folder)/second"}, shell: [check]}
             """, in: folder)
-        let runner = ShellRunner()
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop)
         #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
         // Remembered in `second`; moved to `first`, as an install step might.
         try FileManager.default.moveItem(atPath: "\(folder)/second/check", toPath: "\(folder)/first/check")
@@ -168,7 +175,9 @@ import Testing
         let escaped = LockedBox<pid_t?>(nil)
         let hangGuard = DispatchWorkItem { if let pid = escaped.value { kill(pid, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: hangGuard)
-        let runner = ShellRunner()
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop)
         let attempt = LockedBox(Attempt())
         let aliveAtEnd = LockedBox<Bool?>(nil)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -202,7 +211,9 @@ import Testing
               floods: {shell: [yes]}
               quick: {shell: [echo, quick]}
             """, in: folder)
-        let runner = ShellRunner()
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop)
         let flood = runner.startAttempt(
             of: tasks[0], attempt: 1,
             events: AttemptEvents(output: { _, _ in }, progress: { _, _, _ in }), completion: { _ in })
@@ -269,7 +280,9 @@ import Testing
             """, in: folder)
         let output = LockedBox<[String]>([])
         let (ends, ended) = AsyncStream<AttemptResult>.makeStream()
-        let attempt = ShellRunner().startAttempt(
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let attempt = ShellRunner(loop: loop).startAttempt(
             of: tasks[0], attempt: 1, events: AttemptEvents(output: { _, lines in output.update { $0 += lines } }, progress: { _, _, _ in })
         ) { result in
             ended.yield(result)

@@ -13,18 +13,18 @@ enum ArchiveWriter {
     /// name while its zip writer stored the bytes without the UTF-8 flag.
     static func write(
         _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
-        control: CombineControl
-    ) throws(CombineFailure) {
-        try ThreadLocale.withUTF8 { () throws(CombineFailure) in
-            try writeEntries(inputs, total: total, format: format, to: output, control: control)
+        stop: StopFlag, progress: ProgressThrottle
+    ) throws(ActionFailure) {
+        try ThreadLocale.withUTF8 { () throws(ActionFailure) in
+            try writeEntries(inputs, total: total, format: format, to: output, stop: stop, progress: progress)
         }
     }
 
     private static func writeEntries(
         _ inputs: [CombineInputs.Input], total: Int64, format: CombineFormat, to output: CombineOutput,
-        control: CombineControl
-    ) throws(CombineFailure) {
-        guard let archive = archive_write_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
+        stop: StopFlag, progress: ProgressThrottle
+    ) throws(ActionFailure) {
+        guard let archive = archive_write_new() else { throw ActionFailure("cannot write \(output.destination): out of memory") }
         var finished = false
         defer {
             // Freeing an unfinished archive would first pad the open entry to its full size
@@ -34,14 +34,14 @@ enum ArchiveWriter {
         }
         // ARCHIVE_WARN is a failure too: an entry libarchive could not store as given (a name
         // it could not convert, a size it cut) is not the file the task promised.
-        func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(CombineFailure) {
+        func check(_ status: Int32, _ doing: @autoclosure () -> String) throws(ActionFailure) {
             if status == ARCHIVE_OK { return }
             var reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(status)"
             // libarchive's own words for a failed write(2) are only "Write error": add the
             // kernel's (its other errnos, such as EILSEQ for a format problem, say nothing more).
             let code = archive_errno(archive)
             if [ENOSPC, EDQUOT, EIO, EFBIG, EROFS, EPIPE, EBADF].contains(code) { reason += ": " + String(cString: strerror(code)) }
-            throw CombineFailure("cannot write \(output.destination): \(doing()): \(reason)")
+            throw ActionFailure("cannot write \(output.destination): \(doing()): \(reason)")
         }
         switch format {
         case .zip:
@@ -73,9 +73,9 @@ enum ArchiveWriter {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
         defer { buffer.deallocate() }
         for input in inputs {
-            try control.checkCancelled()
+            try stop.throwIfStopped()
             let (file, name) = (try InputFile(input.path), input.name)
-            guard let entry = archive_entry_new() else { throw CombineFailure("cannot write \(output.destination): out of memory") }
+            guard let entry = archive_entry_new() else { throw ActionFailure("cannot write \(output.destination): out of memory") }
             defer { archive_entry_free(entry) }
             // In the locale's multibyte form (UTF-8 here), as bsdtar sets it: a name set as
             // UTF-8 is normalized to NFC when libarchive converts it, and an NFD name is
@@ -89,27 +89,26 @@ enum ArchiveWriter {
             archive_entry_set_mtime(entry, file.status.st_mtim.tv_sec, file.status.st_mtim.tv_nsec)
             try check(archive_write_header(archive, entry), "entry \(name)")
             var written: Int64 = 0
-            try file.readBlocks(into: buffer) { (block) throws(CombineFailure) in
-                try control.checkCancelled()
+            try file.readBlocks(into: buffer) { (block) throws(ActionFailure) in
+                try stop.throwIfStopped()
                 // The header promised `size` bytes: a file that grew since is cut there.
                 let count = min(Int64(block.count), file.size - written)
                 guard count > 0 else { return }
                 let result = archive_write_data(archive, block.baseAddress, Int(count))
                 if result < 0 { try check(Int32(result), "entry \(name)") }
                 guard result == count else {
-                    throw CombineFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count) bytes")
+                    throw ActionFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count) bytes")
                 }
                 written += count
                 done += count
-                control.progress(done, of: total, .bytes)
+                progress.report(done, total)
             }
             guard written == file.size else {
-                throw CombineFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
+                throw ActionFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
             }
             try check(archive_write_finish_entry(archive), "entry \(name)")
         }
         try check(archive_write_close(archive), "close")
         finished = true
-        control.progress(done, of: total, .bytes, final: true)
     }
 }

@@ -26,12 +26,12 @@ struct CombineInputs {
     ///
     /// A match outside `base` (a pattern's `.*` matches `..`) is an error: the planner has
     /// checked the patterns themselves.
-    init(patterns: [String], workdir: String, output: String, base: String? = nil, prefix: String = "") throws(CombineFailure) {
+    init(patterns: [String], workdir: String, output: String, base: String? = nil, prefix: String = "") throws(ActionFailure) {
         var files: [Input] = []
         for pattern in patterns {
-            guard pattern != output else { throw CombineFailure("input \(pattern) is the output 'to' itself") }
+            guard pattern != output else { throw ActionFailure("input \(pattern) is the output 'to' itself") }
             let paths = try Self.expand(pattern).filter { $0 != output }
-            if paths.isEmpty { throw CombineFailure("input pattern '\(pattern)' matches no file but the output") }
+            if paths.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file but the output") }
             for path in paths {
                 files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
             }
@@ -43,7 +43,7 @@ struct CombineInputs {
         path.contains { $0 == "*" || $0 == "?" || $0 == "[" }
     }
 
-    private static func expand(_ pattern: String) throws(CombineFailure) -> [String] {
+    private static func expand(_ pattern: String) throws(ActionFailure) -> [String] {
         guard isPattern(pattern) else { return [pattern] }
         var matches = glob_t()
         defer { globfree(&matches) }
@@ -51,22 +51,22 @@ struct CombineInputs {
         case 0:
             break
         case GLOB_NOMATCH:
-            throw CombineFailure("input pattern '\(pattern)' matches no file")
+            throw ActionFailure("input pattern '\(pattern)' matches no file")
         case GLOB_NOSPACE:
-            throw CombineFailure("input pattern '\(pattern)': out of memory")
+            throw ActionFailure("input pattern '\(pattern)': out of memory")
         default:
-            throw CombineFailure("input pattern '\(pattern)': cannot read a folder it names")
+            throw ActionFailure("input pattern '\(pattern)': cannot read a folder it names")
         }
         let paths = (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }
         // glob(3) sorts by the locale's collation; the byte order is the same everywhere.
         return paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    private static func name(of path: String, workdir: String, base: String?) throws(CombineFailure) -> String {
+    private static func name(of path: String, workdir: String, base: String?) throws(ActionFailure) -> String {
         if let base {
             let normalized = PathResolution.normalize(path)
             guard PathResolution.isInside(normalized, folder: base) else {
-                throw CombineFailure("input \(path) is outside base \(base)")
+                throw ActionFailure("input \(path) is outside base \(base)")
             }
             return String(decoding: normalized.utf8.dropFirst(base == "/" ? 1 : base.utf8.count + 1), as: UTF8.self)
         }

@@ -12,29 +12,29 @@ struct CombineJob {
     /// Where the output's digest is noted once it is in place.
     var digests = StreamedDigests.shared
 
-    func run(control: CombineControl) throws(CombineFailure) {
+    func run(stop: StopFlag, progress: ProgressThrottle) throws(ActionFailure) {
         let destination = action.to.value
         let inputs = try CombineInputs(
             patterns: action.inputs.map(\.value), workdir: workdir, output: destination, base: action.base?.value,
             prefix: action.prefix?.value ?? ""
         ).files
-        guard !inputs.isEmpty else { throw CombineFailure("no inputs") }
-        try control.checkCancelled()
+        guard !inputs.isEmpty else { throw ActionFailure("no inputs") }
+        try stop.throwIfStopped()
         let output = try CombineOutput(destination, digests: digests)
         do {
             switch action.format {
             case .image:
                 try ImageCombiner.write(
                     inputs.map(\.path), options: action.image, maxPixels: maxPixels,
-                    to: output, control: control)
+                    to: output, stop: stop, progress: progress)
             case .concat:
-                try ConcatWriter.write(inputs, total: try Self.totalSize(of: inputs), to: output, control: control)
+                try ConcatWriter.write(inputs, total: try Self.totalSize(of: inputs), to: output, stop: stop, progress: progress)
             case .tar, .tarGz, .zip:
                 try ArchiveWriter.write(
                     inputs, total: try Self.totalSize(of: inputs), format: action.format, to: output,
-                    control: control)
+                    stop: stop, progress: progress)
             }
-            try control.checkCancelled()
+            try stop.throwIfStopped()
             try output.commit()
         } catch {
             output.discard()
@@ -44,9 +44,14 @@ struct CombineJob {
 
     /// Every input looked at first: a missing one fails the task before any byte is written.
     /// The files are then opened one at a time, so that thousands of inputs need one descriptor.
-    private static func totalSize(of inputs: [CombineInputs.Input]) throws(CombineFailure) -> Int64 {
+    private static func totalSize(of inputs: [CombineInputs.Input]) throws(ActionFailure) -> Int64 {
         var total: Int64 = 0
         for input in inputs { total += try InputFile.size(of: input.path) }
         return total
     }
+}
+
+extension CombineFormat {
+    /// What a combine's progress counts: the images placed, or the bytes written.
+    var progressUnit: ProgressUnit { self == .image ? .entries : .bytes }
 }

@@ -13,7 +13,7 @@ final class CombineOutput {
     private var hasher = SHA256()
     private var hashed: Int64 = 0
 
-    init(_ destination: String, digests: StreamedDigests) throws(CombineFailure) {
+    init(_ destination: String, digests: StreamedDigests) throws(ActionFailure) {
         file = try AtomicFile.combineOutput(destination)
         self.digests = digests
     }
@@ -24,7 +24,7 @@ final class CombineOutput {
     /// through `wrote` (`hash(_:)`).
     var descriptor: Int32 { file.descriptor }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws(CombineFailure) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(ActionFailure) {
         try file.append(bytes)
         hash(bytes)
     }
@@ -56,7 +56,7 @@ final class CombineOutput {
     /// Puts the file in place (`AtomicFile.commit`) and notes its digest, if the file there is
     /// the one written (the same inode, size and mtime: the rename moved its ctime alone) and
     /// holds every byte hashed.
-    func commit() throws(CombineFailure) {
+    func commit() throws(ActionFailure) {
         let before = FileStatus.of(descriptor: file.descriptor)
         try file.commitOutput()
         guard let before, before.size == hashed, let after = FileStatus.of(path: file.destination),

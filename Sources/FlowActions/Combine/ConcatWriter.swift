@@ -2,20 +2,19 @@
 enum ConcatWriter {
     /// `total`: the inputs' sizes when the task started, for progress.
     static func write(
-        _ inputs: [CombineInputs.Input], total: Int64, to output: CombineOutput, control: CombineControl
-    ) throws(CombineFailure) {
+        _ inputs: [CombineInputs.Input], total: Int64, to output: CombineOutput, stop: StopFlag, progress: ProgressThrottle
+    ) throws(ActionFailure) {
         var done: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputFile.blockSize, alignment: 16)
         defer { buffer.deallocate() }
         for input in inputs {
-            try control.checkCancelled()
-            try InputFile(input.path).readBlocks(into: buffer) { (block) throws(CombineFailure) in
-                try control.checkCancelled()
+            try stop.throwIfStopped()
+            try InputFile(input.path).readBlocks(into: buffer) { (block) throws(ActionFailure) in
+                try stop.throwIfStopped()
                 try output.write(block)
                 done += Int64(block.count)
-                control.progress(done, of: max(total, done), .bytes)
+                progress.report(done, max(total, done))
             }
         }
-        control.progress(done, of: max(total, done), .bytes, final: true)
     }
 }

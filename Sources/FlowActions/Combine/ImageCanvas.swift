@@ -45,19 +45,19 @@ final class ImageCanvas {
         }
     }
 
-    /// Writes the canvas as a PNG to `output`; a cancel of `control` stops it within 32 rows.
-    func write(to output: CombineOutput, control: CombineControl) throws(CombineFailure) {
+    /// Writes the canvas as a PNG to `output`; a `stop` stops it within 32 rows.
+    func write(to output: CombineOutput, stop: StopFlag) throws(ActionFailure) {
         var message = [CChar](repeating: 0, count: 512)
         let status = pixels.withUnsafeBufferPointer {
             flowrun_png_encode(
                 output.descriptor, UInt32(width), UInt32(height), Int32(channels),
-                $0.baseAddress, CombineControl.isCancelled, control.opaque, CombineOutput.wrote, output.opaque,
+                $0.baseAddress, StopFlag.isStoppedForC, stop.opaque, CombineOutput.wrote, output.opaque,
                 &message, message.count)
         }
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw CombineFailure("cannot write \(output.destination): \(text)")
+            throw ActionFailure("cannot write \(output.destination): \(text)")
         }
     }
 }

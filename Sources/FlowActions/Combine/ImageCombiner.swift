@@ -11,8 +11,8 @@ import FlowModel
 enum ImageCombiner {
     static func write(
         _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: CombineOutput,
-        control: CombineControl
-    ) throws(CombineFailure) {
+        stop: StopFlag, progress: ProgressThrottle
+    ) throws(ActionFailure) {
         var cellWidth = options.cellSize?.width ?? 0
         var cellHeight = options.cellSize?.height ?? 0
         if options.cellSize == nil {
@@ -28,25 +28,24 @@ enum ImageCombiner {
             cellWidth: cellWidth, cellHeight: cellHeight)
         let area = grid.width.multipliedReportingOverflow(by: grid.height)
         guard !area.overflow, area.partialValue <= maxPixels else {
-            throw CombineFailure("the combined image would be \(grid.width)x\(grid.height), more than the ceiling of \(maxPixels) pixels")
+            throw ActionFailure("the combined image would be \(grid.width)x\(grid.height), more than the ceiling of \(maxPixels) pixels")
         }
         let canvas = ImageCanvas(width: grid.width, height: grid.height, background: options.background.flatMap(Self.colour))
         for (index, path) in paths.enumerated() {
-            try control.checkCancelled()
+            try stop.throwIfStopped()
             // The header first: where the image goes decides how reduced a JPEG may be decoded.
             let header = try ImageHeader(path: path, maxPixels: maxPixels)
-            guard header.width > 0, header.height > 0 else { throw CombineFailure("input \(path): image is empty") }
+            guard header.width > 0, header.height > 0 else { throw ActionFailure("input \(path): image is empty") }
             let place = grid.placement(of: index, width: header.width, height: header.height)
             let resampler = Resampler(width: place.width, height: place.height) { y, row in
                 canvas.composite(row, at: (place.x, place.y + y))
             }
-            try ImageRows.read(path, maxPixels: maxPixels, fit: (place.width, place.height), into: resampler, control: control)
-            try resampler.finish(control: control)
-            control.progress(Int64(index + 1), of: Int64(paths.count), .entries)
+            try ImageRows.read(path, maxPixels: maxPixels, fit: (place.width, place.height), into: resampler, stop: stop)
+            try resampler.finish(stop: stop)
+            progress.report(Int64(index + 1), Int64(paths.count))
         }
-        try control.checkCancelled()
-        try canvas.write(to: output, control: control)
-        control.progress(Int64(paths.count), of: Int64(paths.count), .entries, final: true)
+        try stop.throwIfStopped()
+        try canvas.write(to: output, stop: stop)
     }
 
     /// `#RRGGBB` (the loader has checked the form).

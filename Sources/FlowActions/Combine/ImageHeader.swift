@@ -6,11 +6,11 @@ struct ImageHeader {
     let height: Int
 
     /// An image claiming more than `maxPixels` pixels is refused.
-    init(path: String, maxPixels: Int) throws(CombineFailure) {
+    init(path: String, maxPixels: Int) throws(ActionFailure) {
         var width: UInt32 = 0, height: UInt32 = 0
         var message = [CChar](repeating: 0, count: 512)
         guard flowrun_image_header(path, UInt64(maxPixels), &width, &height, &message, message.count) == 0 else {
-            throw CombineFailure("input \(path): \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+            throw ActionFailure("input \(path): \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
         }
         self.width = Int(width)
         self.height = Int(height)

@@ -5,8 +5,8 @@ import CImageCodec
 enum ImageRows {
     /// `fit`: the size the image is scaled to, so that a JPEG may be decoded reduced.
     static func read(
-        _ path: String, maxPixels: Int, fit: (width: Int, height: Int), into resampler: Resampler, control: CombineControl
-    ) throws(CombineFailure) {
+        _ path: String, maxPixels: Int, fit: (width: Int, height: Int), into resampler: Resampler, stop: StopFlag
+    ) throws(ActionFailure) {
         let sink = flowrun_row_sink(
             begin: { context, width, height in
                 Unmanaged<Resampler>.fromOpaque(context!).takeUnretainedValue().begin(width: Int(width), height: Int(height))
@@ -20,12 +20,12 @@ enum ImageRows {
         var message = [CChar](repeating: 0, count: 512)
         let status = withExtendedLifetime(resampler) {
             flowrun_image_read(
-                path, UInt64(maxPixels), UInt32(fit.width), UInt32(fit.height), CombineControl.isCancelled,
-                control.opaque, sink, &message, message.count)
+                path, UInt64(maxPixels), UInt32(fit.width), UInt32(fit.height), StopFlag.isStoppedForC,
+                stop.opaque, sink, &message, message.count)
         }
         if status == FLOWRUN_IMAGE_STOPPED { throw .cancelled }
         guard status == 0 else {
-            throw CombineFailure("input \(path): \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+            throw ActionFailure("input \(path): \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
         }
     }
 }

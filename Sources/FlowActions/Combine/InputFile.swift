@@ -11,20 +11,20 @@ final class InputFile {
     let status: stat
     private let descriptor: Int32
 
-    init(_ path: String) throws(CombineFailure) {
+    init(_ path: String) throws(ActionFailure) {
         self.path = path
         // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, out of reach of cancel.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw CombineFailure("cannot open input \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ActionFailure("cannot open input \(path): \(String(cString: strerror(errno)))") }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
-            let failure = CombineFailure("cannot read input \(path): \(String(cString: strerror(errno)))")
+            let failure = ActionFailure("cannot read input \(path): \(String(cString: strerror(errno)))")
             close(fd)
             throw failure
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw CombineFailure("input \(path) is not a regular file")
+            throw ActionFailure("input \(path) is not a regular file")
         }
         descriptor = fd
         self.status = status
@@ -33,12 +33,12 @@ final class InputFile {
     deinit { close(descriptor) }
 
     /// The size of the regular file at `path`, without opening it.
-    static func size(of path: String) throws(CombineFailure) -> Int64 {
+    static func size(of path: String) throws(ActionFailure) -> Int64 {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw CombineFailure("cannot open input \(path): \(String(cString: strerror(errno)))")
+            throw ActionFailure("cannot open input \(path): \(String(cString: strerror(errno)))")
         }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw CombineFailure("input \(path) is not a regular file") }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw ActionFailure("input \(path) is not a regular file") }
         return Int64(status.st_size)
     }
 
@@ -47,12 +47,12 @@ final class InputFile {
     /// Calls `body` with each block read, in order, until the end of the file. `buffer` is
     /// reused from one file to the next.
     func readBlocks(
-        into buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(CombineFailure) -> Void
-    ) throws(CombineFailure) {
+        into buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(ActionFailure) -> Void
+    ) throws(ActionFailure) {
         while true {
             let count = read(descriptor, buffer.baseAddress!, buffer.count)
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw CombineFailure("cannot read input \(path): \(String(cString: strerror(errno)))") }
+            guard count >= 0 else { throw ActionFailure("cannot read input \(path): \(String(cString: strerror(errno)))") }
             if count == 0 { return }
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }

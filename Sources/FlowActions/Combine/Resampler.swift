@@ -73,12 +73,12 @@ final class Resampler {
 
     /// Filters down, after the last source row, and emits the result; checks for a cancel
     /// every 64 rows.
-    func finish(control: CombineControl) throws(CombineFailure) {
+    func finish(stop: StopFlag) throws(ActionFailure) {
         guard !isIdentity else { return }
         let down = Self.weights(from: sourceHeight, to: height)
         var result = [Float](repeating: 0, count: width * 4)
         for y in 0..<height {
-            if y % 64 == 0 { try control.checkCancelled() }
+            if y % 64 == 0 { try stop.throwIfStopped() }
             for index in result.indices { result[index] = 0 }
             let tap = down[y]
             for (offset, weight) in tap.weights.enumerated() {

@@ -29,8 +29,9 @@ package struct ArchiveExtractor {
         self.limits = limits
     }
 
-    /// `progress(compressed bytes read, archive size)`, at most ten times a second.
-    package func run(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
+    /// `progress(compressed bytes read, archive size)` after each block: the caller throttles it
+    /// (`ProgressThrottle`).
+    package func run(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         let target = (to as NSString).standardizingPath
         let parent = (target as NSString).deletingLastPathComponent
         try FileTree.makeFolders(parent.isEmpty ? "." : parent)
@@ -40,18 +41,18 @@ package struct ArchiveExtractor {
             stagingFolder.release()
         }
         let written = WrittenFiles(store: digests)
-        do throws(ExtractionFailure) {
+        do throws(ActionFailure) {
             var archiveDigest: (digest: String, identity: FileStatus)?
-            try withoutActuallyEscaping(isCancelled) { isCancelled throws(ExtractionFailure) in
+            try withoutActuallyEscaping(isCancelled) { isCancelled throws(ActionFailure) in
                 // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
-                try ThreadLocale.withUTF8 { () throws(ExtractionFailure) in
+                try ThreadLocale.withUTF8 { () throws(ActionFailure) in
                     let session = try ExtractionSession(
                         archive: from, staging: staging, extractor: self, written: written, isCancelled: isCancelled)
                     try session.extractAll(isCancelled: isCancelled, progress: progress)
                     archiveDigest = session.archiveDigest
                 }
             }
-            if isCancelled() { throw .stopped }
+            if isCancelled() { throw .cancelled }
             try StagingPlacement.place(staging, at: target, written: written)
             if let archiveDigest { digests.note(archiveDigest.digest, for: archiveDigest.identity) }
         } catch {
@@ -64,14 +65,14 @@ package struct ArchiveExtractor {
     /// that a later run removes it only if this one was killed), so that placing it is a rename
     /// on one file system; the path is resolved, so that libarchive's check for symlinks sees
     /// none above the archive's own.
-    private func makeStaging(beside target: String) throws(ExtractionFailure) -> (TemporaryFolder, String) {
+    private func makeStaging(beside target: String) throws(ActionFailure) -> (TemporaryFolder, String) {
         let parent = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent
         let folder: TemporaryFolder
         do {
             folder = try TemporaryFolder(in: parent.isEmpty ? "." : parent, for: name, access: .shared)
         } catch {
-            throw ExtractionFailure("cannot create a staging folder beside '\(target)': \(FileTree.errorText(error.code))")
+            throw ActionFailure("cannot create a staging folder beside '\(target)': \(FileTree.errorText(error.code))")
         }
         guard let resolved = realpath(folder.path, nil) else { return (folder, folder.path) }
         defer { free(resolved) }

@@ -17,14 +17,14 @@ final class ArchiveInput {
     private var decoded: DecodedStream?
 
     /// `formats` registers the formats the reader may find (no filters: they are set here).
-    init(path: String, formats: (OpaquePointer) -> Void, isCancelled: @escaping () -> Bool) throws(ExtractionFailure) {
+    init(path: String, formats: (OpaquePointer) -> Void, isCancelled: @escaping () -> Bool) throws(ActionFailure) {
         // Opened here, not by archive_read_open_filename, whose close reads a pipe to its end:
         // a cancelled extraction from an endless pipe would never finish.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ExtractionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        guard descriptor >= 0 else { throw ActionFailure("cannot read '\(path)': \(FileTree.errorText())") }
         guard let reader = archive_read_new() else {
             close(descriptor)
-            throw ExtractionFailure("out of memory")
+            throw ActionFailure("out of memory")
         }
         self.descriptor = descriptor
         self.reader = reader
@@ -47,7 +47,7 @@ final class ArchiveInput {
             opened = pipe!.open(reader)
         }
         guard opened == ARCHIVE_OK else {
-            throw ExtractionFailure("cannot read '\(path)': \(archive_error_string(reader).map { String(cString: $0) } ?? "unknown error")")
+            throw ActionFailure("cannot read '\(path)': \(archive_error_string(reader).map { String(cString: $0) } ?? "unknown error")")
         }
     }
 

@@ -18,7 +18,6 @@ final class ExtractionSession {
     private var bytesWritten: Int64 = 0
     /// Links to check on the finished tree (`SymlinkContainment`).
     private var links: [[[UInt8]]] = []
-    private var lastProgress: UInt64 = 0
     private let isRegularFile: Bool
     private let input: ArchiveInput
     /// Hashes the files written, and notes their digests as each was finished.
@@ -28,7 +27,7 @@ final class ExtractionSession {
 
     init(
         archive: String, staging: String, extractor: ArchiveExtractor, written: WrittenFiles, isCancelled: @escaping () -> Bool
-    ) throws(ExtractionFailure) {
+    ) throws(ActionFailure) {
         let gunzip = extractor.format == .gz
         input = try ArchiveInput(
             path: archive,
@@ -41,7 +40,7 @@ final class ExtractionSession {
                 }
             }, isCancelled: isCancelled)
         reader = input.reader
-        guard let writer = archive_write_disk_new() else { throw ExtractionFailure("out of memory") }
+        guard let writer = archive_write_disk_new() else { throw ActionFailure("out of memory") }
         self.writer = writer
         hashing = FileHashing(written: written)
         self.stagingPath = BytePath(staging)
@@ -87,16 +86,16 @@ final class ExtractionSession {
         archive_write_free(writer)
     }
 
-    func extractAll(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ExtractionFailure) {
+    func extractAll(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         var detected: DetectedFormat?
         while true {
-            if isCancelled() { throw .stopped }
+            if isCancelled() { throw .cancelled }
             var entryPointer: OpaquePointer?
             let status = archive_read_next_header(reader, &entryPointer)
             if status == ARCHIVE_EOF { break }
             guard status >= ARCHIVE_WARN, let entry = entryPointer else {
-                if isCancelled() { throw .stopped }
-                throw ExtractionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
+                if isCancelled() { throw .cancelled }
+                throw ActionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
             }
             headers += 1
             if detected == nil {
@@ -114,7 +113,7 @@ final class ExtractionSession {
         }
         progress(input.compressedBytes, archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
-            throw ExtractionFailure("cannot finish writing: \(Self.writeError(writer))")
+            throw ActionFailure("cannot finish writing: \(Self.writeError(writer))")
         }
         for link in links where !SymlinkContainment.staysInside(root: stagingPath, link: link) {
             throw .entry(BytePath.shown(Array(link.joined(separator: [UInt8(ascii: "/")]))), "is a symlink that leads out of the destination")
@@ -123,13 +122,13 @@ final class ExtractionSession {
         archiveDigest = input.digest()
     }
 
-    private func check(_ found: DetectedFormat) throws(ExtractionFailure) {
+    private func check(_ found: DetectedFormat) throws(ActionFailure) {
         if let expected = extractor.format {
             guard found.matches(expected) else {
-                throw ExtractionFailure("'\(archivePath)' is \(found.description), not \(expected.rawValue) as 'format' says")
+                throw ActionFailure("'\(archivePath)' is \(found.description), not \(expected.rawValue) as 'format' says")
             }
         } else if found.isSingleFile && found.filters.isEmpty {
-            throw ExtractionFailure("'\(archivePath)' is not an archive flowrun can read")
+            throw ActionFailure("'\(archivePath)' is not an archive flowrun can read")
         }
         // A zip from a pipe is read as a stream: there is no central directory to check it against.
         if found.isZip && isRegularFile { try ZipHeaderCheck.check(archivePath) }
@@ -137,7 +136,7 @@ final class ExtractionSession {
 
     private func extract(
         _ entry: OpaquePointer, _ detected: DetectedFormat, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
-    ) throws(ExtractionFailure) {
+    ) throws(ActionFailure) {
         let name = try entryName(entry, detected)
         let shown = BytePath.shown(name)
         let strip = detected.isSingleFile ? 0 : extractor.stripComponents
@@ -150,7 +149,7 @@ final class ExtractionSession {
         if components.isEmpty { return }  // the archive's root folder: the staging folder itself
         entries += 1
         if entries > extractor.limits.maxFiles {
-            throw ExtractionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles) entries (max_files)")
+            throw ActionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles) entries (max_files)")
         }
         // A hard link has no type of its own in a tar (libarchive gives 0): it is checked by its target.
         let type = archive_entry_filetype(entry) & S_IFMT
@@ -194,9 +193,9 @@ final class ExtractionSession {
     }
 
     /// A single compressed file that holds nothing: an empty file, as gunzip gives.
-    private func writeEmptyFile() throws(ExtractionFailure) {
+    private func writeEmptyFile() throws(ActionFailure) {
         let name = SingleFileName.of(archive: archivePath)
-        guard let entry = archive_entry_new() else { throw ExtractionFailure("out of memory") }
+        guard let entry = archive_entry_new() else { throw ActionFailure("out of memory") }
         defer { archive_entry_free(entry) }
         stagingPath.appending([name]).withCString { archive_entry_set_pathname(entry, $0) }
         archive_entry_set_filetype(entry, S_IFREG as mode_t)
@@ -209,18 +208,18 @@ final class ExtractionSession {
 
     /// The entry's name as the archive's bytes. No name is never the root folder: libarchive gives
     /// none when it cannot convert it, and bsdtar refuses an empty one too.
-    private func entryName(_ entry: OpaquePointer, _ detected: DetectedFormat) throws(ExtractionFailure) -> [UInt8] {
+    private func entryName(_ entry: OpaquePointer, _ detected: DetectedFormat) throws(ActionFailure) -> [UInt8] {
         if detected.isSingleFile { return SingleFileName.of(archive: archivePath) }
         guard let name = BytePath.bytes(archive_entry_pathname(entry)) else {
-            throw ExtractionFailure("'\(archivePath)' has an entry whose name cannot be read (entry \(headers)): \(Self.message(reader))")
+            throw ActionFailure("'\(archivePath)' has an entry whose name cannot be read (entry \(headers)): \(Self.message(reader))")
         }
-        guard !name.isEmpty else { throw ExtractionFailure("'\(archivePath)' has an entry with an empty name (entry \(headers))") }
+        guard !name.isEmpty else { throw ActionFailure("'\(archivePath)' has an entry with an empty name (entry \(headers))") }
         return name
     }
 
     /// A folder of the path that is a symlink already extracted: writing through it could land
     /// anywhere, so it is refused (as libarchive's SECURE_SYMLINKS would, without naming the entry).
-    private func refuseWriteThroughSymlink(_ components: [[UInt8]], name: String) throws(ExtractionFailure) {
+    private func refuseWriteThroughSymlink(_ components: [[UInt8]], name: String) throws(ActionFailure) {
         var path = stagingPath
         for part in components.dropLast() {
             path = path.appending([part])
@@ -231,7 +230,7 @@ final class ExtractionSession {
 
     private func copyData(
         of name: String, hashed: Bool, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
-    ) throws(ExtractionFailure) {
+    ) throws(ActionFailure) {
         let limits = extractor.limits
         while true {
             var buffer: UnsafeRawPointer?
@@ -240,7 +239,7 @@ final class ExtractionSession {
             let status = archive_read_data_block(reader, &buffer, &size, &offset)
             if status == ARCHIVE_EOF { return }
             guard status == ARCHIVE_OK else {
-                if isCancelled() { throw .stopped }
+                if isCancelled() { throw .cancelled }
                 throw .entry(name, "cannot be read: \(Self.message(reader))")
             }
             guard archive_write_data_block(writer, buffer, size, offset) == ARCHIVE_OK else {
@@ -250,19 +249,15 @@ final class ExtractionSession {
             bytesWritten += Int64(size)
             let compressed = input.compressedBytes
             if bytesWritten > Int64(limits.maxBytes) {
-                throw ExtractionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes) bytes (max_bytes), at entry '\(name)'")
+                throw ActionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes) bytes (max_bytes), at entry '\(name)'")
             }
             if bytesWritten > Int64(limits.ratioGrace), bytesWritten / max(compressed, 1) > Int64(limits.maxRatio) {
-                throw ExtractionFailure(
+                throw ActionFailure(
                     "'\(archivePath)' expands more than \(limits.maxRatio) times (max_ratio): \(bytesWritten) bytes from \(compressed), at entry '\(name)'"
                 )
             }
-            if isCancelled() { throw .stopped }
-            let now = DispatchTime.now().uptimeNanoseconds
-            if now - lastProgress >= 100_000_000 {
-                lastProgress = now
-                progress(compressed, archiveSize)
-            }
+            if isCancelled() { throw .cancelled }
+            progress(compressed, archiveSize)
         }
     }
 

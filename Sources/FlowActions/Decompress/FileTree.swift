@@ -18,13 +18,13 @@ enum FileTree {
     static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
 
     /// The names in a folder, without `.` and `..`.
-    static func children(_ path: String) throws(ExtractionFailure) -> [String] {
+    static func children(_ path: String) throws(ActionFailure) -> [String] {
         try children(BytePath(path)).map(BytePath.shown)
     }
 
     /// The names in a folder as bytes, which need not be UTF-8.
-    static func children(_ path: BytePath) throws(ExtractionFailure) -> [[UInt8]] {
-        guard let dir = path.withCString({ opendir($0) }) else { throw ExtractionFailure("cannot read folder '\(path.shown)': \(errorText())") }
+    static func children(_ path: BytePath) throws(ActionFailure) -> [[UInt8]] {
+        guard let dir = path.withCString({ opendir($0) }) else { throw ActionFailure("cannot read folder '\(path.shown)': \(errorText())") }
         defer { closedir(dir) }
         var names: [[UInt8]] = []
         while let entry = readdir(dir) {
@@ -52,11 +52,11 @@ enum FileTree {
     }
 
     /// `mkdir -p`.
-    static func makeFolders(_ path: String) throws(ExtractionFailure) {
+    static func makeFolders(_ path: String) throws(ActionFailure) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw ExtractionFailure("cannot create folder '\(path)': \(error.localizedDescription)")
+            throw ActionFailure("cannot create folder '\(path)': \(error.localizedDescription)")
         }
     }
 }

@@ -19,18 +19,18 @@ final class MergeJournal {
     private var steps: [Step] = []
     private let written: WrittenFiles
 
-    init(beside staging: String, written: WrittenFiles) throws(ExtractionFailure) {
+    init(beside staging: String, written: WrittenFiles) throws(ActionFailure) {
         self.written = written
         let parent = (staging as NSString).deletingLastPathComponent
         do {
             folder = try TemporaryFolder(in: parent, for: "replaced", access: .owner)
         } catch {
-            throw ExtractionFailure("cannot merge into an existing folder: \(error.description)")
+            throw ActionFailure("cannot merge into an existing folder: \(error.description)")
         }
     }
 
     /// Moves `from` onto `to`, keeping what was at `to` aside.
-    func move(_ from: BytePath, _ to: BytePath) throws(ExtractionFailure) {
+    func move(_ from: BytePath, _ to: BytePath) throws(ActionFailure) {
         let moving = FileTree.status(from)
         defer { if let moving { written.moved(moving, to: to) } }
         guard FileTree.status(to) != nil else {
@@ -46,7 +46,7 @@ final class MergeJournal {
 
     /// Puts `to` back as it was and returns the failure to report: `error`, and if something
     /// could not be put back, where it was kept.
-    func undo(after error: ExtractionFailure, at to: String) -> ExtractionFailure {
+    func undo(after error: ActionFailure, at to: String) -> ActionFailure {
         var stuck = 0
         for step in steps.reversed() {
             switch step {
@@ -66,7 +66,7 @@ final class MergeJournal {
         let kept = "\(to)-replaced-by-flowrun-\(UInt32.random(in: 0...UInt32.max))"
         _ = Foundation.rename(folder.path, kept)
         folder.release()
-        return ExtractionFailure("\(error.message); \(stuck) replaced files could not be put back in '\(to)': they are in '\(kept)'")
+        return ActionFailure("\(error.reason); \(stuck) replaced files could not be put back in '\(to)': they are in '\(kept)'")
     }
 
     /// Drops what was kept aside: the merge is done (or wholly undone).

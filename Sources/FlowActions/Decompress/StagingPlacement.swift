@@ -11,7 +11,7 @@ import Foundation
 /// what was replaced and takes out what was added: `to` is left as it was.
 enum StagingPlacement {
     /// `written`: the files' digests, noted again for the files a merge moves one by one.
-    static func place(_ staging: String, at to: String, written: WrittenFiles) throws(ExtractionFailure) {
+    static func place(_ staging: String, at to: String, written: WrittenFiles) throws(ActionFailure) {
         guard let existing = FileTree.status(to) else {
             return try rename(staging, to)
         }
@@ -20,7 +20,7 @@ enum StagingPlacement {
         let isLink = existing.st_mode & S_IFMT == S_IFLNK
         var followed = stat()
         guard isLink ? stat(to, &followed) == 0 && FileTree.isDirectory(followed) : FileTree.isDirectory(existing) else {
-            throw ExtractionFailure("'\(to)' exists and is not a folder")
+            throw ActionFailure("'\(to)' exists and is not a folder")
         }
         if !isLink, try FileTree.children(to).isEmpty, Foundation.rename(staging, to) == 0 { return }
         try findConflicts(BytePath(staging), BytePath(to))
@@ -34,33 +34,33 @@ enum StagingPlacement {
         FileTree.remove(staging)
     }
 
-    static func rename(_ from: String, _ to: String) throws(ExtractionFailure) {
+    static func rename(_ from: String, _ to: String) throws(ActionFailure) {
         try rename(BytePath(from), BytePath(to))
     }
 
-    static func rename(_ from: BytePath, _ to: BytePath) throws(ExtractionFailure) {
+    static func rename(_ from: BytePath, _ to: BytePath) throws(ActionFailure) {
         guard from.withCString({ source in to.withCString { Foundation.rename(source, $0) } }) == 0 else {
-            throw ExtractionFailure("cannot move '\(from.shown)' to '\(to.shown)': \(FileTree.errorText())")
+            throw ActionFailure("cannot move '\(from.shown)' to '\(to.shown)': \(FileTree.errorText())")
         }
     }
 
     /// By bytes: the staging folder holds the archive's names, which need not be UTF-8.
-    private static func findConflicts(_ source: BytePath, _ destination: BytePath) throws(ExtractionFailure) {
+    private static func findConflicts(_ source: BytePath, _ destination: BytePath) throws(ActionFailure) {
         for name in try FileTree.children(source) {
             let from = source.appending([name]), to = destination.appending([name])
             guard let existing = FileTree.status(to), let incoming = FileTree.status(from) else { continue }
             switch (FileTree.isDirectory(incoming), FileTree.isDirectory(existing)) {
             case (true, true): try findConflicts(from, to)
             case (false, false): continue
-            case (true, false): throw ExtractionFailure("'\(to.shown)' exists and is not a folder, but the archive has a folder there")
-            case (false, true): throw ExtractionFailure("'\(to.shown)' is a folder, but the archive has a file there")
+            case (true, false): throw ActionFailure("'\(to.shown)' exists and is not a folder, but the archive has a folder there")
+            case (false, true): throw ActionFailure("'\(to.shown)' is a folder, but the archive has a file there")
             }
         }
     }
 
     /// In name order, so that what a failure part-way has already done does not depend on the
     /// file system's order.
-    private static func merge(_ source: BytePath, _ destination: BytePath, _ journal: MergeJournal) throws(ExtractionFailure) {
+    private static func merge(_ source: BytePath, _ destination: BytePath, _ journal: MergeJournal) throws(ActionFailure) {
         _ = source.withCString { chmod($0, 0o700) }  // moving out of a folder needs write access to it
         for name in try FileTree.children(source).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             let from = source.appending([name]), to = destination.appending([name])

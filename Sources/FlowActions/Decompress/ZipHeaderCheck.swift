@@ -9,16 +9,16 @@ struct ZipHeaderCheck {
     private let fd: Int32
     private let path: String
 
-    static func check(_ path: String) throws(ExtractionFailure) {
+    static func check(_ path: String) throws(ActionFailure) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ExtractionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        guard fd >= 0 else { throw ActionFailure("cannot read '\(path)': \(FileTree.errorText())") }
         defer { close(fd) }
         try ZipHeaderCheck(fd: fd, path: path).run()
     }
 
-    private func run() throws(ExtractionFailure) {
+    private func run() throws(ActionFailure) {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw ExtractionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        guard fstat(fd, &info) == 0 else { throw ActionFailure("cannot read '\(path)': \(FileTree.errorText())") }
         let size = Int64(info.st_size)
         let tailStart = max(0, size - 65_557)
         let tail = try read(at: tailStart, count: Int(size - tailStart))
@@ -55,7 +55,7 @@ struct ZipHeaderCheck {
 
     /// The zip64 end record: where its locator says, or just before the locator when bytes
     /// before the archive shifted it.
-    private func zip64Record(said: Int64, locator: Int64) throws(ExtractionFailure) -> (bytes: [UInt8], position: Int64) {
+    private func zip64Record(said: Int64, locator: Int64) throws(ActionFailure) -> (bytes: [UInt8], position: Int64) {
         for position in [said, locator - 56] where position >= 0 && position + 56 <= locator {
             let bytes = try read(at: position, count: 56)
             if u32(bytes, 0) == 0x0606_4b50 { return (bytes, position) }
@@ -63,7 +63,7 @@ struct ZipHeaderCheck {
         throw broken("has a damaged zip64 end record")
     }
 
-    private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ExtractionFailure) {
+    private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ActionFailure) {
         let shown = String(decoding: name, as: UTF8.self)
         let header = try read(at: position, count: 30)
         guard u32(header, 0) == 0x0403_4b50 else { throw .entry(shown, "has no local header where the central directory says") }
@@ -105,11 +105,11 @@ struct ZipHeaderCheck {
         }
     }
 
-    private func broken(_ problem: String) -> ExtractionFailure {
-        ExtractionFailure("'\(path)' \(problem)")
+    private func broken(_ problem: String) -> ActionFailure {
+        ActionFailure("'\(path)' \(problem)")
     }
 
-    private func read(at offset: Int64, count: Int) throws(ExtractionFailure) -> [UInt8] {
+    private func read(at offset: Int64, count: Int) throws(ActionFailure) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

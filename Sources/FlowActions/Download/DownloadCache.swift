@@ -45,13 +45,13 @@ package struct DownloadCache: Sendable {
     /// the caller hashed them as it wrote the file, a temporary file only it writes. A failure
     /// only means the next run downloads again, so it is returned and otherwise ignored.
     @discardableResult
-    package func store(linking path: String, from descriptor: Int32, size: Int64, sha256: String) -> DownloadFailure? {
+    package func store(linking path: String, from descriptor: Int32, size: Int64, sha256: String) -> ActionFailure? {
         if lookup(sha256: sha256) != nil { return nil }
         let blob = blobPath(sha256: sha256)
         do {
             try Folders.make(URL(fileURLWithPath: blob).deletingLastPathComponent().path, access: .owner)
         } catch {
-            return DownloadFailure(error.description, retryable: false)
+            return ActionFailure(error.description, retryable: false)
         }
         // EEXIST: another flowrun stored the same bytes meanwhile.
         if link(path, blob) == 0 || errno == EEXIST { return nil }
@@ -65,7 +65,7 @@ package struct DownloadCache: Sendable {
     /// blob fsynced: a blob is checked against its name each time it is used, so one a crash
     /// left short is deleted and downloaded again.
     @discardableResult
-    package func store(from descriptor: Int32, size: Int64, sha256: String) -> DownloadFailure? {
+    package func store(from descriptor: Int32, size: Int64, sha256: String) -> ActionFailure? {
         if lookup(sha256: sha256) != nil { return nil }
         let blob = blobPath(sha256: sha256)
         let (folder, name) = (URL(fileURLWithPath: blob).deletingLastPathComponent().path, URL(fileURLWithPath: blob).lastPathComponent)
@@ -74,14 +74,14 @@ package struct DownloadCache: Sendable {
             try Folders.make(folder, access: .owner)
             (copy, path) = try TemporaryFile.create(in: folder, for: name, access: .owner)
         } catch {
-            return DownloadFailure(error.description, retryable: false)
+            return ActionFailure(error.description, retryable: false)
         }
         var failure = Self.copy(descriptor, into: copy, size: size)
         if close(copy) != 0, errno != EINTR, failure == nil { failure = errno }
         if failure == nil, rename(path, blob) != 0 { failure = errno }
         guard let failure else { return nil }
         unlink(path)
-        return DownloadFailure("cannot store \(blob): \(String(cString: strerror(failure)))", retryable: false)
+        return ActionFailure("cannot store \(blob): \(String(cString: strerror(failure)))", retryable: false)
     }
 
     /// Copies `size` bytes from offset 0 of `source` to `target`; the errno of a failure.

@@ -5,35 +5,23 @@ import NIOConcurrencyHelpers
 
 /// One attempt of one download task: from the cache when its sha256 is there, else from a
 /// transfer of the same URL another task made or is making, else by its own transfer.
-final class DownloadJob: RunningAttempt, Sendable {
-    private struct State {
-        var ended = false
-        var cancelled = false
-        var stop: (@Sendable () -> Void)?
-    }
-
+///
+/// Each step registers on the attempt's stop flag how to interrupt it (`StopFlag.onStop`), and
+/// the attempt ends once, on the first `attempt.end` (`ActionAttempt`).
+final class DownloadJob: Sendable {
     private let runner: DownloadRunner
     private let task: TaskID
     private let action: DownloadAction
     private let mayRetry: Bool
-    private let progress: ProgressThrottle
-    private let completion: @Sendable (AttemptResult) -> Void
-    private let state = NIOLockedValueBox(State())
+    private let attempt: ActionAttempt
     private let key: SharedTransfers.Key
-    /// Failure reasons show the task's secret values as `--dry-run` does: `***`.
-    private let mask: SecretMask
 
-    init(
-        runner: DownloadRunner, task: TaskID, action: DownloadAction, mask: SecretMask, mayRetry: Bool,
-        progress: ProgressThrottle, completion: @escaping @Sendable (AttemptResult) -> Void
-    ) {
+    init(runner: DownloadRunner, task: TaskID, action: DownloadAction, mayRetry: Bool, attempt: ActionAttempt) {
         self.runner = runner
         self.task = task
         self.action = action
         self.mayRetry = mayRetry
-        self.mask = mask
-        self.progress = progress
-        self.completion = completion
+        self.attempt = attempt
         key = SharedTransfers.Key(url: action.url.value, headers: action.headers.map { "\($0.name): \($0.value.value)" })
     }
 
@@ -48,51 +36,6 @@ final class DownloadJob: RunningAttempt, Sendable {
         }
     }
 
-    // MARK: Stopping
-
-    func terminate() { cancel() }
-    func kill() { cancel() }
-
-    private func cancel() {
-        let stop = state.withLockedValue { state -> (@Sendable () -> Void)? in
-            guard !state.ended, !state.cancelled else { return nil }
-            state.cancelled = true
-            return state.stop
-        }
-        stop?()
-    }
-
-    /// Sets what `cancel()` does for the current step; false when already cancelled.
-    private func onCancel(_ stop: @escaping @Sendable () -> Void) -> Bool {
-        state.withLockedValue { state in
-            guard !state.cancelled else { return false }
-            state.stop = stop
-            return true
-        }
-    }
-
-    private var isCancelled: Bool { state.withLockedValue { $0.cancelled } }
-
-    private func end(_ outcome: DownloadOutcome) {
-        let first = state.withLockedValue { state in
-            defer { state.ended = true }
-            return !state.ended
-        }
-        guard first else { return }
-        progress.end()
-        let result: AttemptResult
-        switch outcome {
-        case .completed:
-            result = .succeeded
-        case .failed(let failure):
-            result = .failedAdvising(reason: mask(failure.reason), retryable: failure.retryable, notBeforeMilliseconds: failure.retryAfterMilliseconds)
-        case .cancelled:
-            result = .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil)
-        }
-        let completion = completion
-        runner.onLoop { completion(result) }
-    }
-
     // MARK: Steps
 
     private func joinTransfer() {
@@ -101,19 +44,19 @@ final class DownloadJob: RunningAttempt, Sendable {
         case .leader:
             transfer()
         case .waiting:
-            _ = onCancel { self.end(.cancelled) }
-            if isCancelled { end(.cancelled) }
+            _ = attempt.stop.onStop { self.attempt.end(.cancelled) }
+            if attempt.stop.isStopped { attempt.end(.cancelled) }
         case .finished(let path, let sha256):
             copyFinished(.path(path), sha256: sha256)
         }
     }
 
     private func sharedTransferEnded(_ ending: SharedTransfers.Ending) {
-        if isCancelled { return end(.cancelled) }
+        if attempt.stop.isStopped { return attempt.end(.cancelled) }
         switch ending {
         case .finished(let bytes): copyFinished(.finished(bytes), sha256: bytes.sha256)
         case .failed(let failure) where failure.retryable: joinTransfer()
-        case .failed(let failure): end(.failed(failure))
+        case .failed(let failure): attempt.end(failure)
         case .abandoned: joinTransfer()
         }
     }
@@ -122,7 +65,7 @@ final class DownloadJob: RunningAttempt, Sendable {
     /// digest the transfer computed (a later task may have changed the file: then fetch again).
     private func copyFinished(_ source: LocalCopy.Source, sha256: String) {
         if let expected = action.sha256, expected.lowercased() != sha256 {
-            return end(.failed(DownloadFailure("sha256 mismatch for \(action.to.value): expected \(expected.lowercased()), got \(sha256)", retryable: false)))
+            return attempt.end(ActionFailure("sha256 mismatch for \(action.to.value): expected \(expected.lowercased()), got \(sha256)", retryable: false))
         }
         copy(from: source, expecting: sha256) { _ in
             self.runner.shared.forget(self.key)
@@ -133,37 +76,37 @@ final class DownloadJob: RunningAttempt, Sendable {
     /// Copies a local file to `to` through a temporary file; `fallback` runs instead of failing
     /// when the source cannot be read or its bytes are not those expected. Failing to place the
     /// copy at `to` is this task's failure.
-    private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (DownloadFailure) -> Void) {
+    private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (ActionFailure) -> Void) {
         let file: PartialFile
         do {
             file = try PartialFile(destination: action.to.value)
         } catch {
-            return end(.failed(error))
+            return attempt.end(error)
         }
         let copy = LocalCopy()
-        guard onCancel({ copy.cancel() }) else {
+        guard attempt.stop.onStop({ copy.cancel() }) else {
             file.queue.async { file.remove() }
-            return end(.cancelled)
+            return attempt.end(.cancelled)
         }
-        copy.start(from: source, into: file, progress: progress.report) { result in
+        copy.start(from: source, into: file, progress: attempt.progress.report) { result in
             if copy.isCancelled {
                 file.remove()
-                return self.end(.cancelled)
+                return self.attempt.end(.cancelled)
             }
-            do throws(DownloadFailure) {
+            do throws(ActionFailure) {
                 try result.get()
                 guard file.sha256 == sha256.lowercased() else {
-                    throw DownloadFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
+                    throw ActionFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
                 }
             } catch {
                 file.remove()
                 return fallback(error)
             }
-            do throws(DownloadFailure) {
-                let digest = try file.finish(expectedSHA256: sha256, folderSyncs: self.runner.folderSyncs, noting: true)
-                self.end(.completed(sha256: digest, bytes: file.size))
+            do throws(ActionFailure) {
+                _ = try file.finish(expectedSHA256: sha256, folderSyncs: self.runner.folderSyncs, noting: true)
+                self.attempt.end(nil)
             } catch {
-                self.end(.failed(error))
+                self.attempt.end(error)
             }
         }
     }
@@ -175,60 +118,53 @@ final class DownloadJob: RunningAttempt, Sendable {
             file = try runner.partialFile(for: task, destination: action.to.value)
         } catch {
             runner.shared.ended(key, with: .abandoned)
-            return end(.failed(error))
+            return attempt.end(error)
         }
         let url = action.url.value
-        let finished: @Sendable (Result<Void, DownloadFailure>) -> Void = { result in self.transferEnded(result, file: file) }
+        let finished: @Sendable (Result<Void, ActionFailure>) -> Void = { result in self.transferEnded(result, file: file) }
         if url.lowercased().hasPrefix("file:") {
             let copy = LocalCopy()
-            guard onCancel({ copy.cancel() }) else { return finished(.failure(Self.cancelled)) }
+            guard attempt.stop.onStop({ copy.cancel() }) else { return finished(.failure(ActionFailure.cancelled)) }
             let path = URL(string: url)?.path ?? String(url.dropFirst(5))
-            copy.start(from: .path(path), into: file, progress: progress.report) { result in
-                finished(copy.isCancelled ? .failure(Self.cancelled) : result)
+            copy.start(from: .path(path), into: file, progress: attempt.progress.report) { result in
+                finished(copy.isCancelled ? .failure(ActionFailure.cancelled) : result)
             }
         } else if url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") {
             let headers = action.headers.map { ($0.name, $0.value.value) }
-            let attempt = runner.downloader.fetch(url, headers: headers, into: file, progress: progress.report) { result in
+            let request = runner.downloader.fetch(url, headers: headers, into: file, progress: attempt.progress.report) { result in
                 finished(result)
             }
-            if !onCancel({ attempt.cancel() }) { attempt.cancel() }
+            if !attempt.stop.onStop({ request.cancel() }) { request.cancel() }
         } else {
-            finished(.failure(DownloadFailure("\(url): only http, https and file URLs are supported", retryable: false)))
+            finished(.failure(ActionFailure("\(url): only http, https and file URLs are supported", retryable: false)))
         }
     }
 
-    private static let cancelled = DownloadFailure("cancelled", retryable: false)
-
     /// On the file's queue: verify and rename, or keep the partial file for a retry.
-    private func transferEnded(_ result: Result<Void, DownloadFailure>, file: PartialFile) {
-        let cancelled = isCancelled
-        do throws(DownloadFailure) {
+    private func transferEnded(_ result: Result<Void, ActionFailure>, file: PartialFile) {
+        let cancelled = attempt.stop.isStopped
+        do throws(ActionFailure) {
             try result.get()
-            if cancelled { throw Self.cancelled }
+            if cancelled { throw ActionFailure.cancelled }
         } catch {
             runner.attemptEnded(task, file: file, keep: !cancelled && error.retryable && mayRetry)
             runner.shared.ended(key, with: cancelled ? .abandoned : .failed(error))
-            return end(cancelled ? .cancelled : .failed(error))
+            return attempt.end(cancelled ? .cancelled : error)
         }
         // The bytes are whole: tasks waiting for them get them open, whatever happens at this
         // task's `to` (its own sha256 or a rename that fails are its failures only).
         let bytes = FinishedFile(path: file.path, sha256: file.sha256)
         let shared: SharedTransfers.Ending = bytes.map { .finished($0) } ?? .abandoned
-        do throws(DownloadFailure) {
-            let digest = try file.finish(
+        do throws(ActionFailure) {
+            _ = try file.finish(
                 expectedSHA256: action.sha256, folderSyncs: runner.folderSyncs, noting: true, cache: action.sha256 == nil ? nil : runner.cache)
             runner.attemptEnded(task, file: file, keep: false)
             runner.shared.ended(key, with: shared, placedAt: action.to.value)
-            end(.completed(sha256: digest, bytes: file.size))
+            attempt.end(nil)
         } catch {
             runner.attemptEnded(task, file: file, keep: false)
             runner.shared.ended(key, with: shared)
-            end(.failed(error))
+            attempt.end(error)
         }
-    }
-
-    struct Finished: RunningAttempt {
-        func terminate() {}
-        func kill() {}
     }
 }

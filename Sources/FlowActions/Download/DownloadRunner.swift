@@ -17,42 +17,27 @@ package final class DownloadRunner: TaskRunner, Sendable {
     /// The folders of the `to`s placed in this run, fsynced once at its end (`finishRun()`).
     let folderSyncs = DeferredFolderSyncs()
     private let partials = NIOLockedValueBox<[TaskID: PartialFile]>([:])
-    /// Where attempts report their ends: the engine's loop, or at once without one (tests).
-    private let loop: (any EngineLoop)?
+    /// The engine's loop, where attempts report their ends.
+    private let loop: any EngineLoop
 
     /// `environment` gives the proxies, SSL_CERT_FILE and the cache folder.
-    package init(environment: [String: String], loop: (any EngineLoop)?, settings: Downloader.Settings = Downloader.Settings()) {
+    package init(environment: [String: String], loop: any EngineLoop, settings: Downloader.Settings = Downloader.Settings()) {
         downloader = Downloader(environment: environment, settings: settings)
         cache = DownloadCache(environment: environment)
         self.loop = loop
-    }
-
-    /// Runs `block` on the engine's loop, as attempt ends must be.
-    func onLoop(_ block: @escaping @Sendable () -> Void) {
-        if let loop { loop.post(block) } else { block() }
     }
 
     package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
+        let running = ActionAttempt(of: task, events: events, loop: loop, completion: completion)
         guard case .download(let action) = task.action else {
-            completion(.failed(reason: "not a download task", exitCode: nil))
-            return DownloadJob.Finished()
+            running.end(ActionFailure("not a download task"))
+            return running
         }
-        var mask = SecretMask([])
-        if case .download(let shown) = task.shown?.action {
-            mask = SecretMask(
-                [(action.url.value, shown.url.value), (action.to.value, shown.to.value)]
-                    + zip(action.headers, shown.headers).map { ($0.value.value, $1.value.value) })
-        }
-        let job = DownloadJob(
-            runner: self, task: task.id, action: action, mask: mask, mayRetry: attempt <= task.spec.retries,
-            progress: ProgressThrottle { done, total in events.progress(done, total, .bytes) },
-            completion: completion
-        )
-        job.begin()
-        return job
+        DownloadJob(runner: self, task: task.id, action: action, mayRetry: attempt <= task.spec.retries, attempt: running).begin()
+        return running
     }
 
     /// Removes the partial files no later attempt will resume, makes the renames onto each
@@ -69,7 +54,7 @@ package final class DownloadRunner: TaskRunner, Sendable {
     }
 
     /// The task's partial file from an earlier attempt, or a new one.
-    func partialFile(for task: TaskID, destination: String) throws(DownloadFailure) -> PartialFile {
+    func partialFile(for task: TaskID, destination: String) throws(ActionFailure) -> PartialFile {
         if let kept = partials.withLockedValue({ $0[task] }), kept.destination == destination { return kept }
         let file = try PartialFile(destination: destination)
         partials.withLockedValue { $0[task] = file }

@@ -20,7 +20,7 @@ package final class Downloader: Sendable {
     private struct Clients {
         var group: MultiThreadedEventLoopGroup?
         /// Read with the first client: a run without https downloads never parses SSL_CERT_FILE.
-        var tls: Result<TLSConfiguration, DownloadFailure>?
+        var tls: Result<TLSConfiguration, ActionFailure>?
         var byKind: [ClientKind: HTTPClient] = [:]
     }
 
@@ -47,14 +47,14 @@ package final class Downloader: Sendable {
     }
 
     /// The system's trust roots, plus those of `SSL_CERT_FILE` when set.
-    private static func tlsConfiguration(certificateFile: String?) -> Result<TLSConfiguration, DownloadFailure> {
+    private static func tlsConfiguration(certificateFile: String?) -> Result<TLSConfiguration, ActionFailure> {
         var configuration = TLSConfiguration.makeClientConfiguration()
         guard let certificateFile, !certificateFile.isEmpty else { return .success(configuration) }
         do {
             configuration.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(certificateFile))]
             return .success(configuration)
         } catch {
-            return .failure(DownloadFailure("cannot read SSL_CERT_FILE \(certificateFile): \(error)", retryable: false))
+            return .failure(ActionFailure("cannot read SSL_CERT_FILE \(certificateFile): \(error)", retryable: false))
         }
     }
 
@@ -68,9 +68,9 @@ package final class Downloader: Sendable {
         try? group?.syncShutdownGracefully()
     }
 
-    private func client(for proxy: ProxyRules.Proxy?, fresh: Bool) throws(DownloadFailure) -> HTTPClient {
+    private func client(for proxy: ProxyRules.Proxy?, fresh: Bool) throws(ActionFailure) -> HTTPClient {
         let kind = ClientKind(proxy: proxy, fresh: fresh)
-        let made: Result<HTTPClient, DownloadFailure> = clients.withLockedValue { clients in
+        let made: Result<HTTPClient, ActionFailure> = clients.withLockedValue { clients in
             if let client = clients.byKind[kind] { return .success(client) }
             let tls = clients.tls ?? Self.tlsConfiguration(certificateFile: certificateFile)
             clients.tls = tls
@@ -111,11 +111,11 @@ package final class Downloader: Sendable {
     package func fetch(
         _ url: String, headers: [(String, String)], into file: PartialFile,
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
-        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+        completion: @escaping @Sendable (Result<Void, ActionFailure>) -> Void
     ) -> HTTPAttempt {
         let attempt = HTTPAttempt()
         file.queue.async {
-            do throws(DownloadFailure) {
+            do throws(ActionFailure) {
                 // Without a validator a Range could splice two versions of the file: start over.
                 if file.validator == nil, file.size > 0 { try file.restart() }
             } catch {
@@ -140,24 +140,24 @@ package final class Downloader: Sendable {
     private func request(
         _ target: String, chain: RedirectChain, into file: PartialFile, attempt: HTTPAttempt, detours: Detours = Detours(),
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
-        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+        completion: @escaping @Sendable (Result<Void, ActionFailure>) -> Void
     ) {
         // Failures name the URL that failed, and the task's when a redirect led there.
         let url = target == chain.original ? target : "\(target) (redirected from \(chain.original))"
-        do throws(DownloadFailure) {
-            guard let parsed = URL(string: target) else { throw DownloadFailure("\(url): not a valid URL", retryable: false) }
+        do throws(ActionFailure) {
+            guard let parsed = URL(string: target) else { throw ActionFailure("\(url): not a valid URL", retryable: false) }
             let client = try client(for: try proxies.proxy(for: parsed), fresh: detours.onFreshConnection)
             let request: HTTPClient.Request
             do {
                 request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
             } catch {
-                throw DownloadFailure("\(url): \(error)", retryable: false)
+                throw ActionFailure("\(url): \(error)", retryable: false)
             }
             let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
             let task = client.execute(request: request, delegate: transfer)
             guard attempt.started(task) else {
                 task.cancel()
-                throw DownloadFailure("cancelled", retryable: false)
+                throw ActionFailure("cancelled", retryable: false)
             }
             task.futureResult.whenComplete { result in
                 file.queue.async {
@@ -173,7 +173,7 @@ package final class Downloader: Sendable {
                     case .failure(let refused as HTTPTransfer.RangeRefused):
                         // Once: a server that never continues a file fails rather than loops.
                         guard !detours.restartedFromZero else {
-                            return completion(.failure(DownloadFailure("\(url): \(refused.problem)", retryable: true)))
+                            return completion(.failure(ActionFailure("\(url): \(refused.problem)", retryable: true)))
                         }
                         again(chain.original, chain.restarted(), Detours(restartedFromZero: true))
                     case .failure(let error)
@@ -201,15 +201,15 @@ package final class Downloader: Sendable {
 
     private static func outcome(
         _ result: Result<Void, any Error>, transfer: HTTPTransfer, file: PartialFile, url: String
-    ) -> Result<Void, DownloadFailure> {
+    ) -> Result<Void, ActionFailure> {
         if let failure = transfer.writeFailure { return .failure(failure) }
         switch result {
         case .success:
             if let total = transfer.totalLength, total != file.size {
-                return .failure(DownloadFailure("\(url): the body ended after \(file.size) of \(total) bytes", retryable: true))
+                return .failure(ActionFailure("\(url): the body ended after \(file.size) of \(total) bytes", retryable: true))
             }
             return .success(())
-        case .failure(let error as DownloadFailure):
+        case .failure(let error as ActionFailure):
             return .failure(error)
         case .failure(let error):
             return .failure(failure(of: error, url: url))
@@ -218,28 +218,28 @@ package final class Downloader: Sendable {
 
     /// Bad URLs and certificate errors fail at once (as curl, which
     /// does not retry them); connection errors, timeouts and early ends are retried.
-    static func failure(of error: any Error, url: String) -> DownloadFailure {
+    static func failure(of error: any Error, url: String) -> ActionFailure {
         if let error = error as? HTTPClientError {
             switch error {
-            case .invalidURL, .emptyHost, .emptyScheme, .cancelled: return DownloadFailure("\(url): \(error)", retryable: false)
-            case .readTimeout: return DownloadFailure("\(url): timed out waiting for data", retryable: true)
-            case .connectTimeout: return DownloadFailure("\(url): timed out connecting", retryable: true)
-            case .remoteConnectionClosed: return DownloadFailure("\(url): the server closed the connection early", retryable: true)
+            case .invalidURL, .emptyHost, .emptyScheme, .cancelled: return ActionFailure("\(url): \(error)", retryable: false)
+            case .readTimeout: return ActionFailure("\(url): timed out waiting for data", retryable: true)
+            case .connectTimeout: return ActionFailure("\(url): timed out connecting", retryable: true)
+            case .remoteConnectionClosed: return ActionFailure("\(url): the server closed the connection early", retryable: true)
             default:
                 let unsupported = "\(error)".contains("unsupportedScheme")
-                return DownloadFailure("\(url): \(error)", retryable: !unsupported)
+                return ActionFailure("\(url): \(error)", retryable: !unsupported)
             }
         }
         if let error = error as? IOError {
-            return DownloadFailure("\(url): \(String(cString: strerror(error.errnoCode)))", retryable: true)
+            return ActionFailure("\(url): \(String(cString: strerror(error.errnoCode)))", retryable: true)
         }
         if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
             return failure(of: first.error, url: url)
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return DownloadFailure("\(url): TLS: \(error)", retryable: false)
+            return ActionFailure("\(url): TLS: \(error)", retryable: false)
         }
-        return DownloadFailure("\(url): \(error)", retryable: true)
+        return ActionFailure("\(url): \(error)", retryable: true)
     }
 }
 

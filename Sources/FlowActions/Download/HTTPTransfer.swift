@@ -67,11 +67,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             ?? head.headers.first(name: "Last-Modified")
         let failure = Self.failure(of: head, url: url)
         file.queue.async {
-            do throws(DownloadFailure) {
+            do throws(ActionFailure) {
                 if head.status == .rangeNotSatisfiable, resuming {
                     // The file shrank or changed under the kept bytes: start over next time.
                     try file.restart()
-                    throw DownloadFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
+                    throw ActionFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
                 }
                 if let failure { throw failure }
                 let total: Int64?
@@ -108,7 +108,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         var unwritten = 0
         var unhashed = 0
         var waiter: EventLoopPromise<Void>?
-        var failure: DownloadFailure?
+        var failure: ActionFailure?
 
         /// The waiting part's promise, once it may go on (or the transfer failed).
         mutating func release() -> EventLoopPromise<Void>? {
@@ -124,7 +124,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// returns at once: the network thread only receives.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let count = buffer.readableBytes
-        let (failure, wait): (DownloadFailure?, EventLoopPromise<Void>?) = writes.withLockedValue { writes in
+        let (failure, wait): (ActionFailure?, EventLoopPromise<Void>?) = writes.withLockedValue { writes in
             if let failure = writes.failure { return (failure, nil) }
             writes.unwritten += count
             writes.unhashed += count
@@ -146,8 +146,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         file.queue.async {
             var failure = writes.withLockedValue { $0.failure }
             if failure == nil {
-                do throws(DownloadFailure) {
-                    try buffer.withUnsafeReadableBytes { bytes throws(DownloadFailure) in try file.appendPrehashed(bytes) }
+                do throws(ActionFailure) {
+                    try buffer.withUnsafeReadableBytes { bytes throws(ActionFailure) in try file.appendPrehashed(bytes) }
                     progress(file.size, total)
                 } catch {
                     failure = error
@@ -164,7 +164,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     }
 
     /// A write that failed after its part was taken: the transfer fails with it.
-    var writeFailure: DownloadFailure? { writes.withLockedValue { $0.failure } }
+    var writeFailure: ActionFailure? { writes.withLockedValue { $0.failure } }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
 
@@ -173,11 +173,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
 
     /// 2xx goes on; 408, 429 and 5xx are worth another attempt (after Retry-After when given);
     /// any other status fails at once.
-    static func failure(of head: HTTPResponseHead, url: String) -> DownloadFailure? {
+    static func failure(of head: HTTPResponseHead, url: String) -> ActionFailure? {
         let code = Int(head.status.code)
         if (200..<300).contains(code) { return nil }
         let retryable = code == 408 || code == 429 || code >= 500
         let after = head.headers.first(name: "Retry-After").flatMap { RetryAfter.milliseconds($0) }
-        return DownloadFailure("\(url): HTTP \(code) \(head.status.reasonPhrase)", retryable: retryable, retryAfterMilliseconds: retryable ? after : nil)
+        return ActionFailure("\(url): HTTP \(code) \(head.status.reasonPhrase)", retryable: retryable, retryAfterMilliseconds: retryable ? after : nil)
     }
 }

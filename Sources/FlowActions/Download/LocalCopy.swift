@@ -22,25 +22,25 @@ final class LocalCopy: Sendable {
     /// stopped by `cancel()`; the file is emptied first, as a copy never resumes.
     func start(
         from source: Source, into file: PartialFile, progress: @escaping @Sendable (Int64, Int64?) -> Void,
-        completion: @escaping @Sendable (Result<Void, DownloadFailure>) -> Void
+        completion: @escaping @Sendable (Result<Void, ActionFailure>) -> Void
     ) {
         file.queue.async {
-            completion(Result { () throws(DownloadFailure) in try self.copy(from: source, into: file, progress: progress) })
+            completion(Result { () throws(ActionFailure) in try self.copy(from: source, into: file, progress: progress) })
         }
     }
 
-    private func copy(from source: Source, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(DownloadFailure) {
+    private func copy(from source: Source, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         if file.size > 0 { try file.restart() }
         switch source {
         case .path(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw DownloadFailure("cannot read \(path): \(String(cString: strerror(errno)))", retryable: false)
+                throw ActionFailure("cannot read \(path): \(String(cString: strerror(errno)))", retryable: false)
             }
             defer { close(fd) }
             try copy(from: fd, named: path, into: file, progress: progress)
         case .finished(let finished):
-            try withExtendedLifetime(finished) { () throws(DownloadFailure) in
+            try withExtendedLifetime(finished) { () throws(ActionFailure) in
                 try copy(from: finished.descriptor, named: "the transferred file", into: file, progress: progress)
             }
         }
@@ -48,10 +48,10 @@ final class LocalCopy: Sendable {
 
     /// Reads with pread from the start, so that tasks sharing one descriptor never disturb
     /// each other's offset.
-    private func copy(from fd: Int32, named source: String, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(DownloadFailure) {
+    private func copy(from fd: Int32, named source: String, into file: PartialFile, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw DownloadFailure("cannot read \(source): not a regular file", retryable: false)
+            throw ActionFailure("cannot read \(source): not a regular file", retryable: false)
         }
         let total = Int64(status.st_size)
         progress(0, total)
@@ -62,7 +62,7 @@ final class LocalCopy: Sendable {
             let count = pread(fd, buffer.baseAddress!, buffer.count, off_t(offset))
             if count < 0 {
                 if errno == EINTR { continue }
-                throw DownloadFailure("cannot read \(source): \(String(cString: strerror(errno)))", retryable: false)
+                throw ActionFailure("cannot read \(source): \(String(cString: strerror(errno)))", retryable: false)
             }
             if count == 0 { return }
             offset += Int64(count)

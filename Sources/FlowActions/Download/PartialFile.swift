@@ -26,7 +26,7 @@ package final class PartialFile: @unchecked Sendable {
 
     /// Creates `.NAME.flowrun-RANDOM` (a `TemporaryFile`) in the destination's folder, making
     /// the folder if needed (as `curl --create-dirs`). `access`: `.owner` for the cache.
-    package init(destination: String, access: FileAccess = .shared) throws(DownloadFailure) {
+    package init(destination: String, access: FileAccess = .shared) throws(ActionFailure) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
         do {
@@ -34,7 +34,7 @@ package final class PartialFile: @unchecked Sendable {
             (descriptor, path) = try TemporaryFile.create(
                 in: url.deletingLastPathComponent().path, for: url.lastPathComponent, access: access)
         } catch {
-            throw DownloadFailure(error.description, retryable: false)
+            throw ActionFailure(error.description, retryable: false)
         }
     }
 
@@ -43,7 +43,7 @@ package final class PartialFile: @unchecked Sendable {
     }
 
     /// Appends bytes, hashing them on the hashing queue while they are written here.
-    package func append(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws(ActionFailure) {
         hashing.sync { hash(bytes) }
         try appendPrehashed(bytes)
     }
@@ -63,14 +63,14 @@ package final class PartialFile: @unchecked Sendable {
     }
 
     /// Appends bytes that were handed to `hashing` (in the same order).
-    package func appendPrehashed(_ bytes: UnsafeRawBufferPointer) throws(DownloadFailure) {
+    package func appendPrehashed(_ bytes: UnsafeRawBufferPointer) throws(ActionFailure) {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
                 let reason = String(cString: strerror(written == 0 ? ENOSPC : errno))
-                throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
+                throw ActionFailure("cannot write \(destination): \(reason)", retryable: false)
             }
             offset += written
         }
@@ -102,9 +102,9 @@ package final class PartialFile: @unchecked Sendable {
     }()
 
     /// Empties the file, for a server that sends the whole body again.
-    package func restart() throws(DownloadFailure) {
+    package func restart() throws(ActionFailure) {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw DownloadFailure("cannot truncate \(path): \(String(cString: strerror(errno)))", retryable: false)
+            throw ActionFailure("cannot truncate \(path): \(String(cString: strerror(errno)))", retryable: false)
         }
         hashing.sync {
             hasher = SHA256()
@@ -124,10 +124,10 @@ package final class PartialFile: @unchecked Sendable {
 
     /// The digest of the whole file, checked to cover as many bytes as were written: a part
     /// hashed but not written (or the reverse) would make it the digest of other bytes.
-    private func wholeDigest() throws(DownloadFailure) -> String {
+    private func wholeDigest() throws(ActionFailure) -> String {
         let (digest, hashed) = hashing.sync { (hasher.finalize().hex, hashedSize) }
         guard hashed == size else {
-            throw DownloadFailure("cannot write \(destination): \(hashed) bytes hashed, \(size) written", retryable: false)
+            throw ActionFailure("cannot write \(destination): \(hashed) bytes hashed, \(size) written", retryable: false)
         }
         return digest
     }
@@ -142,9 +142,9 @@ package final class PartialFile: @unchecked Sendable {
     /// written again.
     package func finish(
         expectedSHA256: String?, folderSyncs: DeferredFolderSyncs? = nil, noting: Bool = false, cache: DownloadCache? = nil
-    ) throws(DownloadFailure) -> String {
+    ) throws(ActionFailure) -> String {
         let digest: String
-        do throws(DownloadFailure) {
+        do throws(ActionFailure) {
             digest = try wholeDigest()
         } catch {
             remove()
@@ -152,12 +152,12 @@ package final class PartialFile: @unchecked Sendable {
         }
         if let expected = expectedSHA256, expected.lowercased() != digest {
             remove()
-            throw DownloadFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(digest)", retryable: false)
+            throw ActionFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(digest)", retryable: false)
         }
         guard fsync(descriptor) == 0 else {
             let reason = String(cString: strerror(errno))
             remove()
-            throw DownloadFailure("cannot write \(destination): \(reason)", retryable: false)
+            throw ActionFailure("cannot write \(destination): \(reason)", retryable: false)
         }
         cache?.store(linking: path, from: descriptor, size: size, sha256: digest)
         let written = FileStatus.of(descriptor: descriptor)
@@ -166,12 +166,12 @@ package final class PartialFile: @unchecked Sendable {
         descriptor = -1
         guard closed == 0 || closeCode == EINTR else {
             unlink(path)
-            throw DownloadFailure("cannot write \(destination): \(String(cString: strerror(closeCode)))", retryable: false)
+            throw ActionFailure("cannot write \(destination): \(String(cString: strerror(closeCode)))", retryable: false)
         }
         guard rename(path, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(path)
-            throw DownloadFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
+            throw ActionFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
         }
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         if let folderSyncs { folderSyncs.add(folder) } else { Folders.synchronize(folder) }

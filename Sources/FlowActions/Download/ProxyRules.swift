@@ -29,7 +29,7 @@ package struct ProxyRules: Sendable, Equatable {
     }
 
     /// The proxy for `url`, nil to go direct; an error names the variable's unusable value.
-    package func proxy(for url: URL) throws(DownloadFailure) -> Proxy? {
+    package func proxy(for url: URL) throws(ActionFailure) -> Proxy? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
         guard let setting = scheme == "https" ? httpsProxy : scheme == "http" ? httpProxy : nil else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
@@ -59,16 +59,16 @@ package struct ProxyRules: Sendable, Equatable {
     }
 
     /// `[scheme://][user:password@]host[:port]`; curl's default port is 1080.
-    static func parse(_ setting: String) throws(DownloadFailure) -> Proxy {
+    static func parse(_ setting: String) throws(ActionFailure) -> Proxy {
         let text = setting.contains("://") ? setting : "http://" + setting
         guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
-            throw DownloadFailure("cannot use proxy \(setting): not a URL", retryable: false)
+            throw ActionFailure("cannot use proxy \(setting): not a URL", retryable: false)
         }
         let kind: Proxy.Kind
         switch url.scheme?.lowercased() {
         case "http": kind = .http
         case "socks5", "socks5h": kind = .socks5
-        default: throw DownloadFailure("cannot use proxy \(setting): only http:// and socks5:// proxies are supported", retryable: false)
+        default: throw ActionFailure("cannot use proxy \(setting): only http:// and socks5:// proxies are supported", retryable: false)
         }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         return Proxy(kind: kind, host: bareHost, port: url.port ?? 1080)

@@ -27,15 +27,15 @@ struct RedirectChain: Sendable {
     private static let credentials: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
     /// The next URL to request and the chain after it, or why the attempt fails.
-    func following(_ location: String, from current: URL) -> Result<(String, RedirectChain), DownloadFailure> {
+    func following(_ location: String, from current: URL) -> Result<(String, RedirectChain), ActionFailure> {
         guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
             let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https", next.host != nil
         else {
-            return .failure(DownloadFailure("\(original): redirect to an unsupported URL '\(location)'", retryable: false))
+            return .failure(ActionFailure("\(original): redirect to an unsupported URL '\(location)'", retryable: false))
         }
         let target = next.absoluteString
-        if visited.contains(target) { return .failure(DownloadFailure("\(original): redirect loop", retryable: false)) }
-        if visited.count > limit { return .failure(DownloadFailure("\(original): more than \(limit) redirects", retryable: false)) }
+        if visited.contains(target) { return .failure(ActionFailure("\(original): redirect loop", retryable: false)) }
+        if visited.count > limit { return .failure(ActionFailure("\(original): more than \(limit) redirects", retryable: false)) }
         var chain = self
         chain.visited.append(target)
         if !chain.credentialsDropped, let first = URL(string: original), !Self.sameOrigin(first, next) {

@@ -29,7 +29,7 @@ final class SharedTransfers: Sendable {
     enum Ending: Sendable {
         /// The bytes are whole: each waiting task copies them to its own `to`.
         case finished(FinishedFile)
-        case failed(DownloadFailure)
+        case failed(ActionFailure)
         /// The leading task stopped for a reason of its own (cancelled, or its temporary file
         /// could not be made): a waiting task transfers instead.
         case abandoned

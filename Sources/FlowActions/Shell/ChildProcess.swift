@@ -25,7 +25,9 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private static let exitWaiters = DispatchQueue(label: "flowrun.exit-waiters", attributes: .concurrent)
 
     private let pid: pid_t
-    private let owner = OutputLoop.shared.makeOwner()
+    /// The run's loop, which watches the child's pipes and exit.
+    private let loop: OutputLoop
+    private let owner: UInt64
     private let completion: @Sendable (AttemptResult) -> Void
     private let lock = NSLock()
     private var openStreams = 2
@@ -33,8 +35,12 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private var reaped = false
     private var outputGraceTimer: LoopTimer?
 
-    init(_ launched: ProcessLauncher.Launched, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void) {
+    init(
+        _ launched: ProcessLauncher.Launched, loop: OutputLoop, events: AttemptEvents, completion: @escaping @Sendable (AttemptResult) -> Void
+    ) {
         pid = launched.pid
+        self.loop = loop
+        owner = loop.makeOwner()
         self.completion = completion
         TaskGroups.shared.added(pid)
         var watches: [OutputLoop.Watch] = []
@@ -53,9 +59,9 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
                     lines.removeAll(keepingCapacity: true)
                     if bytes == nil {
                         streamClosed()
-                    } else if !events.hasRoomForOutput({ OutputLoop.shared.resumeReading() }) {
+                    } else if !events.hasRoomForOutput({ [loop] in loop.resumeReading() }) {
                         // The sinks are behind: the child waits on its full pipe until they catch up.
-                        OutputLoop.shared.pauseReading(descriptor)
+                        loop.pauseReading(descriptor)
                     }
                 })
         }
@@ -70,10 +76,10 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             Self.exitWaiters.async { [self] in
                 var info = siginfo_t()
                 while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
-                OutputLoop.shared.post { [self] in reapExited() }
+                loop.post { [self] in reapExited() }
             }
         }
-        OutputLoop.shared.watch(watches, owner: owner)
+        loop.watch(watches, owner: owner)
     }
 
     /// SIGTERM, then SIGCONT: a stopped process (SIGSTOP, Ctrl-Z) acts on SIGTERM only once
@@ -103,7 +109,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             defer { outputGraceTimer = nil }
             return (exitResult, outputGraceTimer)
         }
-        if let timer { OutputLoop.shared.cancel(timer) }
+        if let timer { loop.cancel(timer) }
         if let result { completion(result) }
     }
 
@@ -129,7 +135,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             completion(done)
         } else {
             let owner = owner
-            let loop = OutputLoop.shared
+            let loop = loop
             let timer = loop.schedule(at: loop.now + Self.outputGraceMilliseconds) { loop.abandon(owner) }
             lock.withLock { outputGraceTimer = timer }
         }

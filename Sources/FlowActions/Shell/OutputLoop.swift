@@ -10,7 +10,7 @@ import Glibc
 ///
 /// The loop waits in `epoll_wait` inside a block on `queue` and, once it has handled what was
 /// ready, queues its next turn as another block. Shell tasks' operations start on the same
-/// queue (`ShellRunner.loop`): a child's exit, the engine's step and the spawn of the next
+/// queue (`ActionRunner.loop`): a child's exit, the engine's step and the spawn of the next
 /// task run on this one thread, between two turns, with no thread woken in between. An
 /// operation added from another thread nudges the loop through its wake-up pipe.
 ///
@@ -32,10 +32,13 @@ import Glibc
 /// the pipe is not armed again, the child blocks in write(2) once it is full, and the exits,
 /// the wake-up pipe and the other pipes are still watched, so the loop itself never waits.
 ///
-/// - Warning: `watches`, `owners`, `abandoned`, `resumeRequested` and the timers are guarded by
-///   `lock`; the handlers, `ready`, `buffer`, `done`, `paused` and `inTurn` are only used on
-///   `queue`, so they need no lock.
-final class OutputLoop: EngineLoop, @unchecked Sendable {
+/// One per run (`ActionRunner` makes it and ends it after the run, `end()`): two runs in one
+/// process never share a loop, and none leaves a turn waiting in `epoll_wait` behind it.
+///
+/// - Warning: `watches`, `owners`, `abandoned`, `resumeRequested`, `ending`, `ended` and the
+///   timers are guarded by `lock`; the handlers, `ready`, `buffer`, `done`, `paused` and
+///   `inTurn` are only used on `queue`, so they need no lock.
+package final class OutputLoop: EngineLoop, @unchecked Sendable {
     enum Watch {
         /// A pipe: the handler gets each chunk read, then nil at end of file.
         case output(Int32, (ArraySlice<UInt8>?) -> Void)
@@ -48,8 +51,6 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             }
         }
     }
-
-    static let shared = OutputLoop()
 
     /// Where the loop turns, and where shell tasks' operations start.
     package let queue = DispatchQueue(label: "flowrun.output")
@@ -76,8 +77,11 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
     /// True while a turn runs; read and written only on `queue`.
     private var inTurn = false
     private var timers = LoopTimers()
+    /// Set by `end()`: the turn that sees it queues no other.
+    private var ending = false
+    private var ended = false
 
-    private init() {
+    package init() {
         epoll = flowrun_epoll_create()
         precondition(epoll >= 0, "cannot create the output loop's epoll instance")
         var ends: [Int32] = [-1, -1]
@@ -89,6 +93,26 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         queue.setSpecific(key: onQueue, value: true)
         queue.async { [self] in turn() }
     }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Ends the loop after its run, from another thread: the turn under way returns and
+    /// queues no other, the descriptors still watched and the loop's epoll instance are closed,
+    /// and the timers are dropped. Returns once the last turn has returned. Blocks posted later
+    /// still run on `queue`; nothing may be watched any more.
+    package func end() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        lock.withLock { ending = true }
+        wake()
+        // Behind the turn under way (or the one it queued before it saw `ending`).
+        queue.sync {}
+    }
+
+    /// Whether the loop has turned for the last time (`end()`).
+    package var hasEnded: Bool { lock.withLock { ended } }
 
     /// Wakes the loop unless this is a turn, so that blocks queued behind a turn waiting in
     /// `epoll_wait` (operations to start) run. A turn queues the next turn only when it ends,
@@ -178,7 +202,7 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
         inTurn = true
         defer {
             inTurn = false
-            queue.async { [self] in turn() }
+            if lock.withLock({ ending }) { finishEnding() } else { queue.async { [self] in turn() } }
         }
         let wait = lock.withLock { timers.nextDeadline }.map { Int32(clamping: max(0, $0 - now)) } ?? -1
         let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count), wait)
@@ -214,6 +238,23 @@ final class OutputLoop: EngineLoop, @unchecked Sendable {
             close(descriptor)
         }
         done.removeAll(keepingCapacity: true)
+    }
+
+    /// The end of the last turn: closes what the loop still owns, and drops the handlers and
+    /// timers (which hold the children and the engine).
+    private func finishEnding() {
+        let left: [Int32] = lock.withLock {
+            defer {
+                watches = [:]
+                timers = LoopTimers()
+                abandoned = []
+                ended = true
+            }
+            return Array(watches.keys)
+        }
+        for descriptor in left { close(descriptor) }
+        paused.removeAll()
+        close(epoll)
     }
 
     /// Runs the timers whose deadline has come, earliest first.

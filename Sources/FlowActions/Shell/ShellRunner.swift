@@ -11,6 +11,9 @@ import Foundation
 package struct ShellRunner: TaskRunner {
     private let baseEnvironment: ChildEnvironment
     private let executables = ExecutableLookup()
+    /// The run's loop (`OutputLoop`): the engine's loop too, so that a child's exit, the
+    /// engine's step and the next spawn happen on one thread.
+    private let loop: OutputLoop
 
     /// The variables that make tools colour output that is not a terminal (chalk, Rust's
     /// `colored`, CMake, BSD `ls`...): set when the live view shows task colours on a terminal.
@@ -18,17 +21,16 @@ package struct ShellRunner: TaskRunner {
 
     /// - Parameter forceColour: add `forcedColour` to the environment, under a value flowrun's
     ///   own environment already has and under the task's env.
-    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
+    package init(
+        loop: OutputLoop, processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false
+    ) {
+        self.loop = loop
         let forced = forceColour && (processEnvironment["NO_COLOR"] ?? "").isEmpty ? Self.forcedColour : [:]
         baseEnvironment = ChildEnvironment(processEnvironment.merging(forced) { own, _ in own })
         // With SIGCHLD ignored (a parent may pass that on), the kernel reaps children itself and
         // their exit status is lost: every task would look as if it succeeded.
         signal(SIGCHLD, SIG_DFL)
     }
-
-    /// The engine's loop for a run of shell tasks: the output loop, so that a child's exit, the
-    /// engine's step and the next spawn happen on one thread (`OutputLoop`).
-    package static var loop: any EngineLoop { OutputLoop.shared }
 
     package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
@@ -49,11 +51,11 @@ package struct ShellRunner: TaskRunner {
             let launched = try baseEnvironment.withEntries(overrides: overrides) { environment in
                 try launch(argv, path: path, environment: environment, workdir: task.workdir)
             }
-            return ChildProcess(launched, events: events, completion: completion)
+            return ChildProcess(launched, loop: loop, events: events, completion: completion)
         } catch let error as ProcessLauncher.LaunchError {
-            completion(.failed(reason: error.message, exitCode: nil))
+            completion(ActionFailure(error.message).result(masking: SecretMask(task)))
         } catch {
-            completion(.failed(reason: "\(error)", exitCode: nil))
+            completion(ActionFailure("\(error)").result(masking: SecretMask(task)))
         }
         return NotStarted()
     }

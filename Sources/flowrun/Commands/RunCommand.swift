@@ -184,14 +184,13 @@ struct RunCommand: ParsableCommand {
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
         let bus = EventBus(sinks: sinks)
-        let (runner, loop): (any TaskRunner, any EngineLoop) =
-            engineOnly
-            ? (NoopRunner(), SerialQueueLoop())
-            : (ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment)), ActionRunner.loop)
         let upToDate = engineOnly || !UpToDateRun.isNeeded(for: plan) ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
         // Fingerprints are taken for the record, so that a later run can resume this one.
         let resumeCheck = !engineOnly && (recorder != nil || resumed != nil) ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
+        // Made once nothing can throw before the run: the run's loop ends in `finishRun()`.
+        let actions = engineOnly ? nil : ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment))
+        let (runner, loop): (any TaskRunner, any EngineLoop) = actions.map { ($0, $0.loop) } ?? (NoopRunner(), SerialQueueLoop())
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(
@@ -202,7 +201,7 @@ struct RunCommand: ParsableCommand {
         signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
         let status = engine.run()
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
-        (runner as? ActionRunner)?.finishRun()
+        actions?.finishRun()
         UpToDateRun.finish(upToDate)
         cache?.storeMade()
         signals.runEnded()

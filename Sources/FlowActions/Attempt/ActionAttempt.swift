@@ -1,0 +1,73 @@
+import Dispatch
+import FlowEngine
+import FlowModel
+import FlowPlanning
+import NIOConcurrencyHelpers
+
+/// One attempt of a download, decompress or combine task, as the engine sees it: the one shape
+/// their runners share.
+///
+/// A runner makes one in `startAttempt`, starts the work off the engine's loop (blocking work
+/// with `runOnWorker`, a transfer on its own event loop) and returns it. The work sees a stop
+/// through `stop`, reports through `progress`, and calls `end` when done: the first `end` is
+/// the attempt's, and reports it on the loop, with the task's secrets masked; a later one is
+/// ignored. Terminate and kill are alike: both set `stop`, after which no progress goes out and
+/// nothing outlives the work's next check but its clean-up.
+final class ActionAttempt: RunningAttempt, Sendable {
+    let stop: StopFlag
+    let progress: ProgressThrottle
+    private let mask: SecretMask
+    private let loop: any EngineLoop
+    private let completion: @Sendable (AttemptResult) -> Void
+    private let ended = NIOLockedValueBox(false)
+
+    /// Blocking reads and writes (libarchive, image codecs), so a queue of
+    /// flowrun's own, which gets threads as they block, rather than the global one that the
+    /// rest of the process shares; concurrent, as the engine's limits bound how many run.
+    private static let workers = DispatchQueue(label: "flowrun.actions", qos: .utility, attributes: .concurrent)
+
+    /// - Parameter unit: what the task's progress counts.
+    init(
+        of task: PlannedTask, events: AttemptEvents, unit: ProgressUnit = .bytes, loop: any EngineLoop,
+        completion: @escaping @Sendable (AttemptResult) -> Void
+    ) {
+        let stop = StopFlag()
+        self.stop = stop
+        mask = SecretMask(task)
+        self.loop = loop
+        self.completion = completion
+        progress = ProgressThrottle(clock: loop, unit: unit) { done, total, unit in
+            // None once stopped: the engine is ending this attempt.
+            if !stop.isStopped { events.progress(done, total, unit) }
+        }
+    }
+
+    func terminate() { stop.stop() }
+    func kill() { stop.stop() }
+
+    /// Ends the attempt: succeeded with `failure` nil. Once; from any thread.
+    func end(_ failure: ActionFailure?) {
+        let first = ended.withLockedValue { ended in
+            defer { ended = true }
+            return !ended
+        }
+        guard first else { return }
+        progress.end(completed: failure == nil)
+        let result = failure.map { $0.result(masking: mask) } ?? .succeeded
+        let completion = completion
+        loop.post { completion(result) }
+    }
+
+    /// Runs `work` on a worker thread, never on the loop, and ends the attempt with what it
+    /// throws, or as succeeded.
+    func runOnWorker(_ work: @escaping @Sendable (ActionAttempt) throws(ActionFailure) -> Void) {
+        Self.workers.async { [self] in
+            do throws(ActionFailure) {
+                try work(self)
+                end(nil)
+            } catch {
+                end(error)
+            }
+        }
+    }
+}

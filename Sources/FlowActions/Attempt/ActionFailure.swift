@@ -1,0 +1,36 @@
+import FlowEngine
+
+/// Why an attempt of a download, decompress or combine task did not produce its output, in
+/// words that name the URL, the path or the entry, and whether another attempt can help.
+///
+/// The one failure type of the actions: each throws it, and `ActionAttempt` turns it into the
+/// attempt's result with the task's secret values masked (`SecretMask`), in one place.
+package struct ActionFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
+    /// False when the failure knows that trying again cannot help (an HTTP 404, a bad checksum,
+    /// too many redirects, as curl's `--retry`); true leaves it to the task's `retries`.
+    package var retryable: Bool
+    /// A server's Retry-After, in milliseconds from when it was read.
+    package var retryAfterMilliseconds: Int64?
+
+    package init(_ reason: String, retryable: Bool = true, retryAfterMilliseconds: Int64? = nil) {
+        self.reason = reason
+        self.retryable = retryable
+        self.retryAfterMilliseconds = retryAfterMilliseconds
+    }
+
+    package var description: String { reason }
+
+    /// The attempt was stopped (`StopFlag`): cancel, a timeout or Ctrl-C. The engine reports
+    /// such an attempt by why it stopped it, not by this reason.
+    package static let cancelled = ActionFailure("cancelled", retryable: false)
+}
+
+extension ActionFailure {
+    /// The attempt's result, with the task's secret values shown as `***`: the one place a
+    /// failure is masked. A failure that advises nothing beyond the task's policy is a plain one.
+    func result(masking mask: SecretMask) -> AttemptResult {
+        if retryable && retryAfterMilliseconds == nil { return .failed(reason: mask(reason), exitCode: nil) }
+        return .failedAdvising(reason: mask(reason), retryable: retryable, notBeforeMilliseconds: retryAfterMilliseconds)
+    }
+}

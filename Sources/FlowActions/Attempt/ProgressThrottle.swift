@@ -1,0 +1,66 @@
+import FlowEngine
+import FlowModel
+import NIOConcurrencyHelpers
+
+/// Passes on an action's progress at most once per `interval` on the engine's clock (10 a
+/// second), so that a fast transfer or extraction does not flood the events.
+///
+/// The first report goes out at once, and so does one that completes its total; a report held
+/// back is kept, and the last one held is sent when the attempt succeeds (`end(completed:)`), so
+/// the final value is always seen. A report equal to the one sent last is dropped; none goes out
+/// once the attempt has ended.
+final class ProgressThrottle: Sendable {
+    private struct State {
+        var lastSent: (at: Int64, done: Int64, total: Int64?)?
+        var held: (done: Int64, total: Int64?)?
+        var ended = false
+    }
+
+    /// 100 ms: the limit of ten progress events a second per task.
+    static let defaultIntervalMilliseconds: Int64 = 100
+
+    private let state = NIOLockedValueBox(State())
+    private let intervalMilliseconds: Int64
+    private let clock: any EngineLoop
+    private let unit: ProgressUnit
+    private let send: @Sendable (Int64, Int64?, ProgressUnit) -> Void
+
+    /// - Parameter clock: the run's loop, whose `now` (milliseconds) times the reports.
+    init(
+        clock: any EngineLoop, unit: ProgressUnit = .bytes, intervalMilliseconds: Int64 = defaultIntervalMilliseconds,
+        send: @escaping @Sendable (Int64, Int64?, ProgressUnit) -> Void
+    ) {
+        self.clock = clock
+        self.unit = unit
+        self.intervalMilliseconds = intervalMilliseconds
+        self.send = send
+    }
+
+    /// From any thread: `done` of `total` (nil when unknown).
+    func report(_ done: Int64, _ total: Int64?) {
+        let now = clock.now
+        // Sent under the lock, so that reports go out in order and none follows `end`.
+        state.withLockedValue { state in
+            guard !state.ended else { return }
+            if let last = state.lastSent {
+                if last.done == done && last.total == total { return }
+                if now - last.at < intervalMilliseconds && done != total {
+                    state.held = (done, total)
+                    return
+                }
+            }
+            state.lastSent = (now, done, total)
+            state.held = nil
+            send(done, total, unit)
+        }
+    }
+
+    /// No report goes out after this; the one held back is sent first if the attempt `completed`.
+    func end(completed: Bool) {
+        state.withLockedValue { state in
+            guard !state.ended else { return }
+            state.ended = true
+            if completed, let held = state.held { send(held.done, held.total, unit) }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import FlowModel
+import FlowTestSupport
+import Testing
+
+@testable import FlowActions
+
+/// `ProgressThrottle` on the manual clock: what goes out, and when, as the clock is moved.
+@Suite struct ProgressThrottleTests {
+    struct Sent: Equatable, CustomStringConvertible {
+        var done: Int64
+        var total: Int64?
+        var unit: ProgressUnit
+
+        var description: String { "\(done)/\(total.map(String.init) ?? "?") \(unit.rawValue)" }
+    }
+
+    /// A throttle on `clock` that keeps what it sends.
+    static func throttle(on clock: ManualRunLoop, unit: ProgressUnit = .bytes) -> (ProgressThrottle, LockedBox<[Sent]>) {
+        let sent = LockedBox<[Sent]>([])
+        let throttle = ProgressThrottle(clock: clock, unit: unit) { done, total, unit in
+            sent.update { $0.append(Sent(done: done, total: total, unit: unit)) }
+        }
+        return (throttle, sent)
+    }
+
+    @Test func theFirstReportGoesOutAtOnceAndTheNextOnlyAfterTheInterval() {
+        let clock = ManualRunLoop(now: 5_000)
+        let (throttle, sent) = Self.throttle(on: clock)
+        throttle.report(10, 1_000)
+        #expect(sent.value == [Sent(done: 10, total: 1_000, unit: .bytes)])
+        clock.advance(by: 50)
+        throttle.report(20, 1_000)
+        clock.advance(by: 49)
+        throttle.report(30, 1_000)
+        #expect(sent.value.map(\.done) == [10], "held back inside 100 ms of the first")
+        clock.advance(by: 1)
+        throttle.report(40, 1_000)
+        #expect(sent.value.map(\.done) == [10, 40], "due 100 ms after the last one sent")
+        clock.advance(by: 99)
+        throttle.report(50, 1_000)
+        #expect(sent.value.map(\.done) == [10, 40])
+    }
+
+    @Test func aReportThatCompletesTheTotalGoesOutAtOnceAndOnlyOnce() {
+        let clock = ManualRunLoop()
+        let (throttle, sent) = Self.throttle(on: clock, unit: .entries)
+        throttle.report(1, 3)
+        throttle.report(2, 3)
+        throttle.report(3, 3)
+        throttle.report(3, 3)
+        throttle.end(completed: true)
+        #expect(sent.value == [Sent(done: 1, total: 3, unit: .entries), Sent(done: 3, total: 3, unit: .entries)])
+    }
+
+    @Test func theLastReportHeldBackIsSentWhenTheAttemptSucceeds() {
+        let clock = ManualRunLoop()
+        let (throttle, sent) = Self.throttle(on: clock)
+        // An unknown total (a pipe, a body with no length): no report completes it.
+        for done in Int64(1)...1_000 { throttle.report(done, nil) }
+        #expect(sent.value.map(\.done) == [1])
+        throttle.end(completed: true)
+        #expect(sent.value == [Sent(done: 1, total: nil, unit: .bytes), Sent(done: 1_000, total: nil, unit: .bytes)])
+        clock.advance(by: 1_000)
+        throttle.report(2_000, nil)
+        throttle.end(completed: true)
+        #expect(sent.value.count == 2, "nothing once ended")
+    }
+
+    @Test func aFailedOrStoppedAttemptSendsNothingMore() {
+        let clock = ManualRunLoop()
+        let (throttle, sent) = Self.throttle(on: clock)
+        throttle.report(1, 10)
+        throttle.report(5, 10)
+        throttle.end(completed: false)
+        clock.advance(by: 500)
+        throttle.report(10, 10)
+        #expect(sent.value.map(\.done) == [1])
+    }
+
+    @Test func aReportHeldBackIsReplacedByALaterOne() {
+        let clock = ManualRunLoop()
+        let (throttle, sent) = Self.throttle(on: clock)
+        throttle.report(1, 10)
+        throttle.report(4, 10)
+        throttle.report(6, 10)
+        clock.advance(by: 100)
+        throttle.report(7, 10)
+        throttle.report(8, 10)
+        throttle.end(completed: true)
+        #expect(sent.value.map(\.done) == [1, 7, 8])
+    }
+}
