@@ -21,6 +21,15 @@ import Foundation
 /// whole, and what it recorded is taken rather than hashing files twice. Inputs are hashed
 /// before a task starts only when the run resumed says it succeeded; a task that runs has them
 /// hashed at its success, for the record.
+///
+/// The engine's step does no hashing but the files': at a task's success (`keep`) its inputs
+/// and outputs are read as they are then, and put in `left`; its fingerprint and key, five
+/// SHA-256 over short texts, are taken from that when the record asks for them (`settle`),
+/// which is after the step has started the next tasks, and under `lock`, not the engine's.
+/// On a graph of small tasks that hashing held up every next spawn (issue 23).
+///
+/// - Warning: `left` is guarded by `leftLock`, everything else that changes by `lock`. The
+///   engine's step takes only `leftLock` (unless a run is resumed, which decides under `lock`).
 package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// A run to resume: its id, and each task's end and fingerprint there.
     package struct Resumed: Sendable {
@@ -31,6 +40,17 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             self.run = run
             self.tasks = tasks
         }
+    }
+
+    /// What a task left at its end (it succeeded, or was kept as up to date), as read then: all
+    /// its fingerprint and key are taken from, apart from its needs' fingerprints.
+    private enum Left {
+        /// A task the up-to-date check tracks: its fingerprint and record there.
+        case tracked(Int, TaskFingerprint?, TaskRecord?)
+        /// Another that check took the fingerprint of; its outputs' digest (nil: one was missing).
+        case taken(Int, TaskFingerprint, outputs: String?)
+        /// Any other: its inputs' digest, to take its fingerprint from, and its outputs'.
+        case read(Int, inputs: String, outputs: String?)
     }
 
     private let plan: Plan
@@ -47,9 +67,14 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// The same for a task the up-to-date check recorded, whose key is taken only when the
     /// record asks for it: a run in which no task ran asks for none.
     private var builtRecords: [TaskRecord?]
-    /// Tasks that run in this run (the gate did not skip them).
+    /// Tasks that run in this run (the gate did not skip them); only a resumed run asks.
     private var runs: [Bool]
     private var indexes: [TaskID: Int] = [:]
+    private let leftLock = NSLock()
+    /// What tasks left, in the order they ended, not yet taken into `fingerprints` and `keys`.
+    private var left: [Left] = []
+    /// `left` as `settle` took it last, kept for its storage (under `lock`).
+    private var settling: [Left] = []
 
     package init(plan: Plan, inner: UpToDateCheck?, resumed: Resumed?) {
         self.plan = plan
@@ -67,9 +92,11 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     package func skipReason(for index: Int) -> String? {
         if let reason = inner?.skipReason(for: index) {
-            lock.withLock { keep(index) }
+            keep(index)
             return reason
         }
+        // With no run to resume no task is done before, and `runs` serves only to decide that.
+        guard resumed != nil else { return nil }
         return lock.withLock {
             if decide(index, upToDateReason: nil) == .doneBefore { return SkipReason.doneBefore }
             runs[index] = true
@@ -123,35 +150,77 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     package func taskSucceeded(_ index: Int) {
         inner?.taskSucceeded(index)
-        lock.withLock { keep(index) }
+        keep(index)
     }
 
-    /// What the task left (it succeeded, or was kept as up to date), for the record: the up-to-
-    /// date check's record when it tracks the task (none if it did not record it as built),
-    /// else taken now. Called with `lock` held.
+    /// Reads what the task left (it succeeded, or was kept as up to date) for the record: the
+    /// up-to-date check's record when it tracks the task (none if it did not record it as
+    /// built), else its inputs' and outputs' digests now. The hashing is left to `settle`.
     private func keep(_ index: Int) {
         let task = plan.tasks[index]
+        let read: Left
         if let inner, TaskDefinition.isTracked(task) {
-            remember(inner.fingerprint(at: index), of: index)
-            builtRecords[index] = inner.builtRecord(at: index)
-            return
+            read = .tracked(index, inner.fingerprint(at: index), inner.builtRecord(at: index))
+        } else if let fingerprint = inner?.fingerprint(at: index) {
+            // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
+            read = .taken(index, fingerprint, outputs: Self.outputs(of: task))
+        } else {
+            var digests = FileDigests(known: [:])
+            let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
+            read = .read(index, inputs: inputs, outputs: Self.outputs(of: task))
         }
-        // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
-        remember(inner?.fingerprint(at: index) ?? fingerprint(of: index), of: index)
+        leftLock.withLock { left.append(read) }
+    }
+
+    /// The digest of the task's outputs now; nil if one is missing.
+    private static func outputs(of task: PlannedTask) -> String? {
         var digests = FileDigests(known: [:])
         let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
-        keys[index] =
-            outputs.missing.isEmpty ? value(of: index).map { TaskRecord.resumeKey(value: $0, outputs: outputs.digest) } : nil
+        return outputs.missing.isEmpty ? outputs.digest : nil
+    }
+
+    /// Takes the fingerprints and keys of what tasks left, in the order they ended: a need's
+    /// before its dependents', which take its value. Called with `lock` held.
+    private func settle() {
+        leftLock.withLock { swap(&left, &settling) }
+        for read in settling {
+            switch read {
+            case .tracked(let index, let fingerprint, let record):
+                remember(fingerprint, of: index)
+                builtRecords[index] = record
+            case .taken(let index, let fingerprint, let outputs):
+                remember(fingerprint, of: index)
+                keys[index] = key(of: index, outputs: outputs)
+            case .read(let index, let inputs, let outputs):
+                let task = plan.tasks[index]
+                remember(TaskFingerprint.of(task, inputs: inputs, needValues: task.needs.map(value(of:))), of: index)
+                keys[index] = key(of: index, outputs: outputs)
+            }
+        }
+        settling.removeAll(keepingCapacity: true)
+    }
+
+    /// The task's key from its fingerprint and its outputs' digest; nil without either.
+    /// Called with `lock` held.
+    private func key(of index: Int, outputs: String?) -> String? {
+        guard let outputs, let value = value(of: index) else { return nil }
+        return TaskRecord.resumeKey(value: value, outputs: outputs)
     }
 
     /// What the task left in this run, once known (it ended, or was skipped): what the record
     /// keeps for a later `--resume`.
     package func fingerprint(of task: TaskID) -> String? {
-        lock.withLock { indexes[task].flatMap { keys[$0] ?? builtRecords[$0]?.resumeKey } }
+        lock.withLock {
+            guard let index = indexes[task] else { return nil }
+            settle()
+            return keys[index] ?? builtRecords[index]?.resumeKey
+        }
     }
 
-    /// The task's fingerprint now, its needs' taken as they ended in this run.
+    /// The task's fingerprint now, its needs' taken as they ended in this run. Called with
+    /// `lock` held.
     private func fingerprint(of index: Int) -> TaskFingerprint {
+        settle()
         let task = plan.tasks[index]
         var digests = FileDigests(known: [:])
         let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest

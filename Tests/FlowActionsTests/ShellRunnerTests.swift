@@ -74,6 +74,25 @@ import Testing
         #expect(script.result == .failed(reason: "exited with status 3", exitCode: 3))
     }
 
+    @Test func aChildSeesFlowrunsEnvironmentWithTheTasksVariablesOverItEachNameOnce() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try Self.tasks(
+            """
+            version: 1
+            tasks:
+              show: {env: {BETA: task, GAMMA: "3", FLOWRUN_TASK: mine}, shell: [env]}
+            """, in: folder)
+        let runner = ShellRunner(processEnvironment: ["ALPHA": "1", "BETA": "2", "PATH": "/usr/bin:/bin", "ZETA": "last"])
+        let shown = await Self.run(tasks[0], runner: runner)
+        #expect(shown.result == .succeeded)
+        // The task's BETA over flowrun's, and flowrun's own FLOWRUN_TASK over the task's.
+        #expect(
+            shown.stdout.sorted() == [
+                "ALPHA=1", "BETA=task", "FLOWRUN_TASK=show", "FLOWRUN_WORKFLOW_DIR=\(folder)", "GAMMA=3", "PATH=/usr/bin:/bin", "ZETA=last",
+            ])
+    }
+
     @Test func aTaskRunsInItsWorkdirWhetherOrNotThatIsFlowrunsOwnFolder() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

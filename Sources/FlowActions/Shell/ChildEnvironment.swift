@@ -10,10 +10,14 @@ import Glibc
 final class ChildEnvironment: @unchecked Sendable {
     private let base: [(name: String, entry: UnsafeMutablePointer<CChar>)]
     private let baseValues: [String: String]
+    /// Each name's place in `base`: a spawn looks up its few overrides here rather than every
+    /// base name in a set of them (a tenth of flowrun's instructions a task, before the spawn).
+    private let baseIndexes: [String: Int]
 
     init(_ environment: [String: String]) {
         baseValues = environment
         base = environment.sorted { $0.key < $1.key }.map { ($0.key, strdup("\($0.key)=\($0.value)")!) }
+        baseIndexes = Dictionary(uniqueKeysWithValues: base.enumerated().map { ($0.element.name, $0.offset) })
     }
 
     deinit {
@@ -32,13 +36,15 @@ final class ChildEnvironment: @unchecked Sendable {
     ) rethrows -> R {
         var own: [UnsafeMutablePointer<CChar>?] = []
         var names: Set<String> = []
+        var replaced: [Int] = []
         for (name, value) in overrides.reversed() where names.insert(name).inserted {
             own.append(strdup("\(name)=\(value)"))
+            if let index = baseIndexes[name] { replaced.append(index) }
         }
         defer { own.forEach { free($0) } }
         var entries: [UnsafeMutablePointer<CChar>?] = []
         entries.reserveCapacity(base.count + own.count + 1)
-        for (name, entry) in base where !names.contains(name) { entries.append(entry) }
+        for (index, (_, entry)) in base.enumerated() where !replaced.contains(index) { entries.append(entry) }
         entries += own
         entries.append(nil)
         return try entries.withUnsafeBufferPointer { try body($0.baseAddress!) }
