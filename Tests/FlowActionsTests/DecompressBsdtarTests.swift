@@ -11,7 +11,8 @@ private let corpusToolsInstalled = ["/usr/bin/bsdtar", "/usr/bin/zip", "/usr/bin
 /// Extraction compared with `bsdtar -x` on archives the test makes: tars from GNU tar, bsdtar and
 /// Python's tarfile in each of their formats, zips from Python, Info-ZIP and bsdtar; names in
 /// UTF-8, latin-1, cp437, cp866, koi8-r and Shift-JIS, hard links, symlinks, sparse files, long
-/// names, duplicate entries and empty archives. Every archive bsdtar extracts extracts to the same
+/// names, a 40-folder-deep file, a file larger than the read rings, duplicate entries and empty
+/// archives. Every archive bsdtar extracts extracts to the same
 /// names, bytes, modes, times and links, or is in `refusals` with its reason (README).
 @Suite(.enabled(if: corpusToolsInstalled, "needs bsdtar (libarchive-tools), zip and GNU tar: scripts/install-deps --tests"))
 struct DecompressBsdtarTests {
@@ -53,6 +54,8 @@ struct DecompressBsdtarTests {
                 f.write(b'head'); f.seek(1 << 20); f.write(b'tail')
             if long:
                 put(root, 'app/' + 'long-' * 30 + '/' + 'n' * 150, b'long\n')
+                put(root, 'app/' + '/'.join('d%02d' % i for i in range(40)) + '/leaf', b'deep\n')
+                put(root, 'app/big.bin', bytes((i * 7919) % 251 for i in range(5 << 19)))  # more than a read ring
             rootb = os.fsencode(root)
             os.makedirs(os.path.join(rootb, b'names'))
             for name in names:

@@ -5,16 +5,18 @@ import Foundation
 /// The archive reader an extraction reads entries from, and where it gets its bytes: a
 /// compressed regular file is decoded on a thread of its own (`DecodedStream`); another regular
 /// file is read directly (`ArchiveSource`, which hashes it as it goes); a pipe or a FIFO through
-/// `PipeSource`.
+/// `PipeSource`. The entries of a file that is not decoded (a zip, a tar) are read on a thread
+/// of their own (`EntryReadAhead`); the others on the caller's.
 final class ArchiveInput {
-    /// The reader of entries, for the session; freed here.
-    let reader: OpaquePointer
+    /// The reader of entries; freed here.
+    private let reader: OpaquePointer
     /// The decoding reader's filters, when another reader decodes; nil: `reader`'s own.
     private(set) var filters: [DetectedFormat.Filter]?
     private let descriptor: Int32
     private var source: ArchiveSource?
     private var pipe: PipeSource?
     private var decoded: DecodedStream?
+    private var readAhead: EntryReadAhead?
 
     /// `formats` registers the formats the reader may find (no filters: they are set here).
     init(path: String, formats: (OpaquePointer) -> Void, isCancelled: @escaping () -> Bool) throws(ActionFailure) {
@@ -40,6 +42,7 @@ final class ArchiveInput {
             } else {
                 archive_read_support_filter_all(reader)
                 opened = source.open(reader)
+                if opened == ARCHIVE_OK { readAhead = EntryReadAhead(reader: reader, filters: nil) }
             }
         } else {
             archive_read_support_filter_all(reader)
@@ -52,7 +55,8 @@ final class ArchiveInput {
     }
 
     deinit {
-        // The decode thread first: it reads the file through `source`.
+        // The read and decode threads first: they use the reader and read the file.
+        readAhead?.stop()
         decoded?.stop()
         archive_read_free(reader)
         decoded = nil
@@ -80,14 +84,47 @@ final class ArchiveInput {
         return (DecodedStream(decoder: decoder, atEnd: status == ARCHIVE_EOF, isCancelled: isCancelled), filters)
     }
 
-    /// Compressed bytes read so far.
+    /// The next entry's header (the entry is valid until the next call); the rest of the
+    /// current entry's data is skipped.
+    func nextHeader(isCancelled: () -> Bool) -> EntryReadAhead.Header {
+        if let readAhead { return readAhead.nextHeader(isCancelled: isCancelled) }
+        var entry: OpaquePointer?
+        let status = archive_read_next_header(reader, &entry)
+        if status == ARCHIVE_EOF { return .end }
+        guard status >= ARCHIVE_WARN, let entry else { return .failed(message) }
+        return .entry(entry, warning: status == ARCHIVE_WARN ? message : nil)
+    }
+
+    /// The current entry's next data block (valid until the next call); `.end` after its last.
+    func nextBlock(isCancelled: () -> Bool) -> EntryReadAhead.Block {
+        if let readAhead { return readAhead.nextBlock(isCancelled: isCancelled) }
+        var buffer: UnsafeRawPointer?
+        var size = 0
+        var offset: la_int64_t = 0
+        let status = archive_read_data_block(reader, &buffer, &size, &offset)
+        if status == ARCHIVE_EOF { return .end }
+        guard status == ARCHIVE_OK else { return .failed(message) }
+        return .data(buffer, count: size, offset: offset)
+    }
+
+    /// What libarchive found, once `nextHeader` returned.
+    var detectedFormat: DetectedFormat {
+        readAhead?.detectedFormat ?? DetectedFormat(reader, filters: filters)
+    }
+
+    /// Compressed bytes read up to the data block taken last.
     var compressedBytes: Int64 {
-        decoded?.compressedBytes ?? archive_filter_bytes(reader, -1)
+        readAhead?.compressedBytes ?? decoded?.compressedBytes ?? archive_filter_bytes(reader, -1)
+    }
+
+    private var message: String {
+        archive_error_string(reader).map { String(cString: $0) } ?? "unknown error"
     }
 
     /// The archive's SHA-256 (lowercase hex) and its identity, once every entry was read; nil
     /// for a pipe, or a file that changed while it was read.
     func digest() -> (digest: String, identity: FileStatus)? {
+        readAhead?.stop()
         decoded?.stop()
         guard let source, let digest = source.digest() else { return nil }
         return (digest, source.identity)

@@ -4,8 +4,10 @@ import FlowFiles
 import Foundation
 
 /// Feeds libarchive a regular archive file through read, skip and seek callbacks of ours, and
-/// hashes its bytes (SHA-256) in file order as they are read, so that the up-to-date
-/// bookkeeping need not read the archive again (`StreamedDigests`).
+/// hashes its bytes (SHA-256) in file order as they are read, on a thread of its own
+/// (`BlockHashing`), so that the up-to-date bookkeeping need not read the archive again
+/// (`StreamedDigests`). Blocks are read into a ring of buffers: a buffer is read into again
+/// once libarchive has moved past it (its next read) and it was hashed.
 ///
 /// libarchive reads a tar or a compressed stream front to back; a zip it reads from its end
 /// (the central directory) and then from the start again. Bytes are hashed when a read
@@ -17,17 +19,22 @@ import Foundation
 final class ArchiveSource {
     /// Bytes read per call. 64 KiB apart at most, cancel is seen between blocks.
     static let blockSize = 64 * 1024
+    static let bufferCount = 8
 
     private let descriptor: Int32
-    private let buffer: UnsafeMutableRawPointer
+    private let buffers: [UnsafeMutableRawPointer]
+    /// The hashing ticket of each buffer's bytes (0: none), to wait for before reading into it.
+    private var tickets = [Int](repeating: 0, count: bufferCount)
+    /// The buffer libarchive was handed last.
+    private var current = 0
     /// The file's identity when it was opened: its digest is noted only if it still has it.
     let identity: FileStatus
     private let size: Int64
     /// Where the next read starts.
     private var position: Int64 = 0
-    /// The bytes `[0, hashedUpTo)` are in `hasher`.
+    /// The bytes `[0, hashedUpTo)` are handed to `hashing`.
     private var hashedUpTo: Int64 = 0
-    private var hasher = SHA256()
+    private let hashing = BlockHashing()
 
     /// `descriptor` is a regular file's, open for reading; the caller closes it after the
     /// readers that use this source are freed.
@@ -36,10 +43,13 @@ final class ArchiveSource {
         self.descriptor = descriptor
         self.identity = identity
         size = identity.size
-        buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.blockSize, alignment: 16)
+        buffers = (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.blockSize, alignment: 64) }
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        _ = hashing.finish()
+        for buffer in buffers { buffer.deallocate() }
+    }
 
     /// Opens `reader` on this source, from the file's start; the source must outlive the
     /// reader's use.
@@ -63,6 +73,10 @@ final class ArchiveSource {
     }
 
     private func read(_ archive: OpaquePointer?, into block: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
+        current = (current + 1) % Self.bufferCount
+        let buffer = buffers[current]
+        hashing.wait(for: tickets[current])
+        tickets[current] = 0
         var count: Int
         repeat {
             count = pread(descriptor, buffer, Self.blockSize, off_t(position))
@@ -75,7 +89,7 @@ final class ArchiveSource {
         let end = position + Int64(count)
         if position <= hashedUpTo && end > hashedUpTo {
             let skipped = Int(hashedUpTo - position)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer + skipped, count: count - skipped))
+            tickets[current] = hashing.add(buffer + skipped, count: count - skipped)
             hashedUpTo = end
         }
         position = end
@@ -111,6 +125,8 @@ final class ArchiveSource {
     /// read now. Nil if the file changed since it was opened (its identity differs) or cannot
     /// be read.
     func digest() -> String? {
+        var hasher = hashing.finish()
+        let buffer = buffers[0]
         while hashedUpTo < size {
             let count = pread(descriptor, buffer, min(Self.blockSize, Int(size - hashedUpTo)), off_t(hashedUpTo))
             if count < 0 && errno == EINTR { continue }

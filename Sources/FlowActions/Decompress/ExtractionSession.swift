@@ -3,10 +3,9 @@ import FlowFiles
 import FlowModel
 import Foundation
 
-/// One pass over an archive: libarchive's reader, a disk writer rooted in the staging folder,
+/// One pass over an archive: its entries (`ArchiveInput`), a disk writer rooted in the staging folder,
 /// and the counts the ceilings watch.
 final class ExtractionSession {
-    private let reader: OpaquePointer
     private let writer: OpaquePointer
     private let stagingPath: BytePath
     private let archivePath: String
@@ -39,7 +38,6 @@ final class ExtractionSession {
                     ExtractionSession.supportFormats(reader)
                 }
             }, isCancelled: isCancelled)
-        reader = input.reader
         guard let writer = archive_write_disk_new() else { throw ActionFailure("out of memory") }
         self.writer = writer
         hashing = FileHashing(written: written)
@@ -88,26 +86,28 @@ final class ExtractionSession {
 
     func extractAll(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         var detected: DetectedFormat?
-        while true {
+        reading: while true {
             if isCancelled() { throw .cancelled }
-            var entryPointer: OpaquePointer?
-            let status = archive_read_next_header(reader, &entryPointer)
-            if status == ARCHIVE_EOF { break }
-            guard status >= ARCHIVE_WARN, let entry = entryPointer else {
+            let entry: OpaquePointer
+            let warning: String?
+            switch input.nextHeader(isCancelled: isCancelled) {
+            case .end: break reading
+            case .failed(let message):
                 if isCancelled() { throw .cancelled }
-                throw ActionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
+                throw ActionFailure("cannot read '\(archivePath)': \(message)")
+            case .entry(let next, let said): (entry, warning) = (next, said)
             }
             headers += 1
             if detected == nil {
-                let found = DetectedFormat(reader, filters: input.filters)
+                let found = input.detectedFormat
                 try check(found)
                 detected = found
             }
-            try extract(entry, detected!, isCancelled: isCancelled, progress: progress)
+            try extract(entry, detected!, warning: warning, isCancelled: isCancelled, progress: progress)
         }
         if detected == nil {
             // No entry: an empty tar (or tar.gz) is still checked against the format given.
-            let found = DetectedFormat(reader, filters: input.filters)
+            let found = input.detectedFormat
             if extractor.format != nil { try check(found) }
             if found.isEmptyCompressedFile, extractor.format == nil || extractor.format == .gz { try writeEmptyFile() }
         }
@@ -135,9 +135,9 @@ final class ExtractionSession {
     }
 
     private func extract(
-        _ entry: OpaquePointer, _ detected: DetectedFormat, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
+        _ entry: OpaquePointer, _ detected: DetectedFormat, warning: String?, isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void
     ) throws(ActionFailure) {
-        let name = try entryName(entry, detected)
+        let name = try entryName(entry, detected, warning: warning)
         let shown = BytePath.shown(name)
         let strip = detected.isSingleFile ? 0 : extractor.stripComponents
         let components: [[UInt8]]
@@ -208,10 +208,10 @@ final class ExtractionSession {
 
     /// The entry's name as the archive's bytes. No name is never the root folder: libarchive gives
     /// none when it cannot convert it, and bsdtar refuses an empty one too.
-    private func entryName(_ entry: OpaquePointer, _ detected: DetectedFormat) throws(ActionFailure) -> [UInt8] {
+    private func entryName(_ entry: OpaquePointer, _ detected: DetectedFormat, warning: String?) throws(ActionFailure) -> [UInt8] {
         if detected.isSingleFile { return SingleFileName.of(archive: archivePath) }
         guard let name = BytePath.bytes(archive_entry_pathname(entry)) else {
-            throw ActionFailure("'\(archivePath)' has an entry whose name cannot be read (entry \(headers)): \(Self.message(reader))")
+            throw ActionFailure("'\(archivePath)' has an entry whose name cannot be read (entry \(headers)): \(warning ?? "unknown error")")
         }
         guard !name.isEmpty else { throw ActionFailure("'\(archivePath)' has an entry with an empty name (entry \(headers))") }
         return name
@@ -233,14 +233,15 @@ final class ExtractionSession {
     ) throws(ActionFailure) {
         let limits = extractor.limits
         while true {
-            var buffer: UnsafeRawPointer?
-            var size = 0
-            var offset: la_int64_t = 0
-            let status = archive_read_data_block(reader, &buffer, &size, &offset)
-            if status == ARCHIVE_EOF { return }
-            guard status == ARCHIVE_OK else {
+            let buffer: UnsafeRawPointer?
+            let size: Int
+            let offset: Int64
+            switch input.nextBlock(isCancelled: isCancelled) {
+            case .end: return
+            case .failed(let message):
                 if isCancelled() { throw .cancelled }
-                throw .entry(name, "cannot be read: \(Self.message(reader))")
+                throw .entry(name, "cannot be read: \(message)")
+            case .data(let block, let count, let at): (buffer, size, offset) = (block, count, at)
             }
             guard archive_write_data_block(writer, buffer, size, offset) == ARCHIVE_OK else {
                 throw .entry(name, "cannot be written: \(Self.writeError(writer))")

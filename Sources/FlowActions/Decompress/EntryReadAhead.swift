@@ -1,0 +1,269 @@
+import CArchive
+import Foundation
+
+/// Reads an archive's entries and their data on a thread of its own, so that decoding a zip's
+/// entries (inflate runs inside libarchive's reader) and writing the files take a core each, as
+/// `DecodedStream` does for a compressed tar. The read thread copies each data block into a
+/// bounded ring of buffers and passes a copy of each header (`archive_entry_clone`); the
+/// extracting thread takes them in order (`nextHeader`, `nextBlock`) and writes.
+///
+/// Memory is the ring's and at most `queueLimit` headers, whatever the archive holds: the read
+/// thread waits for room. An entry whose data the extracting side skips is read all the same
+/// (its blocks are dropped). A read error reaches the extracting side in order, with
+/// libarchive's message, after everything read before it.
+///
+/// - Warning: `@unchecked Sendable`: the queue is guarded by `condition`; the reader is used by
+///   the read thread alone from `init` until `stop()` returns.
+final class EntryReadAhead: @unchecked Sendable {
+    static let bufferSize = 256 * 1024
+    static let bufferCount = 8
+    /// Items waiting at most: many empty files must not queue without bound.
+    static let queueLimit = 1024
+
+    /// A header taken by `nextHeader`.
+    enum Header {
+        /// A copy of the entry, the extracting side's until its next call; libarchive's warning
+        /// about it (a name it could not convert).
+        case entry(OpaquePointer, warning: String?)
+        case end
+        case failed(String)
+    }
+
+    /// A data block taken by `nextBlock`.
+    enum Block {
+        /// The bytes, valid until the next call.
+        case data(UnsafeRawPointer?, count: Int, offset: Int64)
+        case end
+        case failed(String)
+    }
+
+    private enum Item {
+        case header(OpaquePointer, warning: String?)
+        case block(buffer: Int, count: Int, offset: Int64)
+        case dataEnd
+        case dataFailed(String)
+        case end
+        case headerFailed(String)
+    }
+
+    private let reader: OpaquePointer
+    private let filters: [DetectedFormat.Filter]?
+    private let buffers: [UnsafeMutableRawPointer]
+    private let condition = NSCondition()
+    /// Guarded by `condition`, as everything below. Items with the compressed bytes read when
+    /// each was.
+    private var queue: [(item: Item, compressed: Int64)] = []
+    private var head = 0
+    private var freeBuffers: [Int]
+    /// The buffer the extracting side was handed last.
+    private var heldBuffer: Int?
+    /// The header the extracting side was handed last, freed at its next header.
+    private var heldEntry: OpaquePointer?
+    /// The extracting side is inside an entry's data (between its header and the data's end).
+    private var inData = false
+    private var format: DetectedFormat?
+    private var compressedBytesNow: Int64 = 0
+    private var stopped = false
+    private var threadEnded = false
+
+    /// `reader` is open, no header read yet; `filters` as for `DetectedFormat`. The read thread
+    /// starts here.
+    init(reader: OpaquePointer, filters: [DetectedFormat.Filter]?) {
+        self.reader = reader
+        self.filters = filters
+        buffers = (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
+        freeBuffers = Array((0..<Self.bufferCount).reversed())
+        let thread = Thread { [self] in
+            // Names convert as on the extracting thread (`ThreadLocale`).
+            ThreadLocale.withUTF8 { readAll() }
+            condition.withLock {
+                threadEnded = true
+                condition.broadcast()
+            }
+        }
+        thread.name = "flowrun.read"
+        thread.start()
+    }
+
+    deinit {
+        stop()
+        for buffer in buffers { buffer.deallocate() }
+    }
+
+    /// Ends the read thread (at most one block's reading later) and frees what it queued. The
+    /// reader is the caller's again when this returns.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+            while !threadEnded { condition.wait() }
+            for (item, _) in queue[head...] {
+                if case .header(let entry, _) = item { archive_entry_free(entry) }
+            }
+            queue = []
+            head = 0
+            if let heldEntry { archive_entry_free(heldEntry) }
+            heldEntry = nil
+        }
+    }
+
+    /// What libarchive found, once `nextHeader` returned for the first time.
+    var detectedFormat: DetectedFormat? { condition.withLock { format } }
+
+    /// Compressed bytes read up to the item the extracting side took last.
+    var compressedBytes: Int64 { condition.withLock { compressedBytesNow } }
+
+    /// The next entry's header; the rest of the current entry's data is dropped. A cancel while
+    /// waiting gives `.failed`.
+    func nextHeader(isCancelled: () -> Bool) -> Header {
+        condition.lock()
+        defer { condition.unlock() }
+        releaseHeld()
+        compact()
+        if let heldEntry { archive_entry_free(heldEntry) }
+        heldEntry = nil
+        while true {
+            guard let item = take(isCancelled: isCancelled) else { return .failed("cancelled") }
+            switch item {
+            case .header(let entry, let warning):
+                heldEntry = entry
+                inData = true
+                return .entry(entry, warning: warning)
+            case .end: return .end
+            case .headerFailed(let message): return .failed(message)
+            case .block(let buffer, _, _): freeBuffers.append(buffer)
+            case .dataEnd, .dataFailed: inData = false
+            }
+        }
+    }
+
+    /// The current entry's next data block; `.end` after its last one.
+    func nextBlock(isCancelled: () -> Bool) -> Block {
+        condition.lock()
+        defer { condition.unlock() }
+        releaseHeld()
+        compact()
+        guard inData else { return .end }
+        guard let item = take(isCancelled: isCancelled) else { return .failed("cancelled") }
+        switch item {
+        case .block(let buffer, let count, let offset):
+            heldBuffer = buffer
+            return .data(UnsafeRawPointer(buffers[buffer]), count: count, offset: offset)
+        case .dataEnd:
+            inData = false
+            return .end
+        case .dataFailed(let message):
+            inData = false
+            return .failed(message)
+        case .header, .end, .headerFailed:
+            // Not reached: the read thread ends every entry's data before the next header. Put
+            // back for `nextHeader`.
+            head -= 1
+            inData = false
+            return .end
+        }
+    }
+
+    /// Under the lock: the buffer handed out last goes back to the read thread.
+    private func releaseHeld() {
+        guard let heldBuffer else { return }
+        freeBuffers.append(heldBuffer)
+        self.heldBuffer = nil
+        condition.broadcast()
+    }
+
+    /// Under the lock: the next item, waiting a tenth of a second at a time so that a cancel is
+    /// seen while the read thread is slow; nil on a cancel.
+    private func take(isCancelled: () -> Bool) -> Item? {
+        while head == queue.count {
+            if isCancelled() || threadEnded { return nil }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+        }
+        let (item, compressed) = queue[head]
+        head += 1
+        compressedBytesNow = compressed
+        condition.broadcast()
+        return item
+    }
+
+    /// Under the lock: drops what was taken now and then, so that the array does not grow with
+    /// the entries.
+    private func compact() {
+        if head >= 256 && head * 2 >= queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+    }
+
+    // MARK: - The read thread
+
+    /// Queues `item`, waiting for room first; false once stopped.
+    private func push(_ item: Item) -> Bool {
+        condition.withLock {
+            while !stopped && queue.count - head >= Self.queueLimit { condition.wait() }
+            guard !stopped else { return false }
+            queue.append((item, archive_filter_bytes(reader, -1)))
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// A free buffer, waiting for one; nil once stopped.
+    private func freeBuffer() -> Int? {
+        condition.withLock {
+            while !stopped && freeBuffers.isEmpty { condition.wait() }
+            return stopped ? nil : freeBuffers.removeLast()
+        }
+    }
+
+    private func readAll() {
+        var first = true
+        while true {
+            var entryPointer: OpaquePointer?
+            let status = archive_read_next_header(reader, &entryPointer)
+            if first {
+                first = false
+                let found = DetectedFormat(reader, filters: filters)
+                condition.withLock { format = found }
+            }
+            if status == ARCHIVE_EOF {
+                _ = push(.end)
+                return
+            }
+            guard status >= ARCHIVE_WARN, let entry = entryPointer, let copy = archive_entry_clone(entry) else {
+                _ = push(.headerFailed(message()))
+                return
+            }
+            guard push(.header(copy, warning: status == ARCHIVE_WARN ? message() : nil)) else {
+                archive_entry_free(copy)
+                return
+            }
+            guard readData() else { return }
+        }
+    }
+
+    /// The current entry's data blocks, then its end or its failure; false once stopped.
+    private func readData() -> Bool {
+        while true {
+            var block: UnsafeRawPointer?
+            var size = 0
+            var offset: la_int64_t = 0
+            let status = archive_read_data_block(reader, &block, &size, &offset)
+            if status == ARCHIVE_EOF { return push(.dataEnd) }
+            // The next header may still be readable (a zip's entries are found by its directory).
+            guard status == ARCHIVE_OK else { return push(.dataFailed(message())) }
+            var done = 0
+            while done < size, let block {
+                guard let index = freeBuffer() else { return false }
+                let part = min(Self.bufferSize, size - done)
+                buffers[index].copyMemory(from: block + done, byteCount: part)
+                guard push(.block(buffer: index, count: part, offset: offset + Int64(done))) else { return false }
+                done += part
+            }
+        }
+    }
+
+    private func message() -> String {
+        archive_error_string(reader).map { String(cString: $0) } ?? "unknown error"
+    }
+}
