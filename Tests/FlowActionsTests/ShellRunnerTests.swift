@@ -83,7 +83,9 @@ import Testing
             tasks:
               show: {env: {BETA: task, GAMMA: "3", FLOWRUN_TASK: mine}, shell: [env]}
             """, in: folder)
-        let runner = ShellRunner(processEnvironment: ["ALPHA": "1", "BETA": "2", "PATH": "/usr/bin:/bin", "ZETA": "last"])
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop, processEnvironment: ["ALPHA": "1", "BETA": "2", "PATH": "/usr/bin:/bin", "ZETA": "last"])
         let shown = await Self.run(tasks[0], runner: runner)
         #expect(shown.result == .succeeded)
         // The task's BETA over flowrun's, and flowrun's own FLOWRUN_TASK over the task's.

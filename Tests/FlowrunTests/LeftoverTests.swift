@@ -19,9 +19,11 @@ import Testing
             """
             version: 1
             tasks:
-              fetch: {download: {url: "\(server.baseURL)/stall", to: out/app.bin}}
+              fetch: {download: {url: "\(server.baseURL)/stall", to: out/app.bin}, retries: 8}
             """.utf8
         ).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        // Retries keep the download going past the 30 s read timeout of a stalled transfer, so
+        // that the kill finds it unfinished however long a loaded machine takes to send it.
         let killed = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url, environment: environment)
         #expect(await killed.waitFor("\"task.progress\""))
         killed.send(SIGKILL)
