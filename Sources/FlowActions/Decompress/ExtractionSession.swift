@@ -96,7 +96,7 @@ final class ExtractionSession {
             if status == ARCHIVE_EOF { break }
             guard status >= ARCHIVE_WARN, let entry = entryPointer else {
                 if isCancelled() { throw .stopped }
-                throw ExtractionFailure("cannot read '\(archivePath)': \(Self.message(reader))")
+                throw ExtractionFailure("cannot read '\(archivePath)': \(input.decodingFailure ?? Self.message(reader))")
             }
             headers += 1
             if detected == nil {
@@ -112,6 +112,10 @@ final class ExtractionSession {
             if extractor.format != nil { try check(found) }
             if found.isEmptyCompressedFile, extractor.format == nil || extractor.format == .gz { try writeEmptyFile() }
         }
+        if let failure = input.finishDecoding(isCancelled: isCancelled) {
+            throw ExtractionFailure("cannot read '\(archivePath)': \(failure)")
+        }
+        if isCancelled() { throw .stopped }
         progress(input.compressedBytes, archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
             throw ExtractionFailure("cannot finish writing: \(Self.writeError(writer))")
@@ -241,6 +245,7 @@ final class ExtractionSession {
             if status == ARCHIVE_EOF { return }
             guard status == ARCHIVE_OK else {
                 if isCancelled() { throw .stopped }
+                if let failure = input.decodingFailure { throw ExtractionFailure("cannot read '\(archivePath)': \(failure)") }
                 throw .entry(name, "cannot be read: \(Self.message(reader))")
             }
             guard archive_write_data_block(writer, buffer, size, offset) == ARCHIVE_OK else {
