@@ -21,6 +21,8 @@ let package = Package(
             providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // gzip inflated with zlib, which checks each member's CRC-32 and length (libarchive does not).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "FlowModel"),
@@ -39,7 +41,7 @@ let package = Package(
         .target(
             name: "FlowActions",
             dependencies: [
-                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CLinux", "CArchive", "CImageCodec",
+                "FlowModel", "FlowPlanning", "FlowEngine", "FlowFiles", "CLinux", "CArchive", "CZlib", "CImageCodec",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -45,9 +45,18 @@ final class ArchiveInput {
                 if opened == ARCHIVE_OK { readAhead = EntryReadAhead(reader: reader, filters: nil) }
             }
         } else {
-            archive_read_support_filter_all(reader)
-            pipe = PipeSource(descriptor: descriptor, isCancelled: isCancelled)
-            opened = pipe!.open(reader)
+            let pipe = PipeSource(descriptor: descriptor, isCancelled: isCancelled)
+            self.pipe = pipe
+            if pipe.startsWithGzip(), let inflater = GzipInflater.open(pipe.open) {
+                let stream = DecodedStream(decoder: inflater, atEnd: false, isCancelled: isCancelled)
+                decoded = stream
+                filters = [DetectedFormat.Filter(code: ARCHIVE_FILTER_GZIP, name: "gzip")]
+                stream.start()
+                opened = stream.open(reader)
+            } else {
+                archive_read_support_filter_all(reader)
+                opened = pipe.open(reader)
+            }
         }
         guard opened == ARCHIVE_OK else {
             throw ActionFailure("cannot read '\(path)': \(archive_error_string(reader).map { String(cString: $0) } ?? "unknown error")")
@@ -81,7 +90,24 @@ final class ArchiveInput {
             archive_read_free(decoder)
             return nil
         }
-        return (DecodedStream(decoder: decoder, atEnd: status == ARCHIVE_EOF, isCancelled: isCancelled), filters)
+        if filters.map(\.code) == [ARCHIVE_FILTER_GZIP] {
+            archive_read_free(decoder)
+            guard let inflater = GzipInflater.open(source.open) else { return nil }
+            return (DecodedStream(decoder: inflater, atEnd: false, isCancelled: isCancelled), filters)
+        }
+        return (DecodedStream(decoder: ArchiveDecoder(reader: decoder), atEnd: status == ARCHIVE_EOF, isCancelled: isCancelled), filters)
+    }
+
+    /// Decodes the file to its end once the entries were read, and says what failed there (a
+    /// gzip trailer's checksum): nil if nothing did, or nothing is decoded here.
+    func finishDecoding(isCancelled: () -> Bool) -> String? {
+        decoded?.finish(isCancelled: isCancelled)
+    }
+
+    /// The decoder's failure, once decoding failed: the message a failed read of the entries
+    /// reader then carries.
+    var decodingFailure: String? {
+        decoded?.failureMessage
     }
 
     /// The next entry's header (the entry is valid until the next call); the rest of the

@@ -18,8 +18,8 @@ final class DecodedStream: @unchecked Sendable {
     static let bufferSize = 256 * 1024
     static let bufferCount = 8
 
-    /// Reads the file through the filters, on the decode thread once it started.
-    private let decoder: OpaquePointer
+    /// Decodes the file, on the decode thread once it started.
+    private let decoder: any StreamDecoder
     private let buffers: [UnsafeMutableRawPointer]
     private let condition = NSCondition()
     /// Guarded by `condition`, as everything below.
@@ -45,9 +45,8 @@ final class DecodedStream: @unchecked Sendable {
         case failed(code: Int32, message: String)
     }
 
-    /// `decoder` has read its first header: the raw format's one entry, or the end (`atEnd`:
-    /// a compressed stream of nothing). It is freed here.
-    init(decoder: OpaquePointer, atEnd: Bool, isCancelled: @escaping () -> Bool) {
+    /// `atEnd`: the file is a compressed stream of nothing (there is nothing to decode).
+    init(decoder: any StreamDecoder, atEnd: Bool, isCancelled: @escaping () -> Bool) {
         self.decoder = decoder
         self.isCancelled = isCancelled
         if atEnd { end = .finished }
@@ -56,7 +55,6 @@ final class DecodedStream: @unchecked Sendable {
 
     deinit {
         stop()
-        archive_read_free(decoder)
         for buffer in buffers { buffer.deallocate() }
     }
 
@@ -131,6 +129,33 @@ final class DecodedStream: @unchecked Sendable {
         return 0
     }
 
+    /// The decoder's message once it failed; nil before, or if it did not.
+    var failureMessage: String? {
+        condition.withLock {
+            if case .failed(_, let message) = end { return message }
+            return nil
+        }
+    }
+
+    /// Decodes what the archive reader left unread (a tar's last record, a gzip trailer) to the
+    /// file's end, so that a corrupt end fails the extraction as it fails GNU tar: the
+    /// decoder's message, or nil. Nil too on a cancel, which the caller checks.
+    func finish(isCancelled: () -> Bool) -> String? {
+        condition.lock()
+        defer { condition.unlock() }
+        while end == nil {
+            if isCancelled() { return nil }
+            // Every decoded buffer is dropped: the decoder fills the ring again.
+            held = false
+            filled = 0
+            nextToTake = nextToFill
+            condition.broadcast()
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+        }
+        if case .failed(_, let message) = end { return message }
+        return nil
+    }
+
     private func decodeAll() {
         while true {
             let index: Int? = condition.withLock {
@@ -138,13 +163,11 @@ final class DecodedStream: @unchecked Sendable {
                 return stopped ? nil : nextToFill
             }
             guard let index else { return }
-            let count = archive_read_data(decoder, buffers[index], Self.bufferSize)
-            let bytes = archive_filter_bytes(decoder, -1)
+            let count = decoder.decode(into: buffers[index], capacity: Self.bufferSize)
+            let bytes = decoder.compressedBytes
             let failure: End? =
                 if count < 0 {
-                    .failed(
-                        code: archive_errno(decoder),
-                        message: archive_error_string(decoder).map { String(cString: $0) } ?? "unknown error")
+                    .failed(code: decoder.failure.code, message: decoder.failure.message)
                 } else {
                     nil
                 }

@@ -94,7 +94,7 @@ final class ExtractionSession {
             case .end: break reading
             case .failed(let message):
                 if isCancelled() { throw .cancelled }
-                throw ActionFailure("cannot read '\(archivePath)': \(message)")
+                throw ActionFailure("cannot read '\(archivePath)': \(input.decodingFailure ?? message)")
             case .entry(let next, let said): (entry, warning) = (next, said)
             }
             headers += 1
@@ -111,6 +111,10 @@ final class ExtractionSession {
             if extractor.format != nil { try check(found) }
             if found.isEmptyCompressedFile, extractor.format == nil || extractor.format == .gz { try writeEmptyFile() }
         }
+        if let failure = input.finishDecoding(isCancelled: isCancelled) {
+            throw ActionFailure("cannot read '\(archivePath)': \(failure)")
+        }
+        if isCancelled() { throw .cancelled }
         progress(input.compressedBytes, archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
             throw ActionFailure("cannot finish writing: \(Self.writeError(writer))")
@@ -240,6 +244,7 @@ final class ExtractionSession {
             case .end: return
             case .failed(let message):
                 if isCancelled() { throw .cancelled }
+                if let failure = input.decodingFailure { throw ActionFailure("cannot read '\(archivePath)': \(failure)") }
                 throw .entry(name, "cannot be read: \(message)")
             case .data(let block, let count, let at): (buffer, size, offset) = (block, count, at)
             }

@@ -9,6 +9,8 @@ final class PipeSource {
     private let isCancelled: () -> Bool
     private let capacity = 64 * 1024
     private let buffer: UnsafeMutableRawPointer
+    /// Bytes read by `startsWithGzip()`, in `buffer`, that the next read returns.
+    private var peeked = 0
 
     init(descriptor: Int32, isCancelled: @escaping () -> Bool) {
         self.descriptor = descriptor
@@ -28,8 +30,31 @@ final class PipeSource {
             }, nil)
     }
 
+    /// Whether the input starts as gzip does (1f 8b 08): it is then inflated by zlib, which
+    /// checks the trailers (`GzipInflater`). Called before the reader opens; what it reads is
+    /// the first block read. False on an error or a cancel, which the reader then meets.
+    func startsWithGzip() -> Bool {
+        while peeked < 3 && !isCancelled() {
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 100)
+            if ready < 0 && errno != EINTR { return false }
+            if ready <= 0 { continue }
+            let count = Foundation.read(descriptor, buffer + peeked, capacity - peeked)
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0 else { return false }
+            peeked += count
+        }
+        let start = buffer.assumingMemoryBound(to: UInt8.self)
+        return peeked >= 3 && start[0] == 0x1f && start[1] == 0x8b && start[2] == 8
+    }
+
     /// A block of input, 0 at its end, -1 on an error or a cancel.
     private func read(into block: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
+        if peeked > 0 {
+            defer { peeked = 0 }
+            block.pointee = UnsafeRawPointer(buffer)
+            return peeked
+        }
         while !isCancelled() {
             var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&waiting, 1, 100)

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import FlowActions
+
+/// Corrupt data fails the extraction, as it fails GNU tar and gzip, and leaves `to` as it was:
+/// a gzip member's CRC-32 and length (its trailer) are checked, which libarchive (and so
+/// bsdtar) does not; a checksum at the end of a bzip2, xz or zstd stream, or a zip entry's, too.
+@Suite struct DecompressGzipCheckTests {
+    /// Stored (level 0) deflate blocks keep the data as it is: bytes flipped in it still inflate,
+    /// and only the trailer's CRC-32 tells. The tar is larger than the decode ring, so that the
+    /// tar's end is read before the trailer is decoded.
+    static let archives = """
+        import bz2, lzma, random
+        random.seed(7)
+        data = random.randbytes(3 << 20)
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode='w') as t:
+            for n, d in [('big.bin', data), ('after.txt', b'x')]:
+                i = tarfile.TarInfo(n); i.size = len(d); t.addfile(i, io.BytesIO(d))
+        tar = buf.getvalue()
+        open('t.tar', 'wb').write(tar)
+        def save(name, blob, flips):
+            b = bytearray(blob)
+            for k in flips: b[k] ^= 0x5a
+            open(name, 'wb').write(b)
+        def payload(blob):  # 200 bytes of big.bin's data, where the compressed file has them as they are
+            at = next(a for a in (blob.find(data[s:s + 200]) for s in range(1000000, 1200000, 997)) if a > 0)
+            return range(at, at + 200)
+        stored = gzip.compress(tar, 0)
+        save('payload.tar.gz', stored, payload(stored))
+        save('crc.tar.gz', stored, [len(stored) - 8])
+        save('isize.tar.gz', stored, [len(stored) - 4])
+        single = gzip.compress(data, 0)
+        save('payload.bin.gz', single, payload(single))
+        # Two members, as `cat a.gz b.gz` makes: valid, the tar split across them.
+        half = len(tar) // 2
+        save('two.tar.gz', gzip.compress(tar[:half], 1) + gzip.compress(tar[half:], 6), [])
+        save('two.txt.gz', gzip.compress(b'first\\n') + gzip.compress(b'second\\n') + bytes(512), [])
+        first = gzip.compress(tar[:half], 0)
+        both = first + gzip.compress(tar[half:], 0)
+        save('second.tar.gz', both, [len(both) - 8])
+        bz = bz2.compress(tar)  # its blocks' CRCs
+        save('bz.tar.bz2', bz, range(len(bz) // 2, len(bz) // 2 + 200))
+        xz = lzma.compress(tar)
+        save('xz.tar.xz', xz, payload(xz))
+        with zipfile.ZipFile('ok.zip', 'w', zipfile.ZIP_STORED) as z: z.writestr('big.bin', data)
+        z = open('ok.zip', 'rb').read()
+        save('crc.zip', z, payload(z))
+
+        """
+
+    private func prepare() throws -> DecompressFixtures {
+        let fixtures = try DecompressFixtures()
+        try fixtures.python(Self.archives)
+        try FileManager.default.createDirectory(atPath: fixtures.path("out"), withIntermediateDirectories: true)
+        try "keep".write(toFile: fixtures.path("out/keep.txt"), atomically: false, encoding: .utf8)
+        return fixtures
+    }
+
+    @Test(arguments: [
+        ("payload.tar.gz", "CRC32 mismatch in member 1"), ("crc.tar.gz", "CRC32 mismatch in member 1"),
+        ("isize.tar.gz", "length (ISIZE) mismatch in member 1"), ("payload.bin.gz", "CRC32 mismatch in member 1"),
+        ("second.tar.gz", "CRC32 mismatch in member 2"),
+    ])
+    func aGzipWhoseTrailerDisagreesFailsNamingTheArchive(archive: String, problem: String) throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        let failure = try #require(fixtures.extract(archive))
+        #expect(!failure.cancelled)
+        #expect(failure.message == "cannot read '\(fixtures.path(archive))': gzip data is corrupt (\(problem))")
+        #expect(fixtures.listing("out") == ["keep.txt"])
+        #expect(!fixtures.listing().contains { $0.contains("flowrun-") })
+    }
+
+    @Test func aGzipOfSeveralMembersExtractsWhole() throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        #expect(fixtures.extract("two.tar.gz", to: "tar") == nil)
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("t.tar")))
+        let big = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("tar/big.bin")))
+        #expect(big.count == 3 << 20 && original.range(of: big) != nil)
+        #expect(fixtures.text("tar/after.txt") == "x")
+        #expect(fixtures.extract("two.txt.gz", to: "text") == nil)
+        #expect(fixtures.text("text/two.txt") == "first\nsecond\n")
+    }
+
+    /// From a pipe (a FIFO), gzip is inflated by zlib too: its trailers are checked.
+    @Test(arguments: [("crc.tar.gz", false), ("second.tar.gz", false), ("two.tar.gz", true)])
+    func aGzipFromAPipeIsCheckedToo(archive: String, valid: Bool) throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        try #require(mkfifo(fixtures.path("pipe"), 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "cat \"$1\" > \"$2\"", "sh", fixtures.path(archive), fixtures.path("pipe")]
+        try writer.run()
+        let failure = fixtures.extract("pipe")
+        writer.waitUntilExit()
+        if valid {
+            #expect(failure == nil)
+            #expect(fixtures.text("out/after.txt") == "x")
+        } else {
+            let problem = archive == "crc.tar.gz" ? "member 1" : "member 2"
+            #expect(failure?.message == "cannot read '\(fixtures.path("pipe"))': gzip data is corrupt (CRC32 mismatch in \(problem))")
+            #expect(fixtures.listing("out") == ["keep.txt"])
+        }
+    }
+
+    @Test(arguments: ["bz.tar.bz2", "xz.tar.xz", "crc.zip"])
+    func otherFormatsWithCorruptDataFail(archive: String) throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        let failure = try #require(fixtures.extract(archive))
+        #expect(!failure.cancelled)
+        #expect(failure.message.contains(fixtures.path(archive)) || failure.message.contains("big.bin"), "\(failure)")
+        #expect(fixtures.listing("out") == ["keep.txt"])
+    }
+
+    @Test func aZstdWhoseChecksumDisagreesFails() throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        try fixtures.run(["zstd", "-q", "--check", "t.tar", "-o", "ok.tar.zst"])
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("ok.tar.zst")))
+        bytes[bytes.count - 1] ^= 0x5a  // the frame's checksum (XXH64, its low 4 bytes)
+        try bytes.write(to: URL(fileURLWithPath: fixtures.path("zs.tar.zst")))
+        let failure = try #require(fixtures.extract("zs.tar.zst"))
+        #expect(failure.message.contains("checksum"), "\(failure)")
+        #expect(fixtures.listing("out") == ["keep.txt"])
+    }
+}
