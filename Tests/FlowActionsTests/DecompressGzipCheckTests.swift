@@ -67,8 +67,8 @@ import Testing
         let fixtures = try prepare()
         defer { fixtures.remove() }
         let failure = try #require(fixtures.extract(archive))
-        #expect(!failure.cancelled)
-        #expect(failure.message == "cannot read '\(fixtures.path(archive))': gzip data is corrupt (\(problem))")
+        #expect(failure != .cancelled)
+        #expect(failure.reason == "cannot read '\(fixtures.path(archive))': gzip data is corrupt (\(problem))")
         #expect(fixtures.listing("out") == ["keep.txt"])
         #expect(!fixtures.listing().contains { $0.contains("flowrun-") })
     }
@@ -102,7 +102,7 @@ import Testing
             #expect(fixtures.text("out/after.txt") == "x")
         } else {
             let problem = archive == "crc.tar.gz" ? "member 1" : "member 2"
-            #expect(failure?.message == "cannot read '\(fixtures.path("pipe"))': gzip data is corrupt (CRC32 mismatch in \(problem))")
+            #expect(failure?.reason == "cannot read '\(fixtures.path("pipe"))': gzip data is corrupt (CRC32 mismatch in \(problem))")
             #expect(fixtures.listing("out") == ["keep.txt"])
         }
     }
@@ -112,8 +112,8 @@ import Testing
         let fixtures = try prepare()
         defer { fixtures.remove() }
         let failure = try #require(fixtures.extract(archive))
-        #expect(!failure.cancelled)
-        #expect(failure.message.contains(fixtures.path(archive)) || failure.message.contains("big.bin"), "\(failure)")
+        #expect(failure != .cancelled)
+        #expect(failure.reason.contains(fixtures.path(archive)) || failure.reason.contains("big.bin"), "\(failure)")
         #expect(fixtures.listing("out") == ["keep.txt"])
     }
 
@@ -125,7 +125,7 @@ import Testing
         bytes[bytes.count - 1] ^= 0x5a  // the frame's checksum (XXH64, its low 4 bytes)
         try bytes.write(to: URL(fileURLWithPath: fixtures.path("zs.tar.zst")))
         let failure = try #require(fixtures.extract("zs.tar.zst"))
-        #expect(failure.message.contains("checksum"), "\(failure)")
+        #expect(failure.reason.contains("checksum"), "\(failure)")
         #expect(fixtures.listing("out") == ["keep.txt"])
     }
 }
