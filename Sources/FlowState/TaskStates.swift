@@ -46,6 +46,10 @@ package final class TaskStates: @unchecked Sendable {
     private var journaled: [String: Range<Int>?] = [:]
     private var journalDescriptor: Int32 = -1
     private var journalIsUsable = false
+    /// Where the journal's last whole entry ends, when torn or damaged bytes follow it: they are
+    /// cut off before this run appends, as ninja cuts its deps log, or what it appends would lie
+    /// behind them, never read.
+    private var journalWholeLength: Int?
     /// What this run changed, by id (nil: forgotten), written at `compact`.
     private var changes: [String: TaskState?] = [:]
 
@@ -162,6 +166,8 @@ package final class TaskStates: @unchecked Sendable {
             Self.text(in: raw, cursor: &cursor) == workflowFile
         else { return }
         journalIsUsable = true
+        var whole = cursor
+        defer { if whole < raw.count { journalWholeLength = whole } }
         let digestSize = TaskStateBytes.digestSize
         while let length = Self.integer(in: raw, cursor: &cursor), length >= 1, cursor <= raw.count - digestSize - length {
             let payload = (cursor + digestSize)..<(cursor + digestSize + length)
@@ -178,6 +184,7 @@ package final class TaskStates: @unchecked Sendable {
                 return
             }
             cursor = payload.upperBound
+            whole = cursor
         }
     }
 
@@ -244,6 +251,15 @@ package final class TaskStates: @unchecked Sendable {
             let fresh = !journalIsUsable
             journalDescriptor = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o600)
             guard journalDescriptor >= 0 else { throw TaskStatesError("cannot write \(journalPath): \(String(cString: strerror(errno)))") }
+            if !fresh, let whole = journalWholeLength {
+                guard ftruncate(journalDescriptor, off_t(whole)) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    close(journalDescriptor)
+                    journalDescriptor = -1
+                    throw TaskStatesError("cannot write \(journalPath): \(reason)")
+                }
+                journalWholeLength = nil
+            }
             if fresh {
                 var bytes = Self.journalMagic
                 bytes += header.rest

@@ -77,6 +77,33 @@ import Testing
         #expect(folded.stored(at: 2, id: "b") == nil)
     }
 
+    /// A run that reads a journal with a torn last entry, and is killed too: what it journaled
+    /// is read back by the next run (the torn bytes are cut off before it appends, as ninja cuts
+    /// its deps log), so a task it was about to run again is not left up to date.
+    @Test func whatARunJournalsAfterATornEntrySurvivesItsOwnKill() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        do {
+            let killed = states()
+            try killed.recordSuccess(Self.state("a"))
+            try killed.recordSuccess(Self.state("b"))
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: states().journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data([200, 0, 0, 0, 1, 2, 3]))
+        try handle.close()
+        do {
+            let killedAgain = states()
+            try killedAgain.forget("a", at: 0)  // about to run again
+            try killedAgain.recordSuccess(Self.state("c"))
+            // No compact(): killed as well.
+        }
+
+        let reread = states()
+        #expect(reread.stored(at: 0, id: "a") == nil, "a was running again when the run was killed")
+        #expect(read(reread, "b", at: 1) == Self.state("b"))
+        #expect(read(reread, "c", at: 2) == Self.state("c"))
+    }
+
     /// A crash after the new file is renamed into place but before the journal is removed: the
     /// journal is replayed over the file it was folded into, which changes nothing.
     @Test func aJournalReplayedOverTheFileItWasFoldedIntoChangesNothing() throws {

@@ -149,6 +149,31 @@ import Testing
         #expect(run(try plan(["a", "b", "c", "new"])) == [])
     }
 
+    /// A plan large enough that the files are stat'ed on every core before the run
+    /// (`FilesBeforeRun`): those statuses are trusted only until a task runs. Here `reader`
+    /// reads what `writer` makes and is checked after it (no `needs`, so that only the file can
+    /// tell): once `writer` has run, `reader` is judged on that file as `writer` left it, not as
+    /// it was before the run.
+    @Test func aFileWrittenByATaskThatRanIsSeenByTheTaskThatReadsItInALargePlan() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let names = ["writer"] + (0..<FilesBeforeRun.minimumTasks).map { "t\($0)" }
+        let reader = "  reader: {inputs: [/w/in/reader, /w/out/writer], outputs: [/w/out/reader], shell: [cp, /w/in/reader, /w/out/reader]}\n"
+        for name in names + ["reader"] { disk.write("/w/in/" + name, "input " + name) }
+        _ = try plan(names)
+        let path = base + "/flow.yaml"
+        try Data((try String(contentsOfFile: path, encoding: .utf8) + reader).utf8).write(to: URL(fileURLWithPath: path))
+        let loaded = WorkflowLoader.load(path: path)
+        let workflow = try #require(loaded.workflow, "\(loaded.diagnostics)")
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        #expect(run(plan).count == names.count + 1)
+        disk.advance(seconds: 10)
+        #expect(run(plan) == [])
+        disk.advance(seconds: 10)
+        disk.write("/w/in/writer", "edited")
+        disk.advance(seconds: 10)
+        #expect(run(plan) == ["writer", "reader"])
+    }
+
     /// A state file that is damaged is not trusted: every task runs, and the next run has a
     /// whole file again.
     @Test func aDamagedStateFileMakesEveryTaskRunAndIsWrittenAnew() throws {
