@@ -50,6 +50,8 @@ package final class TaskStates: @unchecked Sendable {
     /// cut off before this run appends, as ninja cuts its deps log, or what it appends would lie
     /// behind them, never read.
     private var journalWholeLength: Int?
+    /// Where an append that failed began, until the journal is cut back there.
+    private var failedAppendStart: off_t?
     /// What this run changed, by id (nil: forgotten), written at `compact`.
     private var changes: [String: TaskState?] = [:]
 
@@ -271,7 +273,27 @@ package final class TaskStates: @unchecked Sendable {
         TaskStateBytes.appendInteger(UInt32(payload.count), to: &entry)
         entry += SHA256.hash(data: payload)
         entry += payload
-        try writeJournal(entry)
+        try cutFailedAppend()
+        let start = lseek(journalDescriptor, 0, SEEK_END)
+        do {
+            try writeJournal(entry)
+        } catch {
+            // A write that failed midway (a full disk) leaves part of an entry, which would end
+            // the journal for its reader and hide every later entry: cut it off, now or before
+            // the next append.
+            if start >= 0 { failedAppendStart = start }
+            try? cutFailedAppend()
+            throw error
+        }
+    }
+
+    /// Cuts the journal back to where an append that failed began.
+    private func cutFailedAppend() throws(TaskStatesError) {
+        guard let start = failedAppendStart else { return }
+        guard ftruncate(journalDescriptor, start) == 0 else {
+            throw TaskStatesError("cannot write \(journalPath): \(String(cString: strerror(errno)))")
+        }
+        failedAppendStart = nil
     }
 
     private func writeJournal(_ bytes: [UInt8]) throws(TaskStatesError) {

@@ -105,6 +105,34 @@ import Testing
         #expect(names == [".gitignore", (states.path as NSString).lastPathComponent])
     }
 
+    /// A full disk midway through a journal entry: the part written is cut off, so that what
+    /// the run journals once there is room again is read back after a kill.
+    @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
+    func anEntryAFullDiskCutShortDoesNotHideTheEntriesAfterIt() throws {
+        let disk = try SmallDisk(kilobytes: 256)
+        defer { disk.remove() }
+        let folder = StateFolder(path: disk.path + "/.flowrun")
+        func state(_ id: String, files: Int) -> TaskState {
+            var state = Self.state
+            state.id = id
+            state.inputs = (0..<files).map { StampedFile(pattern: 0, path: "/w/in/\(id)-\($0)", record: Self.state.inputs[0].record) }
+            return state
+        }
+        let run = TaskStates(folder: folder, workflowFile: "/w/flow.yaml")
+        try run.recordSuccess(state("a", files: 1))
+        disk.fill()
+        // Larger than a page: some of it fits in the journal's last page, the rest does not.
+        #expect(throws: TaskStatesError.self) { try run.recordSuccess(state("b", files: 200)) }
+        try FileManager.default.removeItem(atPath: disk.path + "/filler")
+        try run.recordSuccess(state("c", files: 1))
+        // No compact(): the run is killed.
+
+        let reread = TaskStates(folder: folder, workflowFile: "/w/flow.yaml")
+        #expect(reread.stored(at: 0, id: "a") != nil)
+        #expect(reread.stored(at: 1, id: "b") == nil)
+        #expect(reread.stored(at: 2, id: "c") != nil, "c was journaled after the disk had room again")
+    }
+
     /// A full disk while a run is recorded: told once, and the record stays readable.
     @Test(.enabled(if: SmallDisk.isAvailable, Comment(rawValue: SmallDisk.skipMessage)))
     func aFullDiskStopsTheRecordWithOneWarning() throws {
