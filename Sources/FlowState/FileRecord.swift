@@ -70,18 +70,21 @@ package struct FileRecord: Sendable, Equatable {
 
     /// Lowercase hex, written straight into the string's storage: fingerprints take several a task.
     static func hex(_ digest: SHA256.Digest) -> String {
-        digest.withUnsafeBytes { bytes in
-            String(unsafeUninitializedCapacity: bytes.count * 2) { text in
-                for (index, byte) in bytes.enumerated() {
-                    text[2 * index] = hexDigit(byte >> 4)
-                    text[2 * index + 1] = hexDigit(byte & 15)
-                }
-                return bytes.count * 2
+        digest.withUnsafeBytes { hex($0) }
+    }
+
+    /// The same for raw digest bytes (the task state file keeps them raw).
+    static func hex(_ raw: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: raw.count * 2) { text in
+            for (index, byte) in raw.enumerated() {
+                text[2 * index] = hexDigit(byte >> 4)
+                text[2 * index + 1] = hexDigit(byte & 15)
             }
+            return raw.count * 2
         }
     }
 
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? 0x30 + value : 0x57 + value
     }
 }

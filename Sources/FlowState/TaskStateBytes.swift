@@ -141,7 +141,7 @@ package struct StoredTask: @unchecked Sendable {
         Self.digest(digest(part), is: hex)
     }
 
-    func hex(_ part: Part) -> String { Self.hex(digest(part)) }
+    func hex(_ part: Part) -> String { FileRecord.hex(digest(part)) }
 
     /// The task's record, as text.
     var record: TaskRecord {
@@ -155,7 +155,7 @@ package struct StoredTask: @unchecked Sendable {
     func files(outputs: Bool) -> [StampedFile] {
         var files: [StampedFile] = []
         forEachFile(outputs: outputs) { pattern, path, status, hashedAt, digest in
-            let record = FileRecord(status: status, digest: Self.hex(digest), hashedAtNanoseconds: hashedAt)
+            let record = FileRecord(status: status, digest: FileRecord.hex(digest), hashedAtNanoseconds: hashedAt)
             files.append(StampedFile(pattern: pattern, path: String(decoding: path, as: UTF8.self), record: record))
             return true
         }
@@ -214,24 +214,10 @@ package struct StoredTask: @unchecked Sendable {
             var differences: UInt8 = 0
             for index in 0..<raw.count {
                 let byte = raw[index]
-                differences |= (text[2 * index] ^ hexDigit(byte >> 4)) | (text[2 * index + 1] ^ hexDigit(byte & 15))
+                differences |= (text[2 * index] ^ FileRecord.hexDigit(byte >> 4)) | (text[2 * index + 1] ^ FileRecord.hexDigit(byte & 15))
             }
             return differences == 0
         }
-    }
-
-    static func hex(_ raw: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: raw.count * 2) { text in
-            for (index, byte) in raw.enumerated() {
-                text[2 * index] = hexDigit(byte >> 4)
-                text[2 * index + 1] = hexDigit(byte & 15)
-            }
-            return raw.count * 2
-        }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? 0x30 + value : 0x57 + value
     }
 }
 
