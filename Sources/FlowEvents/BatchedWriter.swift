@@ -18,7 +18,7 @@ import Foundation
 ///
 /// - Warning: `pending`, `timerArmed` and `closed` are guarded by `lock`, and every write is
 ///   made under it; the timer's flush may come from its own thread while a sink appends.
-package final class BatchedWriter: @unchecked Sendable {
+package final class BatchedWriter: ByteSink, @unchecked Sendable {
     /// Held bytes past this are written at once.
     package static let maxBytes = 64 << 10
     /// How long the first line held waits, at most, for others (`--events plain` in a CI log).
@@ -47,15 +47,6 @@ package final class BatchedWriter: @unchecked Sendable {
 
     /// Holds `bytes` (whole lines) for the next batch; writes the batch if it is now
     /// `maxBytes` or more.
-    package func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { write($0) }
-    }
-
-    package func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
-    }
-
     package func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         lock.lock()

@@ -13,7 +13,7 @@ import Glibc
 /// a full disk must not get one message per line. A regular file is cut back to the end of its
 /// last whole buffer, so that a reader never finds half a line. Note that `EPIPE` needs
 /// `SIGPIPE` ignored, or the process dies first.
-package struct DescriptorWriter: Sendable {
+package struct DescriptorWriter: ByteSink, Sendable {
     package let descriptor: Int32
     /// What messages call the output: its path, or "standard output".
     package let name: String
@@ -61,15 +61,6 @@ package struct DescriptorWriter: Sendable {
 
     /// The first write (or `synchronize`, or `close`) that failed, if one did.
     package var failure: WriteFailure? { failureState.withLock { $0 } }
-
-    package func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { write($0) }
-    }
-
-    package func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
-    }
 
     package func write(_ bytes: UnsafeRawBufferPointer) {
         guard var next = bytes.baseAddress, failure == nil else { return }
