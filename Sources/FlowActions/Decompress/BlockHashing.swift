@@ -23,15 +23,8 @@ final class BlockHashing: @unchecked Sendable {
     private var hasher = SHA256()
 
     init() {
-        let thread = Thread { [self] in
-            hashAll()
-            condition.withLock {
-                ended = true
-                condition.broadcast()
-            }
-        }
-        thread.name = "flowrun.hash-archive"
-        thread.start()
+        WorkerThread.start(
+            named: "flowrun.hash-archive", condition: condition, work: { [self] in hashAll() }, ended: { [self] in ended = true })
     }
 
     deinit { _ = finish() }

@@ -65,15 +65,8 @@ final class DecodedStream: @unchecked Sendable {
             return threadStarted
         }
         guard starts else { return }
-        let thread = Thread { [self] in
-            decodeAll()
-            condition.withLock {
-                threadEnded = true
-                condition.broadcast()
-            }
-        }
-        thread.name = "flowrun.decode"
-        thread.start()
+        WorkerThread.start(
+            named: "flowrun.decode", condition: condition, work: { [self] in decodeAll() }, ended: { [self] in threadEnded = true })
     }
 
     /// Ends the decoder and waits for the decode thread to finish with the reader: at most one

@@ -73,16 +73,10 @@ final class EntryReadAhead: @unchecked Sendable {
         self.filters = filters
         buffers = (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
         freeBuffers = Array((0..<Self.bufferCount).reversed())
-        let thread = Thread { [self] in
-            // Names convert as on the extracting thread (`ThreadLocale`).
-            ThreadLocale.withUTF8 { readAll() }
-            condition.withLock {
-                threadEnded = true
-                condition.broadcast()
-            }
-        }
-        thread.name = "flowrun.read"
-        thread.start()
+        // Names convert as on the extracting thread (`ThreadLocale`).
+        WorkerThread.start(
+            named: "flowrun.read", condition: condition, work: { [self] in ThreadLocale.withUTF8 { readAll() } },
+            ended: { [self] in threadEnded = true })
     }
 
     deinit {

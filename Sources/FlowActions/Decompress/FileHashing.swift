@@ -34,15 +34,7 @@ final class FileHashing: @unchecked Sendable {
         self.written = written
         buffers = (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
         freeBuffers = Array(0..<Self.bufferCount)
-        let thread = Thread { [self] in
-            hashAll()
-            condition.withLock {
-                ended = true
-                condition.broadcast()
-            }
-        }
-        thread.name = "flowrun.hash"
-        thread.start()
+        WorkerThread.start(named: "flowrun.hash", condition: condition, work: { [self] in hashAll() }, ended: { [self] in ended = true })
     }
 
     deinit {
