@@ -57,11 +57,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let inner: UpToDateCheck?
     private let resumed: Resumed?
     private let lock = NSLock()
-    private var fingerprints: [TaskFingerprint?]
-    /// `fingerprints`' whole values, each taken once when first asked for: by each dependent's
-    /// fingerprint and by the task's key (a 5,000-task run spent a quarter of its instructions
-    /// taking them again).
-    private var values: [String?]
+    private var fingerprints: FingerprintValues
     /// What each task left in this run, as the record keeps it (`resumeKey`).
     private var keys: [String?]
     /// The same for a task the up-to-date check recorded, whose key is taken only when the
@@ -80,8 +76,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         self.plan = plan
         self.inner = inner
         self.resumed = resumed
-        fingerprints = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
-        values = [String?](repeating: nil, count: plan.tasks.count)
+        fingerprints = FingerprintValues(count: plan.tasks.count)
         runs = [Bool](repeating: false, count: plan.tasks.count)
         keys = [String?](repeating: nil, count: plan.tasks.count)
         builtRecords = [TaskRecord?](repeating: nil, count: plan.tasks.count)
@@ -142,8 +137,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             // The up-to-date check's reason tells this change only if its record is this success.
             return .runs(.changed(upToDateReason != nil && inner?.recordedResumeKey(of: task.id) == key ? upToDateReason : nil))
         }
-        fingerprints[index] = now
-        values[index] = value
+        fingerprints.remember(now, of: index, value: value)
         keys[index] = key
         return .doneBefore
     }
@@ -229,16 +223,12 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     /// Called with `lock` held.
     private func remember(_ fingerprint: TaskFingerprint?, of index: Int) {
-        fingerprints[index] = fingerprint
-        values[index] = nil
+        fingerprints.remember(fingerprint, of: index)
     }
 
     /// The whole value of the task's fingerprint, taken once. Called with `lock` held.
     private func value(of index: Int) -> String? {
-        if let value = values[index] { return value }
-        let value = fingerprints[index]?.value
-        values[index] = value
-        return value
+        fingerprints.value(of: index)
     }
 }
 

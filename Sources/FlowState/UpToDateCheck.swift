@@ -17,10 +17,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private let fileSystem: any FileSystem
     private let force: Bool
     private let lock = NSLock()
-    private var current: [TaskFingerprint?]
-    /// `current`'s whole values, taken when a dependent first needs one: most tasks are needed
-    /// by several.
-    private var values: [String?]
+    private var current: FingerprintValues
     /// The files behind the inputs' digest taken when a running task was checked, kept in the
     /// state at its success.
     private var checkedInputs: [Int: [StampedFile]] = [:]
@@ -47,8 +44,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.states = states
         self.force = force
         self.fileSystem = fileSystem
-        current = [TaskFingerprint?](repeating: nil, count: plan.tasks.count)
-        values = [String?](repeating: nil, count: plan.tasks.count)
+        current = FingerprintValues(count: plan.tasks.count)
         built = [TaskRecord?](repeating: nil, count: plan.tasks.count)
         definitions = TaskFingerprint.definitions(of: plan.tasks)
         if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: fileSystem) }
@@ -92,7 +88,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
                     built[index] = record
                     // Its four parts are those kept: so is their digest, not hashed again.
-                    values[index] = stored.hex(.value)
+                    current.remember(fingerprint, of: index, value: stored.hex(.value))
                     // Files hashed again with the same contents (touched): their new stamps are
                     // kept, so that they are not hashed next time.
                     if inputs.restamped != nil || outputs.restamped != nil {
@@ -162,15 +158,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     }
 
     private func remember(_ fingerprint: TaskFingerprint, of task: Int) {
-        current[task] = fingerprint
-        values[task] = nil
+        current.remember(fingerprint, of: task)
     }
 
     private func value(of task: Int) -> String? {
-        if let value = values[task] { return value }
-        let value = current[task]?.value
-        values[task] = value
-        return value
+        current.value(of: task)
     }
 
     private func note(_ change: () throws(TaskStatesError) -> Void) {
