@@ -44,6 +44,26 @@ import Testing
         #expect(attempt.progress.last?.done == 300 && attempt.progress.last?.total == 300)
     }
 
+    /// `**` is any number of folders, none included, as the up-to-date check reads the same
+    /// pattern (and go-task, .gitignore and bash's globstar): glob(3) alone took it for `*`, so
+    /// `src/**/*.c` read only the files one folder down and the task succeeded without the rest.
+    @Test func aDoubleStarPatternReadsTheFilesAtEveryDepth() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("top\n", to: "\(folder)/src/top.c")
+        try Support.write("one\n", to: "\(folder)/src/a/one.c")
+        try Support.write("two\n", to: "\(folder)/src/a/b/two.c")
+        try Support.write("hidden\n", to: "\(folder)/src/.cache/h.c")
+        try Support.write("notes\n", to: "\(folder)/src/a/notes.txt")
+        let task = try Support.task("inputs: [\"src/**/*.c\"]\nto: out/all.c", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        // Sorted by bytes: src/a/b/two.c, src/a/one.c, src/top.c; a dot folder only when spelt.
+        #expect(try String(contentsOfFile: "\(folder)/out/all.c", encoding: .utf8) == "two\none\ntop\n")
+    }
+
     @Test func aPatternMatchingNothingFailsNamingItAndLeavesNoFile() async throws {
         let folder = try Support.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

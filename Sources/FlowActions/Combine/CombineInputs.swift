@@ -45,9 +45,75 @@ struct CombineInputs {
 
     private static func expand(_ pattern: String) throws(ActionFailure) -> [String] {
         guard isPattern(pattern) else { return [pattern] }
+        guard pattern.split(separator: "/").contains("**") else { return try glob(pattern) }
+        let paths = Set(try globstar(pattern))
+        if paths.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file") }
+        return paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// A pattern with a `**` component, which matches any number of folders (none included),
+    /// as the up-to-date check reads the same pattern (go-task, .gitignore and bash's globstar
+    /// do too): glob(3) takes it for `*`. Folders whose names start with `.` are gone into only
+    /// where the pattern spells the dot; a `**` at the end matches every file under its folder.
+    private static func globstar(_ pattern: String) throws(ActionFailure) -> [String] {
+        let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let star = components.firstIndex(of: "**")!
+        let head = "/" + components[..<star].joined(separator: "/")
+        let rest = components[(star + 1)...].joined(separator: "/")
+        let roots = isPattern(head) ? ((try? glob(head)) ?? []) : [head]
+        var found: [String] = []
+        for root in roots {
+            for folder in folders(under: root) {
+                if rest.isEmpty {
+                    found += files(in: folder)
+                } else if isPattern(rest) {
+                    found += (try? expand(join(folder, rest))) ?? []
+                } else if access(join(folder, rest), F_OK) == 0 {
+                    found.append(join(folder, rest))
+                }
+            }
+        }
+        return found
+    }
+
+    /// `folder` and every folder under it (not those whose names start with `.`).
+    private static func folders(under folder: String) -> [String] {
+        guard isDirectory(folder) else { return [] }
+        var all = [folder]
+        var next = 0
+        while next < all.count {
+            let current = all[next]
+            next += 1
+            for name in entries(of: current) where !name.hasPrefix(".") && isDirectory(join(current, name)) {
+                all.append(join(current, name))
+            }
+        }
+        return all
+    }
+
+    /// The entries of `folder` that are no folders and whose names do not start with `.`.
+    private static func files(in folder: String) -> [String] {
+        entries(of: folder).filter { !$0.hasPrefix(".") }.map { join(folder, $0) }.filter { !isDirectory($0) }
+    }
+
+    private static func entries(of folder: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    /// glob(3): `*`, `?` and `[...]` within one component; matches sorted by bytes.
+    private static func glob(_ pattern: String) throws(ActionFailure) -> [String] {
         var matches = glob_t()
         defer { globfree(&matches) }
-        switch glob(pattern, 0, nil, &matches) {
+        switch Glibc.glob(pattern, 0, nil, &matches) {
         case 0:
             break
         case GLOB_NOMATCH:
