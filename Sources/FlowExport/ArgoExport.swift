@@ -121,13 +121,32 @@ package enum ArgoExport {
             // is not available with depends).
             return needs.map { $0.tolerated ? "(\($0.name).Succeeded || \($0.name).Failed)" : "\($0.name).Succeeded" }.joined(separator: " && ")
         case .failure:
-            report.add("when: failure -> depends: a need Failed or Errored", task.id)
-            return needs.map { "\($0.name).Failed || \($0.name).Errored" }.joined(separator: " || ")
+            report.add("when: failure -> depends: a need Failed or Errored, or skipped after a failure", task.id)
+            return failedBefore(task, plan).map { "\(names[$0]).Failed || \(names[$0]).Errored" }.joined(separator: " || ")
         case .always:
             report.add("when: always -> depends: every need Succeeded, Failed, Errored, Skipped or Omitted", task.id)
             return needs.map { "(\($0.name).Succeeded || \($0.name).Failed || \($0.name).Errored || \($0.name).Skipped || \($0.name).Omitted)" }
                 .joined(separator: " && ")
         }
+    }
+
+    /// The tasks whose failure makes a `when: failure` task run: its needs, and, since flowrun
+    /// also runs it when a need was skipped because something before it failed, the needs of
+    /// every `when: success` task among them, and so on up the graph. Argo omits a task whose
+    /// need failed (`.Omitted`, as it omits one whose `when` was not met), so the expression
+    /// names those earlier tasks themselves. A `when: failure|always` need is not looked through:
+    /// flowrun passes no failure through it.
+    static func failedBefore(_ task: PlannedTask, _ plan: Plan) -> [Int] {
+        var seen = Set(task.needs)
+        var order = task.needs
+        var next = 0
+        while next < order.count {
+            let need = plan.tasks[order[next]]
+            next += 1
+            guard need.spec.when == .success else { continue }
+            for earlier in need.needs where seen.insert(earlier).inserted { order.append(earlier) }
+        }
+        return order
     }
 
     private static func taskTemplate(

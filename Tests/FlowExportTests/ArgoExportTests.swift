@@ -24,11 +24,33 @@ import Testing
         #expect(text.contains("args:\n          - run\n          - flow.yaml\n          - \"--only=fetch\"\n          - \"--no-retry\"\n"))
         // continue_on_error: its dependents accept .Failed; continueOn is not allowed with depends.
         #expect(text.contains("          - name: hint\n            template: flowrun-task\n"))
-        #expect(text.contains("depends: test-unit.Failed || test-unit.Errored\n"))
+        // hint runs when test.unit failed, or was skipped because fetch failed.
+        #expect(text.contains("depends: test-unit.Failed || test-unit.Errored || fetch.Failed || fetch.Errored\n"))
         #expect(text.contains("depends: fetch.Succeeded\n"))
         #expect(text.contains("(hint.Succeeded || hint.Failed || hint.Errored || hint.Skipped || hint.Omitted)"))
         #expect(!text.contains("continueOn"))
         #expect(!text.contains("dependencies:"))
+    }
+
+    /// flowrun runs a `when: failure` task when a need was skipped because something before it
+    /// failed (the usual "notify on failure" at the end of a chain); Argo omits that need
+    /// (`.Omitted`), so the task's `depends` must name the task that failed.
+    @Test func aWhenFailureTaskRunsWhenAnEarlierTaskFailedAndItsNeedWasOmitted() throws {
+        let plan = try ExportFixture.plan(
+            """
+            version: 1
+            tasks:
+              build: {shell: make}
+              test: {needs: build, shell: make test}
+              deploy: {needs: test, shell: ./deploy}
+              notify: {needs: deploy, when: failure, shell: ./notify}
+              cleanup: {needs: deploy, when: always, shell: ./cleanup}
+              after: {needs: cleanup, when: failure, shell: ./after}
+            """)
+        let text = ArgoExport.export(plan, options: ExportFixture.options()).text
+        #expect(text.contains("depends: deploy.Failed || deploy.Errored || test.Failed || test.Errored || build.Failed || build.Errored\n"))
+        // A `when: always` need runs after a failure and passes none on: only its own counts.
+        #expect(text.contains("depends: cleanup.Failed || cleanup.Errored\n"))
     }
 
     @Test func aTaskWithDotsKeepsItsIdInAComment() throws {

@@ -49,6 +49,20 @@ def source_tasks(path):
     return doc, tasks
 
 
+def failed_before(task, tasks):
+    """The tasks a DAG task's depends names: its needs; for a when: failure task also the needs
+    of each when: success task among them, and so on up (flowrun runs it when a need was skipped
+    because something before it failed, which Argo shows only as the need being Omitted)."""
+    order = list(task["needs"])
+    if task["when"] != "failure":
+        return order
+    for need in order:
+        earlier = tasks.get(need)
+        if earlier is not None and earlier["when"] == "success":
+            order += [n for n in earlier["needs"] if n not in order]
+    return order
+
+
 def only_tasks(words):
     return [w[len("--only="):] for w in words if w.startswith("--only=")]
 
@@ -270,7 +284,7 @@ def check_argo(export, source, say):
             say(f"task {task_id} is no DAG task")
             continue
         mapped = {n for n in graph[dag_task["name"]]}
-        expected = {by_task[n]["name"] for n in task["needs"] if n in by_task}
+        expected = {by_task[n]["name"] for n in failed_before(task, tasks) if n in by_task}
         if task["needs"] and mapped != expected:
             say(f"task {task_id} needs {sorted(expected)}, its DAG task depends on {sorted(mapped)}")
         expression = dag_task.get("depends", "")
