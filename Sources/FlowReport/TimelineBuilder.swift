@@ -66,6 +66,8 @@ package struct TimelineBuilder: Sendable {
             closeAttempt(of: at, at: time, result: .retried, reason: reason)
         case .taskSucceeded(let task, _, _):
             end(task, at: time, result: .succeeded)
+            // A shell command succeeds only by exiting 0 (its event carries no status).
+            if let at = position(of: task), partial.tasks[at].kind == "shell" { partial.tasks[at].exitCode = 0 }
         case .taskFailed(let task, _, _, let reason, let exitCode, let allowed):
             end(task, at: time, result: allowed ? .allowed : .failed, reason: reason)
             if let at = position(of: task) { partial.tasks[at].exitCode = exitCode }

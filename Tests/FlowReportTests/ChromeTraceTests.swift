@@ -26,6 +26,14 @@ import Testing
         #expect(first["result"] as? String == "retried" && first["exit_status"] is NSNull)
     }
 
+    /// A shell task succeeds only when its command exits 0: its slice says so, as a failed
+    /// one's says its status, instead of null.
+    @Test func aSucceededShellTasksSliceHasExitStatusZero() throws {
+        let slices = try slices(ChromeTrace.render(RunScript.failedRun().timeline()))
+        let build = try #require(slices.first { $0["name"] as? String == "build" }?["args"] as? [String: Any])
+        #expect(build["result"] as? String == "succeeded" && build["exit_status"] as? Int == 0)
+    }
+
     @Test func eachSlotIsANamedTrackAndSlicesOnATrackNeverOverlap() throws {
         let trace = ChromeTrace.render(RunScript.failedRun().timeline())
         let object = try #require(try JSONSerialization.jsonObject(with: Data(trace.utf8)) as? [String: Any])
