@@ -62,6 +62,11 @@ import Testing
         #expect(attempt.result == .succeeded)
         // Sorted by bytes: src/a/b/two.c, src/a/one.c, src/top.c; a dot folder only when spelt.
         #expect(try String(contentsOfFile: "\(folder)/out/all.c", encoding: .utf8) == "two\none\ntop\n")
+
+        // A `**` at the end is every file under its folder, as a folder is in `inputs:`.
+        let everything = try Support.task("inputs: [\"src/a/**\"]\nto: out/a.txt", in: folder)
+        #expect(await Support.run(everything).result == .succeeded)
+        #expect(try String(contentsOfFile: "\(folder)/out/a.txt", encoding: .utf8) == "two\nnotes\none\n")
     }
 
     @Test func aPatternMatchingNothingFailsNamingItAndLeavesNoFile() async throws {

@@ -54,7 +54,8 @@ struct CombineInputs {
     /// A pattern with a `**` component, which matches any number of folders (none included),
     /// as the up-to-date check reads the same pattern (go-task, .gitignore and bash's globstar
     /// do too): glob(3) takes it for `*`. Folders whose names start with `.` are gone into only
-    /// where the pattern spells the dot; a `**` at the end matches every file under its folder.
+    /// where the pattern spells the dot; a `**` at the end stands for every file under its
+    /// folder, as a folder does in `inputs:`.
     private static func globstar(_ pattern: String) throws(ActionFailure) -> [String] {
         let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let star = components.firstIndex(of: "**")!
@@ -63,10 +64,12 @@ struct CombineInputs {
         let roots = isPattern(head) ? ((try? glob(head)) ?? []) : [head]
         var found: [String] = []
         for root in roots {
+            if rest.isEmpty {
+                found += files(under: root)
+                continue
+            }
             for folder in folders(under: root) {
-                if rest.isEmpty {
-                    found += files(in: folder)
-                } else if isPattern(rest) {
+                if isPattern(rest) {
                     found += (try? expand(join(folder, rest))) ?? []
                 } else if access(join(folder, rest), F_OK) == 0 {
                     found.append(join(folder, rest))
@@ -91,9 +94,12 @@ struct CombineInputs {
         return all
     }
 
-    /// The entries of `folder` that are no folders and whose names do not start with `.`.
-    private static func files(in folder: String) -> [String] {
-        entries(of: folder).filter { !$0.hasPrefix(".") }.map { join(folder, $0) }.filter { !isDirectory($0) }
+    /// Everything under `folder`, at any depth, that is no folder.
+    private static func files(under folder: String) -> [String] {
+        guard isDirectory(folder) else { return [] }
+        return entries(of: folder).flatMap { name in
+            isDirectory(join(folder, name)) ? files(under: join(folder, name)) : [join(folder, name)]
+        }
     }
 
     private static func entries(of folder: String) -> [String] {
