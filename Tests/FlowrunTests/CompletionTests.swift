@@ -105,6 +105,48 @@ import Testing
         #expect(try await Self.bash(["run", "-j", "2", "sub/flowrun.yaml", "bu"], in: project.url) == ["bundle", "bump"])
     }
 
+    /// What bash offers for the command line `line` (the cursor at its end), with `COMP_WORDS`
+    /// split as bash splits them: also at each `:` of `COMP_WORDBREAKS`, a word of its own.
+    static func bashSplittingAtColons(_ line: String, in folder: URL) async throws -> [String] {
+        let script = """
+            source <(flowrun --generate-completion-script bash) || exit 3
+            COMP_LINE='\(line)'
+            COMP_POINT=${#COMP_LINE}
+            COMP_WORDS=($(printf '%s' "$COMP_LINE" | sed 's/:/ : /g'))
+            [[ "$COMP_LINE" == *[[:space:]] || "$COMP_LINE" == *: ]] && COMP_WORDS+=('')
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            COMPREPLY=()
+            _flowrun flowrun "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try await ShellSession.run("bash", script, in: folder)
+        #expect(result.status == 0)
+        #expect(result.stderr == "", "completion must be silent")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// An included file's tasks are `NS:ID`, and bash splits the word at `:` (it is in
+    /// `COMP_WORDBREAKS`), so `tools:g<TAB>` completed nothing: the whole word is completed,
+    /// and bash is given what follows its last `:`, as bash-completion's
+    /// `__ltrim_colon_completions` does.
+    @Test func bashCompletesTheTasksOfAnIncludedFileAfterTheColon() async throws {
+        let project = try Self.project()
+        let files = [
+            "flow.yaml": "version: 1\ninclude: {tools: tools/flowrun.yaml}\ntasks:\n  use: {needs: [\"tools:gen\"], shell: echo u}\n",
+            "tools/flowrun.yaml": "version: 1\ntasks:\n  gen: {shell: echo g}\n  pack: {needs: gen, shell: echo p}\n",
+        ]
+        for (path, text) in files {
+            let url = project.url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        #expect(try await Self.bashSplittingAtColons("flowrun flow.yaml tools:g", in: project.url) == ["gen"])
+        #expect(try await Self.bashSplittingAtColons("flowrun run flow.yaml tools:", in: project.url) == ["gen", "pack"])
+        #expect(try await Self.bashSplittingAtColons("flowrun run flow.yaml tools:gen tools:p", in: project.url) == ["pack"])
+        #expect(try await Self.bashSplittingAtColons("flowrun run flow.yaml to", in: project.url) == ["tools:gen", "tools:pack"])
+        #expect(try await Self.bashSplittingAtColons("flowrun run flow.yaml ", in: project.url) == ["use", "tools:gen", "tools:pack"])
+    }
+
     @Test func bashCompletesTheTasksOfTheFileFoundWithNoFile() async throws {
         let project = try Self.project()
         let sub = project.url.appendingPathComponent("sub")

@@ -27,6 +27,35 @@ enum BashCompletionScript {
             + "        else\n"
             + "            __flowrun_add_completions -W \"$(__flowrun_custom_complete ---completion run -- positional@1 \(position))\"\n"
             + "        fi\n"
-        return script.replacingOccurrences(of: commands, with: runs)
+        return colonWords(script.replacingOccurrences(of: commands, with: runs))
+    }
+
+    /// The tasks of an included file are `NS:ID`, and bash splits words at `:` (it is in
+    /// `COMP_WORDBREAKS`), so `tools:g<TAB>` completed the word `g`. On a line with a `:`, the
+    /// words are taken again as the line spells them, and bash is given what follows the last
+    /// `:` of the word completed, as bash-completion's `__ltrim_colon_completions` does.
+    static func colonWords(_ script: String) -> String {
+        let entry = "\n_flowrun() {\n"
+        guard script.contains(entry) else { return script }
+        let wrapper = """
+
+            _flowrun() {
+                local -r line="${COMP_LINE:0:COMP_POINT}"
+                if [[ "${line}" != *:* || "${COMP_WORDBREAKS}" != *:* ]]; then
+                    __flowrun_words "$@"
+                    return
+                fi
+                local -a COMP_WORDS
+                read -r -a COMP_WORDS <<< "${line}"
+                [[ -z "${line}" || "${line}" == *[[:space:]] ]] && COMP_WORDS+=('')
+                local -i COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+                local -r word="${COMP_WORDS[COMP_CWORD]}"
+                __flowrun_words "${1}" "${word}" "${COMP_WORDS[COMP_CWORD-1]}"
+                local -r colon="${word%"${word##*:}"}"
+                if [[ -n "${colon}" ]]; then COMPREPLY=("${COMPREPLY[@]#"${colon}"}"); fi
+            }
+
+            """
+        return script.replacingOccurrences(of: entry, with: "\n__flowrun_words() {\n") + wrapper
     }
 }

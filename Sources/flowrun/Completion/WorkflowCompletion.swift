@@ -32,13 +32,14 @@ enum WorkflowCompletion {
     }
 
     /// Every task id the file declares, in file order, a matrix task's name before its
-    /// combinations; none when it cannot be read.
+    /// combinations, then those of the files it includes (`NS:ID`); none when it cannot be read.
     static func taskIDs(in file: String) -> [String] {
         let loaded = WorkflowLoader.load(path: file)
         guard let workflow = loaded.workflow else { return loaded.declaredTaskIDs.filter(\.isValidTaskID) }
         var named: Set<String> = []
         return workflow.tasks.flatMap { task -> [String] in
-            guard let open = task.id.firstIndex(of: "["), task.id.isValidTaskReference else { return task.id.isValidTaskID ? [task.id] : [] }
+            // An included file's tasks are `NS:ID`: a reference, not an id of this file's own.
+            guard let open = task.id.firstIndex(of: "["), task.id.isValidTaskReference else { return task.id.isValidTaskReference ? [task.id] : [] }
             let name = String(task.id[..<open])
             return named.insert(name).inserted ? [name, task.id] : [task.id]
         }
