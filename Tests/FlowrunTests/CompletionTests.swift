@@ -147,6 +147,29 @@ import Testing
         #expect(try await Self.bashSplittingAtColons("flowrun run flow.yaml ", in: project.url) == ["use", "tools:gen", "tools:pack"])
     }
 
+    /// zsh's script hands the candidates to `_describe`, which takes `tools:gen` for the name
+    /// `tools` described as `gen`: an included task's `:` comes escaped to zsh, and only to zsh.
+    @Test func zshGetsTheColonOfAnIncludedTaskEscaped() async throws {
+        let project = try Self.project()
+        let files = [
+            "flow.yaml": "version: 1\ninclude: {tools: tools/flowrun.yaml}\ntasks:\n  use: {needs: [\"tools:gen\"], shell: echo u}\n",
+            "tools/flowrun.yaml": "version: 1\ntasks:\n  gen: {shell: echo g}\n  pack: {needs: gen, shell: echo p}\n",
+        ]
+        for (path, text) in files {
+            let url = project.url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        func callback(shell: String) async throws -> [String] {
+            let result = try await FlowrunBinary.run(
+                ["---completion", "run", "--", "positional@1", "3", "2", "flowrun", "run", "flow.yaml", "to"], in: project.url,
+                environment: ["SAP_SHELL": shell])
+            return result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        #expect(try await callback(shell: "zsh") == ["tools\\:gen", "tools\\:pack"])
+        #expect(try await callback(shell: "bash") == ["tools:gen", "tools:pack"])
+    }
+
     @Test func bashCompletesTheTasksOfTheFileFoundWithNoFile() async throws {
         let project = try Self.project()
         let sub = project.url.appendingPathComponent("sub")

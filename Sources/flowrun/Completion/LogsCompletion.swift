@@ -16,6 +16,6 @@ enum LogsCompletion {
         } else {
             candidates = records.map(\.run) + ["last"] + (records.first?.plan().map(\.task) ?? [])
         }
-        return candidates.filter { $0.hasPrefix(prefix) }
+        return WorkflowCompletion.forShell(candidates.filter { $0.hasPrefix(prefix) })
     }
 }

@@ -16,7 +16,7 @@ enum WorkflowCompletion {
         if !prefix.contains("/"), let found = try? WorkflowFinder.find(from: line.directory) {
             candidates += taskIDs(in: found.path).filter { $0.hasPrefix(prefix) }
         }
-        return candidates
+        return forShell(candidates)
     }
 
     /// TASK: the ids of the file named earlier on the line, or of the file found when the first
@@ -28,7 +28,15 @@ enum WorkflowCompletion {
         let isTask = first.isValidTaskReference && !first.hasSuffix(".yaml") && !first.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: named)
         guard let file = isTask ? (try? WorkflowFinder.find(from: line.directory))?.path : named else { return [] }
         let already = Set(line.positionals)
-        return taskIDs(in: file).filter { $0.hasPrefix(prefix) && !already.contains($0) }
+        return forShell(taskIDs(in: file).filter { $0.hasPrefix(prefix) && !already.contains($0) })
+    }
+
+    /// zsh's script hands the candidates to `_describe`, which reads each as `NAME:DESCRIPTION`,
+    /// so an included file's task `tools:gen` was offered as `tools`: for zsh a `:` (and `\`)
+    /// is escaped, as ArgumentParser escapes the lists it writes into the script itself.
+    static func forShell(_ candidates: [String], shell: CompletionShell? = CompletionShell.requesting) -> [String] {
+        guard shell == .zsh else { return candidates }
+        return candidates.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:") }
     }
 
     /// Every task id the file declares, in file order, a matrix task's name before its
