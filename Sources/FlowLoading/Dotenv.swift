@@ -32,9 +32,10 @@ enum Dotenv {
                 continue
             }
             var value = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+            let at = SourceLocation(file: file, line: lineNumber, column: column)
             guard let quote = value.first, quote == "'" || quote == "\"" else {
                 if let comment = value.range(of: " #") { value = value[..<comment.lowerBound] }
-                entries.append(EnvironmentEntry(name: key, value: String(value).trimmingCharacters(in: .whitespaces)))
+                add(EnvironmentEntry(name: key, value: String(value).trimmingCharacters(in: .whitespaces)), at: at, to: &entries, &problems)
                 continue
             }
             // A quoted value runs to its closing quote, on this line or a later one.
@@ -51,12 +52,23 @@ enum Dotenv {
                 }
             }
             guard let closed else {
-                problems.append(Diagnostic(.dotenvUnclosed(quote), at: SourceLocation(file: file, line: lineNumber, column: column)))
+                problems.append(Diagnostic(.dotenvUnclosed(quote), at: at))
                 continue
             }
-            entries.append(EnvironmentEntry(name: key, value: quote == "'" ? closed : unescaped(closed)))
+            add(EnvironmentEntry(name: key, value: quote == "'" ? closed : unescaped(closed)), at: at, to: &entries, &problems)
         }
         return (entries, problems)
+    }
+
+    /// A value with a NUL is refused: the environment is C strings, so it would end there.
+    private static func add(
+        _ entry: EnvironmentEntry, at location: SourceLocation, to entries: inout [EnvironmentEntry], _ problems: inout [Diagnostic]
+    ) {
+        if entry.value.utf8.contains(0) {
+            problems.append(Diagnostic(.dotenvNul(entry.name), at: location))
+        } else {
+            entries.append(entry)
+        }
     }
 
     private static func closingQuote(_ quote: Character, in text: String) -> String.Index? {
@@ -139,6 +151,9 @@ extension Diagnostic.Message {
     static let dotenvLine = Self("expected KEY=VALUE (a comment starts with #)")
     static func dotenvName(_ name: String) -> Self {
         Self("invalid environment variable name '\(name)': use letters, digits and _, not starting with a digit")
+    }
+    static func dotenvNul(_ name: String) -> Self {
+        Self("the value of '\(name)' holds a NUL character (\\0): a variable's value would end there")
     }
     static func dotenvUnclosed(_ quote: Character) -> Self {
         Self("the value's \(quote) is never closed")

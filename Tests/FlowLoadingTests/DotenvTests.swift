@@ -37,4 +37,15 @@ import Testing
                 "conf/.env:4:1: the value's \" is never closed",
             ])
     }
+    /// A NUL ends a C string: the task's environment got `B=` with the rest of the value gone,
+    /// and validation passed. It is refused at its line, as a `"\0"` in the workflow is.
+    @Test func aNulInAValueIsRefusedAtItsLine() {
+        let (entries, problems) = Dotenv.parse("A=1\nB=x\u{0}y\nC='q\u{0}'\nD=2\n", file: ".env")
+        #expect(entries.map(\.name) == ["A", "D"])
+        #expect(
+            problems.map { "\($0.location): \($0.message.text)" } == [
+                ".env:2:1: the value of 'B' holds a NUL character (\\0): a variable's value would end there",
+                ".env:3:1: the value of 'C' holds a NUL character (\\0): a variable's value would end there",
+            ])
+    }
 }
