@@ -24,6 +24,10 @@ import Foundation
 final class EntryReadAhead: @unchecked Sendable {
     static let bufferSize = 256 * 1024
     static let bufferCount = 8
+    /// Buffers a zip entry is inflated into whole (`WholeEntryInflater.maxSize` each), after the
+    /// ring's: the extracting side writes from them, without a copy into the ring. Their pages
+    /// are touched only by a zip's entries.
+    static let wholeBufferCount = 2
     /// Items waiting at most: many empty files must not queue without bound.
     static let queueLimit = 1024
 
@@ -64,6 +68,7 @@ final class EntryReadAhead: @unchecked Sendable {
     private var queue: [(item: Item, compressed: Int64)] = []
     private var head = 0
     private var freeBuffers: [Int]
+    private var freeWholeBuffers: [Int]
     /// The buffer the extracting side was handed last.
     private var heldBuffer: Int?
     /// The header the extracting side was handed last, freed at its next header.
@@ -83,8 +88,11 @@ final class EntryReadAhead: @unchecked Sendable {
         self.reader = reader
         self.filters = filters
         self.descriptor = descriptor
-        buffers = (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
+        buffers =
+            (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
+            + (0..<Self.wholeBufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: WholeEntryInflater.maxSize, alignment: 64) }
         freeBuffers = Array((0..<Self.bufferCount).reversed())
+        freeWholeBuffers = Array(Self.bufferCount..<Self.bufferCount + Self.wholeBufferCount)
         // Names convert as on the extracting thread (`ThreadLocale`).
         WorkerThread.start(
             named: "flowrun.read", condition: condition, work: { [self] in ThreadLocale.withUTF8 { readAll() } },
@@ -146,7 +154,7 @@ final class EntryReadAhead: @unchecked Sendable {
                 return .entry(entry, warning: warning)
             case .end: return .end
             case .headerFailed(let message): return .failed(message)
-            case .block(let buffer, _, _): freeBuffers.append(buffer)
+            case .block(let buffer, _, _): release(buffer)
             case .dataEnd, .dataFailed: inData = false
             }
         }
@@ -182,9 +190,14 @@ final class EntryReadAhead: @unchecked Sendable {
     /// Under the lock: the buffer handed out last goes back to the read thread.
     private func releaseHeld() {
         guard let heldBuffer else { return }
-        freeBuffers.append(heldBuffer)
+        release(heldBuffer)
         self.heldBuffer = nil
         condition.broadcast()
+    }
+
+    /// Under the lock: `buffer` is free again, in its own list.
+    private func release(_ buffer: Int) {
+        if buffer < Self.bufferCount { freeBuffers.append(buffer) } else { freeWholeBuffers.append(buffer) }
     }
 
     /// Under the lock: the next item, waiting a tenth of a second at a time so that a cancel is
@@ -277,14 +290,21 @@ final class EntryReadAhead: @unchecked Sendable {
         }
     }
 
-    /// An entry inflated here, its blocks queued as libarchive's would be; false once stopped.
+    /// An entry inflated here into a whole buffer, queued as one block; false once stopped.
     /// libarchive skips its data at the next header.
     private func inflateWhole(_ entry: ZipDirectory.Entry, with inflater: WholeEntryInflater) -> Bool {
         let end = entry.dataOffset + Int64(entry.compressedSize)
-        switch inflater.inflate(entry) {
-        case .failed(let message): return push(.dataFailed(message), compressed: end)
-        case .data(let bytes, let count):
-            guard queueBlock(bytes, count: count, offset: 0, compressed: end) else { return false }
+        let free: Int? = condition.withLock {
+            while !stopped && freeWholeBuffers.isEmpty { condition.wait() }
+            return stopped ? nil : freeWholeBuffers.removeLast()
+        }
+        guard let index = free else { return false }
+        switch inflater.inflate(entry, into: buffers[index]) {
+        case .failed(let message):
+            condition.withLock { freeWholeBuffers.append(index) }
+            return push(.dataFailed(message), compressed: end)
+        case .data(let count):
+            guard push(.block(buffer: index, count: count, offset: 0), compressed: end) else { return false }
             return push(.dataEnd, compressed: end)
         }
     }
@@ -304,13 +324,13 @@ final class EntryReadAhead: @unchecked Sendable {
     }
 
     /// `block`'s bytes copied into the ring, a buffer at a time; false once stopped.
-    private func queueBlock(_ block: UnsafeRawPointer, count: Int, offset: Int64, compressed: Int64 = 0) -> Bool {
+    private func queueBlock(_ block: UnsafeRawPointer, count: Int, offset: Int64) -> Bool {
         var done = 0
         while done < count {
             guard let index = freeBuffer() else { return false }
             let part = min(Self.bufferSize, count - done)
             buffers[index].copyMemory(from: block + done, byteCount: part)
-            guard push(.block(buffer: index, count: part, offset: offset + Int64(done)), compressed: compressed) else { return false }
+            guard push(.block(buffer: index, count: part, offset: offset + Int64(done))) else { return false }
             done += part
         }
         return true

@@ -5,7 +5,8 @@ import Foundation
 /// zlib's time, which libarchive inflates a zip with (the read thread's work, and the most of
 /// an extraction's). The entry's compressed bytes are read at once and inflated into one
 /// buffer, so only entries of at most `maxSize` bytes (`ZipDirectory.Entry.isWhole`); memory is
-/// the two buffers, whose pages are touched only as far as the largest entry needs.
+/// the input buffer and the caller's, whose pages are touched only as far as the largest entry
+/// needs.
 ///
 /// The data must inflate to exactly the size the central directory gives, with its CRC-32;
 /// anything else fails the entry, as libarchive would (its words for a bad CRC).
@@ -15,21 +16,19 @@ final class WholeEntryInflater {
     static let maxCompressedSize = maxSize + maxSize / 64
 
     enum Inflated {
-        /// The entry's bytes, valid until the next call.
-        case data(UnsafeRawPointer, count: Int)
+        /// The entry's bytes, in the caller's buffer.
+        case data(count: Int)
         case failed(String)
     }
 
     private let descriptor: Int32
     private let decompressor: OpaquePointer
     private let input = UnsafeMutableRawPointer.allocate(byteCount: maxCompressedSize, alignment: 64)
-    private let output = UnsafeMutableRawPointer.allocate(byteCount: maxSize, alignment: 64)
 
     /// `descriptor`: the zip file's, open for reading while this lives. Nil out of memory.
     init?(descriptor: Int32) {
         guard let decompressor = libdeflate_alloc_decompressor() else {
             input.deallocate()
-            output.deallocate()
             return nil
         }
         self.descriptor = descriptor
@@ -39,10 +38,10 @@ final class WholeEntryInflater {
     deinit {
         libdeflate_free_decompressor(decompressor)
         input.deallocate()
-        output.deallocate()
     }
 
-    func inflate(_ entry: ZipDirectory.Entry) -> Inflated {
+    /// Inflates `entry` into `output`, of `maxSize` bytes.
+    func inflate(_ entry: ZipDirectory.Entry, into output: UnsafeMutableRawPointer) -> Inflated {
         guard entry.isWhole else { return .failed("not inflated whole") }
         let compressed = Int(entry.compressedSize), size = Int(entry.size)
         var done = 0
@@ -62,6 +61,6 @@ final class WholeEntryInflater {
         guard crc == entry.crc else {
             return .failed("ZIP bad CRC: 0x\(String(crc, radix: 16)) should be 0x\(String(entry.crc, radix: 16))")
         }
-        return .data(UnsafeRawPointer(output), count: size)
+        return .data(count: size)
     }
 }
