@@ -40,6 +40,18 @@ import Testing
         data = local + 30 + len('big.bin')
         for at in range(data + 100, data + 140): bad[at] ^= 0x5a
         open('bad-data.zip', 'wb').write(bad)
+        # Three files of one size, listed in the central directory last first, and the zip behind a
+        # stub (a self-extracting archive's): each file must still get its own bytes.
+        with zipfile.ZipFile('order.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+            for n in 'abc': z.writestr(n + '.txt', (n.encode() * 5000 + text(5000))[:9000])
+        blob = open('order.zip', 'rb').read()
+        start, end = blob.find(b'PK\\x01\\x02'), blob.find(b'PK\\x05\\x06')
+        records, at = [], start
+        while at < end:
+            n, e, c = struct.unpack('<HHH', blob[at + 28:at + 34])
+            records.append(blob[at:at + 46 + n + e + c]); at += 46 + n + e + c
+        open('reversed.zip', 'wb').write(blob[:start] + b''.join(reversed(records)) + blob[end:])
+        open('stub.zip', 'wb').write(b'#!/bin/sh\\nexit 0\\n' + bytes(1000) + blob)
         """
 
     private func prepare() throws -> DecompressFixtures {
@@ -60,6 +72,17 @@ import Testing
         }
         #expect(fixtures.text("mixed/stored.txt") == "kept as it is")
         #expect(fixtures.listing("mixed") == ["d", "empty.txt", "noise.bin", "stored.txt"])
+    }
+
+    @Test(arguments: ["reversed.zip", "stub.zip"])
+    func eachEntryGetsItsOwnBytesWhateverTheDirectorysOrder(archive: String) throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        #expect(fixtures.extract(archive, to: "x") == nil)
+        for name in ["a", "b", "c"] {
+            let text = try #require(fixtures.text("x/\(name).txt"))
+            #expect(text.count == 9000 && text.hasPrefix(String(repeating: name, count: 5000)), "\(name)")
+        }
     }
 
     @Test(arguments: [("bad-crc.zip", "ZIP bad CRC"), ("bad-data.zip", "ZIP ")])
