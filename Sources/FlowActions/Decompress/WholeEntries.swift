@@ -5,7 +5,8 @@ import Foundation
 /// libarchive through the `ZipDirectory`, entry by entry in libarchive's order. An entry is
 /// inflated here only if libarchive's header for it is a regular file of the size the
 /// directory gives, read from where the directory has it (or before: a skipped entry's data
-/// descriptor); once one is not, libarchive reads every entry left, as it would without this.
+/// descriptor); once a file is not, libarchive reads every entry left, as it would without
+/// this. Folders and symlinks are libarchive's.
 struct WholeEntries {
     let inflater: WholeEntryInflater
     private let directory: ZipDirectory
@@ -28,10 +29,16 @@ struct WholeEntries {
         index += 1
         let size = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : -1
         let isFile = archive_entry_filetype(entry) & S_IFMT == S_IFREG && archive_entry_hardlink(entry) == nil
-        guard position <= listed.headerOffset, !listed.isWhole || (isFile && size == Int64(listed.size)) else {
+        guard position <= listed.headerOffset else {
             followed = false
             return nil
         }
-        return listed.isWhole ? listed : nil
+        // A folder or a symlink (whose target libarchive has read already) is libarchive's.
+        guard listed.isWhole, isFile else { return nil }
+        guard size == Int64(listed.size) else {
+            followed = false
+            return nil
+        }
+        return listed
     }
 }
