@@ -12,8 +12,8 @@ import Foundation
 /// (its blocks are dropped). A read error reaches the extracting side in order, with
 /// libarchive's message, after everything read before it.
 ///
-/// A zip's deflated entries are inflated here by `WholeEntryInflater` (libdeflate, about twice
-/// zlib's speed) rather than by libarchive, once the extracting side has checked the zip's
+/// A zip's deflated entries are inflated here by `WholeEntryInflater` (libdeflate, a third of
+/// zlib's CPU) rather than by libarchive, once the extracting side has checked the zip's
 /// headers and handed over its `ZipDirectory` (`useZipDirectory`): libarchive still reads
 /// every header (names, modes, times, links) and skips the data; the read thread waits for the
 /// directory after the first header. An entry that is not where the directory says, or too

@@ -1,7 +1,7 @@
 import CDeflate
 import Foundation
 
-/// Inflates a zip entry's data whole with libdeflate, and checks its CRC-32: about half of
+/// Inflates a zip entry's data whole with libdeflate, and checks its CRC-32: a third of
 /// zlib's time, which libarchive inflates a zip with (the read thread's work, and the most of
 /// an extraction's). The entry's compressed bytes are read at once and inflated into one
 /// buffer, so only entries of at most `maxSize` bytes (`ZipDirectory.Entry.isWhole`); memory is
