@@ -42,7 +42,7 @@ final class ArchiveInput {
             } else {
                 archive_read_support_filter_all(reader)
                 opened = source.open(reader)
-                if opened == ARCHIVE_OK { readAhead = EntryReadAhead(reader: reader, filters: nil) }
+                if opened == ARCHIVE_OK { readAhead = EntryReadAhead(reader: reader, filters: nil, descriptor: descriptor) }
             }
         } else {
             let pipe = PipeSource(descriptor: descriptor, isCancelled: isCancelled)
@@ -131,6 +131,12 @@ final class ArchiveInput {
         if status == ARCHIVE_EOF { return .end }
         guard status == ARCHIVE_OK else { return .failed(message) }
         return .data(buffer, count: size, offset: offset)
+    }
+
+    /// A zip's checked directory, from which the read thread inflates entries itself
+    /// (`EntryReadAhead`); nil if there is none.
+    func useZipDirectory(_ directory: ZipDirectory?) {
+        readAhead?.useZipDirectory(directory)
     }
 
     /// What libarchive found, once `nextHeader` returned.

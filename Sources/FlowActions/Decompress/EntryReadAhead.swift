@@ -12,11 +12,22 @@ import Foundation
 /// (its blocks are dropped). A read error reaches the extracting side in order, with
 /// libarchive's message, after everything read before it.
 ///
+/// A zip's deflated entries are inflated here by `WholeEntryInflater` (libdeflate, a third of
+/// zlib's CPU) rather than by libarchive, once the extracting side has checked the zip's
+/// headers and handed over its `ZipDirectory` (`useZipDirectory`): libarchive still reads
+/// every header (names, modes, times, links) and skips the data; the read thread waits for the
+/// directory after the first header. An entry that is not where the directory says, or too
+/// large to inflate whole, is read by libarchive as before (`WholeEntries`).
+///
 /// - Warning: `@unchecked Sendable`: the queue is guarded by `condition`; the reader is used by
 ///   the read thread alone from `init` until `stop()` returns.
 final class EntryReadAhead: @unchecked Sendable {
     static let bufferSize = 256 * 1024
     static let bufferCount = 8
+    /// Buffers a zip entry is inflated into whole (`WholeEntryInflater.maxSize` each), after the
+    /// ring's: the extracting side writes from them, without a copy into the ring. Their pages
+    /// are touched only by a zip's entries.
+    static let wholeBufferCount = 2
     /// Items waiting at most: many empty files must not queue without bound.
     static let queueLimit = 1024
 
@@ -48,6 +59,8 @@ final class EntryReadAhead: @unchecked Sendable {
 
     private let reader: OpaquePointer
     private let filters: [DetectedFormat.Filter]?
+    /// The archive file's, for `WholeEntryInflater`; nil when the archive is not a file.
+    private let descriptor: Int32?
     private let buffers: [UnsafeMutableRawPointer]
     private let condition = NSCondition()
     /// Guarded by `condition`, as everything below. Items with the compressed bytes read when
@@ -55,6 +68,7 @@ final class EntryReadAhead: @unchecked Sendable {
     private var queue: [(item: Item, compressed: Int64)] = []
     private var head = 0
     private var freeBuffers: [Int]
+    private var freeWholeBuffers: [Int]
     /// The buffer the extracting side was handed last.
     private var heldBuffer: Int?
     /// The header the extracting side was handed last, freed at its next header.
@@ -65,14 +79,20 @@ final class EntryReadAhead: @unchecked Sendable {
     private var compressedBytesNow: Int64 = 0
     private var stopped = false
     private var threadEnded = false
+    /// A zip's directory, once the extracting side checked it (nil inside: not a zip, or none).
+    private var zipDirectory: ZipDirectory??
 
-    /// `reader` is open, no header read yet; `filters` as for `DetectedFormat`. The read thread
-    /// starts here.
-    init(reader: OpaquePointer, filters: [DetectedFormat.Filter]?) {
+    /// `reader` is open, no header read yet; `filters` as for `DetectedFormat`; `descriptor`
+    /// the archive file's, which `reader` reads. The read thread starts here.
+    init(reader: OpaquePointer, filters: [DetectedFormat.Filter]?, descriptor: Int32?) {
         self.reader = reader
         self.filters = filters
-        buffers = (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
+        self.descriptor = descriptor
+        buffers =
+            (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
+            + (0..<Self.wholeBufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: WholeEntryInflater.maxSize, alignment: 64) }
         freeBuffers = Array((0..<Self.bufferCount).reversed())
+        freeWholeBuffers = Array(Self.bufferCount..<Self.bufferCount + Self.wholeBufferCount)
         // Names convert as on the extracting thread (`ThreadLocale`).
         WorkerThread.start(
             named: "flowrun.read", condition: condition, work: { [self] in ThreadLocale.withUTF8 { readAll() } },
@@ -101,6 +121,15 @@ final class EntryReadAhead: @unchecked Sendable {
         }
     }
 
+    /// A zip's checked directory (`ZipHeaderCheck`), or nil if there is none: the read thread
+    /// waits for it after a zip's first header.
+    func useZipDirectory(_ directory: ZipDirectory?) {
+        condition.withLock {
+            zipDirectory = .some(directory)
+            condition.broadcast()
+        }
+    }
+
     /// What libarchive found, once `nextHeader` returned for the first time.
     var detectedFormat: DetectedFormat? { condition.withLock { format } }
 
@@ -125,7 +154,7 @@ final class EntryReadAhead: @unchecked Sendable {
                 return .entry(entry, warning: warning)
             case .end: return .end
             case .headerFailed(let message): return .failed(message)
-            case .block(let buffer, _, _): freeBuffers.append(buffer)
+            case .block(let buffer, _, _): release(buffer)
             case .dataEnd, .dataFailed: inData = false
             }
         }
@@ -161,9 +190,14 @@ final class EntryReadAhead: @unchecked Sendable {
     /// Under the lock: the buffer handed out last goes back to the read thread.
     private func releaseHeld() {
         guard let heldBuffer else { return }
-        freeBuffers.append(heldBuffer)
+        release(heldBuffer)
         self.heldBuffer = nil
         condition.broadcast()
+    }
+
+    /// Under the lock: `buffer` is free again, in its own list.
+    private func release(_ buffer: Int) {
+        if buffer < Self.bufferCount { freeBuffers.append(buffer) } else { freeWholeBuffers.append(buffer) }
     }
 
     /// Under the lock: the next item, waiting a tenth of a second at a time so that a cancel is
@@ -191,12 +225,13 @@ final class EntryReadAhead: @unchecked Sendable {
 
     // MARK: - The read thread
 
-    /// Queues `item`, waiting for room first; false once stopped.
-    private func push(_ item: Item) -> Bool {
+    /// Queues `item`, waiting for room first; false once stopped. `compressed`: where the
+    /// compressed bytes of the item end, when libarchive has not read them.
+    private func push(_ item: Item, compressed: Int64 = 0) -> Bool {
         condition.withLock {
             while !stopped && queue.count - head >= Self.queueLimit { condition.wait() }
             guard !stopped else { return false }
-            queue.append((item, archive_filter_bytes(reader, -1)))
+            queue.append((item, max(compressed, archive_filter_bytes(reader, -1))))
             condition.broadcast()
             return true
         }
@@ -210,15 +245,26 @@ final class EntryReadAhead: @unchecked Sendable {
         }
     }
 
+    /// The directory handed over, after a zip's first header; nil once stopped, or if there is none.
+    private func waitForZipDirectory() -> ZipDirectory? {
+        condition.withLock {
+            while !stopped && zipDirectory == nil { condition.wait() }
+            return zipDirectory ?? nil
+        }
+    }
+
     private func readAll() {
         var first = true
+        var whole: WholeEntries?
         while true {
             var entryPointer: OpaquePointer?
             let status = archive_read_next_header(reader, &entryPointer)
+            var zipStarts = false
             if first {
                 first = false
                 let found = DetectedFormat(reader, filters: filters)
                 condition.withLock { format = found }
+                zipStarts = found.isZip
             }
             if status == ARCHIVE_EOF {
                 _ = push(.end)
@@ -232,7 +278,34 @@ final class EntryReadAhead: @unchecked Sendable {
                 archive_entry_free(copy)
                 return
             }
-            guard readData() else { return }
+            // The extracting side checks the zip's headers once it has the first.
+            if zipStarts, let descriptor, let directory = waitForZipDirectory(), let inflater = WholeEntryInflater(descriptor: descriptor) {
+                whole = WholeEntries(directory: directory, inflater: inflater)
+            }
+            if let listed = whole?.next(for: entry, at: archive_read_header_position(reader)), let inflater = whole?.inflater {
+                guard inflateWhole(listed, with: inflater) else { return }
+            } else {
+                guard readData() else { return }
+            }
+        }
+    }
+
+    /// An entry inflated here into a whole buffer, queued as one block; false once stopped.
+    /// libarchive skips its data at the next header.
+    private func inflateWhole(_ entry: ZipDirectory.Entry, with inflater: WholeEntryInflater) -> Bool {
+        let end = entry.dataOffset + Int64(entry.compressedSize)
+        let free: Int? = condition.withLock {
+            while !stopped && freeWholeBuffers.isEmpty { condition.wait() }
+            return stopped ? nil : freeWholeBuffers.removeLast()
+        }
+        guard let index = free else { return false }
+        switch inflater.inflate(entry, into: buffers[index]) {
+        case .failed(let message):
+            condition.withLock { freeWholeBuffers.append(index) }
+            return push(.dataFailed(message), compressed: end)
+        case .data(let count):
+            guard push(.block(buffer: index, count: count, offset: 0), compressed: end) else { return false }
+            return push(.dataEnd, compressed: end)
         }
     }
 
@@ -246,15 +319,21 @@ final class EntryReadAhead: @unchecked Sendable {
             if status == ARCHIVE_EOF { return push(.dataEnd) }
             // The next header may still be readable (a zip's entries are found by its directory).
             guard status == ARCHIVE_OK else { return push(.dataFailed(message())) }
-            var done = 0
-            while done < size, let block {
-                guard let index = freeBuffer() else { return false }
-                let part = min(Self.bufferSize, size - done)
-                buffers[index].copyMemory(from: block + done, byteCount: part)
-                guard push(.block(buffer: index, count: part, offset: offset + Int64(done))) else { return false }
-                done += part
-            }
+            if let block { guard queueBlock(block, count: size, offset: offset) else { return false } }
         }
+    }
+
+    /// `block`'s bytes copied into the ring, a buffer at a time; false once stopped.
+    private func queueBlock(_ block: UnsafeRawPointer, count: Int, offset: Int64) -> Bool {
+        var done = 0
+        while done < count {
+            guard let index = freeBuffer() else { return false }
+            let part = min(Self.bufferSize, count - done)
+            buffers[index].copyMemory(from: block + done, byteCount: part)
+            guard push(.block(buffer: index, count: part, offset: offset + Int64(done))) else { return false }
+            done += part
+        }
+        return true
     }
 
     private func message() -> String {

@@ -135,7 +135,8 @@ final class ExtractionSession {
             throw ActionFailure("'\(archivePath)' is not an archive flowrun can read")
         }
         // A zip from a pipe is read as a stream: there is no central directory to check it against.
-        if found.isZip && isRegularFile { try ZipHeaderCheck.check(archivePath) }
+        // The read thread waits for the checked directory (or none) after a zip's first header.
+        if found.isZip { input.useZipDirectory(isRegularFile ? try ZipHeaderCheck.check(archivePath) : nil) }
     }
 
     private func extract(

@@ -4,19 +4,23 @@ import Foundation
 /// sizes. libarchive reads the name from the local header and checks the sizes only, so a zip
 /// whose directory lists `good.txt` would silently extract another name.
 ///
-/// One entry at a time, by `pread`: memory does not grow with the number of entries.
+/// One entry at a time, by `pread`. What it read is kept as the zip's `ZipDirectory` (24 bytes
+/// an entry), from which the read thread inflates the entries it can itself.
 struct ZipHeaderCheck {
     private let fd: Int32
     private let path: String
 
-    static func check(_ path: String) throws(ActionFailure) {
+    static func check(_ path: String) throws(ActionFailure) -> ZipDirectory {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ActionFailure("cannot read '\(path)': \(FileTree.errorText())") }
         defer { close(fd) }
-        try ZipHeaderCheck(fd: fd, path: path).run()
+        var directory = ZipDirectory()
+        try ZipHeaderCheck(fd: fd, path: path).run(into: &directory)
+        directory.sort()
+        return directory
     }
 
-    private func run() throws(ActionFailure) {
+    private func run(into directory: inout ZipDirectory) throws(ActionFailure) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ActionFailure("cannot read '\(path)': \(FileTree.errorText())") }
         let size = Int64(info.st_size)
@@ -48,7 +52,11 @@ struct ZipHeaderCheck {
             var sizes = Sizes(compressed: UInt64(u32(header, 20)), uncompressed: UInt64(u32(header, 24)))
             var offset = UInt64(u32(header, 42))
             sizes.widen(extra: Array(variable[nameLength...]), offset: &offset)
-            try compare(name: name, sizes: sizes, localAt: Int64(offset) + shift)
+            let headerOffset = Int64(offset) + shift
+            let dataStart = try compare(name: name, sizes: sizes, localAt: headerOffset)
+            directory.add(
+                headerOffset: headerOffset, dataStart: dataStart, method: u16(header, 10), flags: u16(header, 8),
+                compressedSize: sizes.compressed, size: sizes.uncompressed, crc: u32(header, 16))
             position += 46 + Int64(nameLength + extraLength + commentLength)
         }
     }
@@ -63,7 +71,8 @@ struct ZipHeaderCheck {
         throw broken("has a damaged zip64 end record")
     }
 
-    private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ActionFailure) {
+    /// Where the entry's data starts, from its local header.
+    private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ActionFailure) -> Int {
         let shown = String(decoding: name, as: UTF8.self)
         let header = try read(at: position, count: 30)
         guard u32(header, 0) == 0x0403_4b50 else { throw .entry(shown, "has no local header where the central directory says") }
@@ -73,13 +82,15 @@ struct ZipHeaderCheck {
         guard localName == name else {
             throw .entry(shown, "is named '\(String(decoding: localName, as: UTF8.self))' in its local header: the zip's headers disagree")
         }
-        guard u16(header, 6) & 0x08 == 0 else { return }  // sizes follow the data, in a descriptor
+        let dataStart = 30 + nameLength + extraLength
+        guard u16(header, 6) & 0x08 == 0 else { return dataStart }  // sizes follow the data, in a descriptor
         var local = Sizes(compressed: UInt64(u32(header, 18)), uncompressed: UInt64(u32(header, 22)))
         var unused: UInt64 = 0
         local.widen(extra: Array(variable[nameLength...]), offset: &unused)
         guard local == sizes else {
             throw .entry(shown, "has sizes in its local header that disagree with the central directory")
         }
+        return dataStart
     }
 
     /// An entry's sizes, read from the zip64 extra field where the 32-bit ones are saturated.
