@@ -72,9 +72,25 @@ package struct TaskFingerprint: Sendable, Equatable {
     }
 
     static func definition(of task: PlannedTask) -> Definition {
-        let environment = task.environment.map { "\($0.name)=\($0.value)" }.joined(separator: "\0")
-        return Definition(definition: hash(TaskDefinition.text(of: task)), environment: hash(environment))
+        Definition(definition: hash(TaskDefinition.text(of: task)), environment: environmentDigest(task.environment))
     }
+
+    /// The digest of a task's env: its `NAME=VALUE` entries with a NUL between them, fed to the
+    /// hasher as they are rather than joined first. A task with no env (most, on a graph of
+    /// small tasks) takes the one digest of no text, not a hash of its own: this is taken for
+    /// every task the record keeps a fingerprint of, on the loop that spawns the next.
+    static func environmentDigest(_ environment: [EnvironmentEntry]) -> String {
+        guard !environment.isEmpty else { return noEnvironment }
+        var hasher = SHA256()
+        for (index, entry) in environment.enumerated() {
+            if index > 0 { update(&hasher, "\0") }
+            update(&hasher, entry.name, "=", entry.value)
+        }
+        return FileRecord.hex(hasher.finalize())
+    }
+
+    /// The env digest of a task without env.
+    static let noEnvironment = hash("")
 
     /// Every task's, taken on every core for a large plan: the up-to-date check of a 20,000-task
     /// workflow spends a good part of its time on them.

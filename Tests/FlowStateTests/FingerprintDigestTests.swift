@@ -1,3 +1,4 @@
+import FlowModel
 import Testing
 
 @testable import FlowState
@@ -47,5 +48,20 @@ import Testing
             + "pattern\0/in/*\n/in/a.txt\0\(alpha)\n/in/b.txt\0\(beta)\n" + "pattern\0/gone\n"
         #expect(digest == Self.sha256(text))
         #expect(missing == ["/gone"])
+    }
+}
+
+extension FingerprintDigestTests {
+    /// A task's env digest is fed piece by piece, and a task without env takes the digest of no
+    /// text: each the SHA-256 of the entries joined as an earlier flowrun built them.
+    @Test func theEnvironmentDigestIsTheDigestOfItsEntriesJoined() {
+        #expect(TaskFingerprint.environmentDigest([]) == Self.sha256(""))
+        let one = [EnvironmentEntry(name: "A", value: "1")]
+        #expect(TaskFingerprint.environmentDigest(one) == Self.sha256("A=1"))
+        let three = [
+            EnvironmentEntry(name: "A", value: "1"), EnvironmentEntry(name: "EMPTY", value: ""),
+            EnvironmentEntry(name: "B", value: "x=y \u{e9}"),
+        ]
+        #expect(TaskFingerprint.environmentDigest(three) == Self.sha256("A=1\0EMPTY=\0B=x=y \u{e9}"))
     }
 }

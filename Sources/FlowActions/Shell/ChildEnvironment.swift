@@ -35,11 +35,18 @@ final class ChildEnvironment: @unchecked Sendable {
         overrides: [(name: String, value: String)], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) throws -> R
     ) rethrows -> R {
         var own: [UnsafeMutablePointer<CChar>?] = []
-        var names: Set<String> = []
+        own.reserveCapacity(overrides.count)
         var replaced: [Int] = []
-        for (name, value) in overrides.reversed() where names.insert(name).inserted {
-            own.append(strdup("\(name)=\(value)"))
-            if let index = baseIndexes[name] { replaced.append(index) }
+        // A task sets a few names (its env, FLOWRUN_TASK, FLOWRUN_WORKFLOW_DIR): a scan of the
+        // ones after each costs less than hashing them all into a set, before every spawn.
+        let scans = overrides.count <= Self.overridesScanned
+        var seen: Set<String> = []
+        for index in overrides.indices.reversed() {
+            let name = overrides[index].name
+            let setLater = scans ? overrides[(index + 1)...].contains { $0.name == name } : !seen.insert(name).inserted
+            if setLater { continue }
+            own.append(Self.entry(name, overrides[index].value))
+            if let base = baseIndexes[name] { replaced.append(base) }
         }
         defer { own.forEach { free($0) } }
         var entries: [UnsafeMutablePointer<CChar>?] = []
@@ -48,5 +55,24 @@ final class ChildEnvironment: @unchecked Sendable {
         entries += own
         entries.append(nil)
         return try entries.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+
+    /// Up to this many overrides, each is checked against the later ones by a scan.
+    static let overridesScanned = 16
+
+    /// `NAME=VALUE` as a C string of `malloc`, copied from the two strings' UTF-8 as they are:
+    /// not an interpolated `String`, then its C copy, then `strdup`'s.
+    private static func entry(_ name: String, _ value: String) -> UnsafeMutablePointer<CChar> {
+        var (name, value) = (name, value)
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                let entry = malloc(name.count + value.count + 2)!.assumingMemoryBound(to: UInt8.self)
+                if name.count > 0 { entry.update(from: name.baseAddress!, count: name.count) }
+                entry[name.count] = UInt8(ascii: "=")
+                if value.count > 0 { (entry + name.count + 1).update(from: value.baseAddress!, count: value.count) }
+                entry[name.count + value.count + 1] = 0
+                return UnsafeMutableRawPointer(entry).assumingMemoryBound(to: CChar.self)
+            }
+        }
     }
 }
