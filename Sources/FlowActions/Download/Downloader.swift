@@ -203,6 +203,12 @@ package final class Downloader: Sendable {
         _ result: Result<Void, any Error>, transfer: HTTPTransfer, file: PartialFile, url: String
     ) -> Result<Void, ActionFailure> {
         if let failure = transfer.writeFailure { return .failure(failure) }
+        // Every byte taken on disk: for the check below, and for a later attempt's resume.
+        do throws(ActionFailure) {
+            try file.settle()
+        } catch {
+            return .failure(error)
+        }
         switch result {
         case .success:
             if let total = transfer.totalLength, total != file.size {

@@ -20,6 +20,9 @@ package final class PartialFile: @unchecked Sendable {
     /// total must be.
     package var expectedSize: Int64?
     private var descriptor: Int32
+    /// Whole blocks written past the page cache, from offset 0 until `settle()`; nil where
+    /// the file system has no `O_DIRECT`, or once the file was settled or resumed.
+    private var direct: DirectWrites?
     /// Touched on `hashing` only.
     private var hasher = SHA256()
     private var hashedSize: Int64 = 0
@@ -36,6 +39,7 @@ package final class PartialFile: @unchecked Sendable {
         } catch {
             throw ActionFailure(error.description, retryable: false)
         }
+        direct = DirectWrites(descriptor: descriptor, offset: 0)
     }
 
     deinit {
@@ -62,20 +66,44 @@ package final class PartialFile: @unchecked Sendable {
         hashedSize += Int64(bytes.count)
     }
 
-    /// Appends bytes that were handed to `hashing` (in the same order).
+    /// Appends bytes that were handed to `hashing` (in the same order). With `O_DIRECT` the
+    /// last partial block waits in memory until `settle()`; `size` counts it.
     package func appendPrehashed(_ bytes: UnsafeRawBufferPointer) throws(ActionFailure) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                let reason = String(cString: strerror(written == 0 ? ENOSPC : errno))
-                throw ActionFailure("cannot write \(destination): \(reason)", retryable: false)
+        do throws(DirectWrites.WriteError) {
+            if let direct {
+                var rest = bytes
+                while !rest.isEmpty {
+                    let taken = try direct.take(rest)
+                    rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+                }
+            } else {
+                try DirectWrites.writeAll(descriptor, bytes)
             }
-            offset += written
+        } catch {
+            throw writeFailure(error.code)
         }
         size += Int64(bytes.count)
-        startWriteback()
+        if direct == nil { startWriteback() }
+    }
+
+    /// Writes the bytes still waiting for a whole block, so that the file on disk holds every
+    /// byte appended: before it is checked, renamed, or kept for a later attempt to resume
+    /// (whose `Range` starts at `size`). Later appends go through the page cache.
+    package func settle() throws(ActionFailure) {
+        guard let direct, size > 0 else { return }
+        self.direct = nil
+        do throws(DirectWrites.WriteError) {
+            try direct.finishDirect()
+        } catch {
+            throw writeFailure(error.code)
+        }
+    }
+
+    /// Whether whole blocks are being written past the page cache (for tests).
+    package var writesDirect: Bool { direct != nil }
+
+    private func writeFailure(_ code: Int32) -> ActionFailure {
+        ActionFailure("cannot write \(destination): \(String(cString: strerror(code)))", retryable: false)
     }
 
     /// Where the writeback `startWriteback` asked for ends.
@@ -103,9 +131,12 @@ package final class PartialFile: @unchecked Sendable {
 
     /// Empties the file, for a server that sends the whole body again.
     package func restart() throws(ActionFailure) {
+        direct?.discard()
+        direct = nil
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
             throw ActionFailure("cannot truncate \(path): \(String(cString: strerror(errno)))", retryable: false)
         }
+        direct = DirectWrites(descriptor: descriptor, offset: 0)
         hashing.sync {
             hasher = SHA256()
             hashedSize = 0
@@ -145,6 +176,7 @@ package final class PartialFile: @unchecked Sendable {
     ) throws(ActionFailure) -> String {
         let digest: String
         do throws(ActionFailure) {
+            try settle()
             digest = try wholeDigest()
         } catch {
             remove()
@@ -191,6 +223,8 @@ package final class PartialFile: @unchecked Sendable {
 
     /// Closes and deletes the temporary file; harmless once it is renamed or removed.
     package func remove() {
+        direct?.discard()
+        direct = nil
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1
