@@ -7,8 +7,9 @@ import Foundation
 /// unchanged workflow reads it (a few milliseconds) instead of parsing the YAML and planning
 /// again (0.46 s for 20,000 tasks).
 ///
-/// The file: a magic line, the format version, the SHA-256 of the rest, then the key and the
-/// plan (`Plan.compiled`). The key is the digest of everything else a plan depends on
+/// The file: a magic line, the format version, the SHA-256 of the rest, then the key, the
+/// digests of the tasks' definitions when the run took them (`DefinitionDigests`: a u64 count,
+/// then 64 bytes a task) and the plan (`Plan.compiled`). The key is the digest of everything else a plan depends on
 /// (`PlanCache.settings`: the command line, the process environment, this flowrun binary) and
 /// each file the workflow was made of (the workflow, its includes, its dotenv files, an
 /// optional dotenv file that was missing) with its size, mtime and the SHA-256 of its contents.
@@ -16,7 +17,7 @@ import Foundation
 /// an edit is always seen, whatever its timestamps. Anything else (another version, bytes cut
 /// short or damaged, another key) is ignored, and the cache is written again after planning.
 package struct PlanCache: Sendable {
-    package static let version: UInt32 = 2
+    package static let version: UInt32 = 3
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String
@@ -47,12 +48,28 @@ package struct PlanCache: Sendable {
 
     /// The plan kept for `settings`, if the cache holds one and none of its files changed.
     package func plan(settings: [UInt8]) -> Plan? {
+        kept(settings: settings)?.plan
+    }
+
+    /// The same, with its tasks' definition digests when they were kept with it (one for each
+    /// of its tasks, else nil).
+    package func kept(settings: [UInt8]) -> (plan: Plan, definitions: DefinitionDigests?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return data.withUnsafeBytes { bytes -> Plan? in
+        return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?)? in
             guard let body = Self.body(of: bytes) else { return nil }
             var offset = body.startIndex
-            guard let key = Key(reading: body, at: &offset), key.settings == settings, key.filesAreUnchanged else { return nil }
-            return try? Plan(compiled: UnsafeRawBufferPointer(rebasing: body[offset...]))
+            guard let key = Key(reading: body, at: &offset), key.settings == settings, key.filesAreUnchanged,
+                body.endIndex - offset >= 8
+            else { return nil }
+            let count = body[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            offset += 8
+            let size = 2 * TaskStateBytes.digestSize
+            guard count <= UInt64((body.endIndex - offset) / size) else { return nil }
+            let digests = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * size])
+            offset += Int(count) * size
+            guard let plan = try? Plan(compiled: UnsafeRawBufferPointer(rebasing: body[offset...])) else { return nil }
+            // None kept (the run took none), or not one a task: taken again by the run.
+            return (plan, count == 0 ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count))
         }
     }
 
@@ -62,10 +79,17 @@ package struct PlanCache: Sendable {
     /// only while every file read is still there. A plan that took a secret value (`SecretName`:
     /// from `--env`, a dotenv file or the process environment) is not kept: the file would hold
     /// it in clear, where the record and the fingerprints keep only digests.
-    package func store(_ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8]) throws(FileError) {
+    /// `definitions`: the digests the run took of the plan's tasks, kept with it.
+    package func store(
+        _ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8], definitions: DefinitionDigests? = nil
+    ) throws(FileError) {
         guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, let key = Key(settings: settings, sources: sources)
         else { return }
         var body = key.bytes
+        let digests = definitions.map { $0.items.count == plan.tasks.count ? $0.bytes : [] } ?? []
+        let count = UInt64(digests.count / (2 * TaskStateBytes.digestSize))
+        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
+        body += digests
         body += plan.compiled
         var bytes = Self.magic
         withUnsafeBytes(of: Self.version.littleEndian) { bytes += $0 }

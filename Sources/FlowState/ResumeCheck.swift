@@ -42,12 +42,12 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         }
     }
 
-    /// What a task left at its end (it succeeded, or was kept as up to date), as read then: all
-    /// its fingerprint and key are taken from, apart from its needs' fingerprints.
+    /// What a task the up-to-date check does not track left at its end (it succeeded), as read
+    /// then: all its fingerprint and key are taken from, apart from its needs' fingerprints. A
+    /// tracked task leaves nothing here: its fingerprint and record stay in that check, asked for
+    /// when needed, so that a run of up-to-date tasks copies none of them (issue 23).
     private enum Left {
-        /// A task the up-to-date check tracks: its fingerprint and record there.
-        case tracked(Int, TaskFingerprint?, TaskRecord?)
-        /// Another that check took the fingerprint of; its outputs' digest (nil: one was missing).
+        /// One that check took the fingerprint of; its outputs' digest (nil: one was missing).
         case taken(Int, TaskFingerprint, outputs: String?)
         /// Any other: its inputs' digest, to take its fingerprint from, and its outputs'.
         case read(Int, inputs: String, outputs: String?)
@@ -57,15 +57,24 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let inner: UpToDateCheck?
     private let resumed: Resumed?
     private let lock = NSLock()
-    private var fingerprints: FingerprintValues
-    /// What each task left in this run, as the record keeps it (`resumeKey`).
-    private var keys: [String?]
-    /// The same for a task the up-to-date check recorded, whose key is taken only when the
-    /// record asks for it: a run in which no task ran asks for none.
-    private var builtRecords: [TaskRecord?]
+    /// The fingerprints this check took (not those of the tasks the up-to-date check kept). Made
+    /// when first needed, as are `keys`, `runs` and `indexes`: a run of up-to-date tasks needs none.
+    private lazy var fingerprints = FingerprintValues(count: plan.tasks.count)
+    /// What each task left in this run, as the record keeps it (`resumeKey`), but for a task the
+    /// up-to-date check recorded, whose key is taken from its record only when the record asks
+    /// for it: a run in which no task ran asks for none.
+    private lazy var keys = [String?](repeating: nil, count: plan.tasks.count)
     /// Tasks that run in this run (the gate did not skip them); only a resumed run asks.
-    private var runs: [Bool]
-    private var indexes: [TaskID: Int] = [:]
+    private lazy var runs = [Bool](repeating: false, count: plan.tasks.count)
+    /// The tasks the up-to-date check tracks that ended kept (they succeeded, or were up to date):
+    /// their fingerprints are that check's. Under `leftLock`.
+    private lazy var keptTracked = [Bool](repeating: false, count: plan.tasks.count)
+    private lazy var indexes: [TaskID: Int] = {
+        var indexes: [TaskID: Int] = [:]
+        indexes.reserveCapacity(plan.tasks.count)
+        for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }
+        return indexes
+    }()
     private let leftLock = NSLock()
     /// What tasks left, in the order they ended, not yet taken into `fingerprints` and `keys`.
     private var left: [Left] = []
@@ -76,11 +85,6 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         self.plan = plan
         self.inner = inner
         self.resumed = resumed
-        fingerprints = FingerprintValues(count: plan.tasks.count)
-        runs = [Bool](repeating: false, count: plan.tasks.count)
-        keys = [String?](repeating: nil, count: plan.tasks.count)
-        builtRecords = [TaskRecord?](repeating: nil, count: plan.tasks.count)
-        for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }
     }
 
     package var resumedRun: String? { resumed?.run }
@@ -147,14 +151,15 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         keep(index)
     }
 
-    /// Reads what the task left (it succeeded, or was kept as up to date) for the record: the
-    /// up-to-date check's record when it tracks the task (none if it did not record it as
-    /// built), else its inputs' and outputs' digests now. The hashing is left to `settle`.
+    /// Reads what the task left (it succeeded, or was kept as up to date) for the record: its
+    /// inputs' and outputs' digests now, unless the up-to-date check tracks it and so keeps its
+    /// fingerprint and record (`isTrackedByInner`). The hashing is left to `settle`.
     private func keep(_ index: Int) {
         let task = plan.tasks[index]
         let read: Left
-        if let inner, TaskDefinition.isTracked(task) {
-            read = .tracked(index, inner.fingerprint(at: index), inner.builtRecord(at: index))
+        if isTrackedByInner(task) {
+            leftLock.withLock { keptTracked[index] = true }
+            return
         } else if let fingerprint = inner?.fingerprint(at: index) {
             // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
             read = .taken(index, fingerprint, outputs: Self.outputs(of: task))
@@ -179,9 +184,6 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         leftLock.withLock { swap(&left, &settling) }
         for read in settling {
             switch read {
-            case .tracked(let index, let fingerprint, let record):
-                remember(fingerprint, of: index)
-                builtRecords[index] = record
             case .taken(let index, let fingerprint, let outputs):
                 remember(fingerprint, of: index)
                 keys[index] = key(of: index, outputs: outputs)
@@ -207,8 +209,15 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             guard let index = indexes[task] else { return nil }
             settle()
-            return keys[index] ?? builtRecords[index]?.resumeKey
+            if let key = keys[index] { return key }
+            // A task the up-to-date check kept or recorded (none for one it did not record as built).
+            return isTrackedByInner(plan.tasks[index]) ? inner?.builtRecord(at: index)?.resumeKey : nil
         }
+    }
+
+    /// Whether the up-to-date check tracks `task`, and so holds its fingerprint and record.
+    private func isTrackedByInner(_ task: PlannedTask) -> Bool {
+        inner != nil && TaskDefinition.isTracked(task)
     }
 
     /// The task's fingerprint now, its needs' taken as they ended in this run. Called with
@@ -226,9 +235,12 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         fingerprints.remember(fingerprint, of: index)
     }
 
-    /// The whole value of the task's fingerprint, taken once. Called with `lock` held.
+    /// The whole value of the task's fingerprint, taken once: this check's, else (a task the
+    /// up-to-date check tracks, kept or run) that check's. Called with `lock` held.
     private func value(of index: Int) -> String? {
-        fingerprints.value(of: index)
+        if let value = fingerprints.value(of: index) { return value }
+        guard let inner, TaskDefinition.isTracked(plan.tasks[index]), leftLock.withLock({ keptTracked[index] }) else { return nil }
+        return inner.value(at: index)
     }
 }
 

@@ -38,17 +38,29 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
 
-    /// - Parameter force: run every task (`--force`); successes are still recorded.
-    package init(plan: Plan, states: TaskStates, force: Bool, fileSystem: any FileSystem = LocalFileSystem()) {
+    /// - Parameters:
+    ///   - force: run every task (`--force`); successes are still recorded.
+    ///   - definitions: the tasks' definition digests, when kept with the compiled plan; taken
+    ///     here otherwise.
+    package init(
+        plan: Plan, states: TaskStates, force: Bool, fileSystem: any FileSystem = LocalFileSystem(), definitions: DefinitionDigests? = nil
+    ) {
         self.plan = plan
         self.states = states
         self.force = force
         self.fileSystem = fileSystem
         current = FingerprintValues(count: plan.tasks.count)
         built = [TaskRecord?](repeating: nil, count: plan.tasks.count)
-        definitions = TaskFingerprint.definitions(of: plan.tasks)
+        if let definitions, definitions.items.count == plan.tasks.count {
+            self.definitions = definitions.items
+        } else {
+            self.definitions = TaskFingerprint.definitions(of: plan.tasks)
+        }
         if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: fileSystem) }
     }
+
+    /// Each task's definition and env digests, for the compiled plan to keep.
+    package var definitionDigests: DefinitionDigests { DefinitionDigests(definitions) }
 
     /// Whether any task of the workflow has a recorded success.
     package var hasHistory: Bool { lock.withLock { !states.isEmpty } }
@@ -143,6 +155,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// The fingerprint of the task at `index` in this run, once it was checked (`--resume` records it).
     package func fingerprint(at index: Int) -> TaskFingerprint? {
         lock.withLock { current[index] }
+    }
+
+    /// The whole value of the fingerprint of the task at `index` in this run, once it was checked.
+    package func value(at index: Int) -> String? {
+        lock.withLock { value(of: index) }
     }
 
     /// What the task at `index` left in this run, once it succeeded or was found up to date:

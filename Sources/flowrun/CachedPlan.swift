@@ -21,9 +21,14 @@ final class CachedPlan {
         settings = PlanCache.settings(path: file, options: options, workingDirectory: FileManager.default.currentDirectoryPath)
     }
 
+    /// The definition digests kept with the plan this run read, if it read one that had them.
+    private(set) var keptDefinitions: DefinitionDigests?
+
     /// The plan kept for this run, if its files did not change.
     func plan() -> Plan? {
-        cache.plan(settings: settings)
+        guard let kept = cache.kept(settings: settings) else { return nil }
+        keptDefinitions = kept.definitions
+        return kept.plan
     }
 
     /// Notes `plan`, made from `sources`, to keep at the end of the run: by then the run has
@@ -32,12 +37,14 @@ final class CachedPlan {
         pending = (plan, sources)
     }
 
-    /// Keeps the plan made in this run, if one was, for the next run; says if that failed (the
-    /// next run then reads the file again).
-    func storeMade() {
+    /// Keeps the plan made in this run, if one was, for the next run, with the digests the run
+    /// took of its tasks' definitions (`definitions`: the up-to-date check's, if there was
+    /// one); says if that failed (the next run then reads the file again).
+    func storeMade(definitions: DefinitionDigests?) {
         guard let pending = pending.take() else { return }
         do {
-            try cache.store(pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings)
+            try cache.store(
+                pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, definitions: definitions)
         } catch {
             FileHandle.standardError.write(Data("flowrun: warning: the compiled plan was not saved (\(error))\n".utf8))
         }

@@ -226,6 +226,27 @@ import Testing
         #expect(cache.plan(settings: settings) != nil)
     }
 
+    /// The definition digests a run took are kept with its plan and read back as they were; a
+    /// plan kept without them, or with another number of them, gives none (the run takes them).
+    @Test func theDefinitionDigestsKeptWithAPlanAreReadBackWithIt() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        let taken = DefinitionDigests.of(plan.tasks)
+        try cache.store(plan, sources: sources, settings: settings, definitions: taken)
+        let kept = try #require(cache.kept(settings: settings))
+        let read = try #require(kept.definitions)
+        #expect(read.items.map(\.definition) == taken.items.map(\.definition))
+        #expect(read.items.map(\.environment) == taken.items.map(\.environment))
+        #expect(Set(read.items.map(\.definition)).count == plan.tasks.count)
+
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(cache.kept(settings: settings)?.plan != nil)
+        #expect(cache.kept(settings: settings)?.definitions == nil)
+        try cache.store(plan, sources: sources, settings: settings, definitions: DefinitionDigests(Array(taken.items.dropLast())))
+        #expect(cache.kept(settings: settings)?.plan != nil)
+        #expect(cache.kept(settings: settings)?.definitions == nil)
+    }
+
     @Test func aCacheOfAnotherVersionIsIgnored() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let (plan, sources) = try project()

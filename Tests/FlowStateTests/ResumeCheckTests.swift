@@ -118,4 +118,46 @@ import Testing
         changed.taskSucceeded(1)
         #expect(changed.fingerprint(of: "test") == keysAskedAtOnce(edited)[1])
     }
+    /// A task the up-to-date check tracks leaves its fingerprint and record in that check, not
+    /// in the resume check: its key, and that of a dependent it does not track, are the same
+    /// when the resume check takes them alone, in the run where the task ran, and in the next,
+    /// where it was up to date. A tracked task that failed has none.
+    @Test func aTrackedTasksKeyIsTheSameWhetherItRanOrWasUpToDate() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try planned(
+            """
+              make: {inputs: [in.txt], outputs: [out.txt], shell: "true"}
+              after: {needs: [make], shell: "true"}
+              broken: {inputs: [in.txt], outputs: [other.txt], shell: "false"}
+
+            """)
+        try write("in.txt", "source")
+        try write("out.txt", "made")
+        let alone = ResumeCheck(plan: plan, inner: nil, resumed: nil)
+        alone.taskSucceeded(0)
+        alone.taskSucceeded(1)
+        let expected = plan.tasks.map { alone.fingerprint(of: $0.id) }
+        #expect(expected[0] != nil && expected[1] != nil && expected[2] == nil)
+
+        /// One run with the up-to-date check over the state folder: `broken` fails.
+        func run() -> (keys: [String?], upToDate: [Bool]) {
+            let states = TaskStates(folder: StateFolder(path: folder + "/.flowrun"), workflowFile: folder + "/flow.yaml")
+            let inner = UpToDateCheck(plan: plan, states: states, force: false)
+            let check = ResumeCheck(plan: plan, inner: inner, resumed: nil)
+            var upToDate: [Bool] = []
+            for index in plan.tasks.indices {
+                let skipped = check.skipReason(for: index) != nil
+                upToDate.append(skipped)
+                if !skipped, index != 2 { check.taskSucceeded(index) }
+            }
+            inner.finish()
+            return (plan.tasks.map { check.fingerprint(of: $0.id) }, upToDate)
+        }
+        let ran = run()
+        #expect(ran.upToDate == [false, false, false])
+        #expect(ran.keys == expected)
+        let kept = run()
+        #expect(kept.upToDate == [true, false, false])
+        #expect(kept.keys == expected)
+    }
 }

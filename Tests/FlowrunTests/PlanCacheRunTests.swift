@@ -196,4 +196,34 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try folder.read("greeting.txt") == "override\n")
     }
+    /// The digests of the tasks' definitions are kept with the plan, and a rerun takes them
+    /// from there: a task whose command changed (an edit of the same size, within the same
+    /// second) or whose env changed (its dotenv file) runs again all the same.
+    @Test func aTaskWhoseCommandOrEnvChangedRunsAgainWithTheDigestsKeptWithThePlan() async throws {
+        let workflow = """
+            version: 1
+            dotenv: [.env]
+            tasks:
+              make: {inputs: [in.txt], outputs: [out.txt], shell: 'echo "$GREETING one" > out.txt'}
+
+            """
+        let folder = try WorkflowFolder(workflow, files: ["in.txt": "source\n", ".env": "GREETING=hello\n"])
+        /// Runs the workflow; whether `make` ran.
+        func ran() async throws -> Bool {
+            let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            return !(try EventStream(result.stdout).named("task.started").isEmpty)
+        }
+        #expect(try await ran())
+        #expect(try await !ran())
+        #expect(try await !ran(), "up to date with the plan and its digests read from the cache")
+        try folder.write("flow.yaml", workflow.replacingOccurrences(of: "one", with: "two"))
+        #expect(try await ran())
+        #expect(try folder.read("out.txt") == "hello two\n")
+        #expect(try await !ran())
+        try folder.write(".env", "GREETING=jello\n")
+        #expect(try await ran())
+        #expect(try folder.read("out.txt") == "jello two\n")
+        #expect(try await !ran())
+    }
 }

@@ -184,7 +184,9 @@ struct RunCommand: ParsableCommand {
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
         let bus = EventBus(sinks: sinks)
-        let upToDate = engineOnly || !UpToDateRun.isNeeded(for: plan) ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force)
+        let upToDate =
+            engineOnly || !UpToDateRun.isNeeded(for: plan)
+            ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force, definitions: cache?.keptDefinitions)
         // Fingerprints are taken for the record, so that a later run can resume this one.
         let resumeCheck = !engineOnly && (recorder != nil || resumed != nil) ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
@@ -203,7 +205,7 @@ struct RunCommand: ParsableCommand {
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         actions?.finishRun()
         UpToDateRun.finish(upToDate)
-        cache?.storeMade()
+        cache?.storeMade(definitions: upToDate?.definitionDigests)
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.

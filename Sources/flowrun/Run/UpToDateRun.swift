@@ -7,8 +7,9 @@ import Foundation
 enum UpToDateRun {
     /// The check for a run of `plan`; nil for a workflow read from a device (`/dev/stdin`), which
     /// has no folder to keep state in. The state folder is made when there is something to keep.
+    /// `definitions`: the tasks' definition digests kept with the compiled plan, if it was read.
     static func check(
-        for plan: Plan, environment: [String: String], force: Bool
+        for plan: Plan, environment: [String: String], force: Bool, definitions: DefinitionDigests? = nil
     ) throws
         -> UpToDateCheck?
     {
@@ -17,7 +18,7 @@ enum UpToDateRun {
         let folder = StateFolder(forWorkflowAt: workflowFile, environment: environment)
         let states = TaskStates(folder: folder, workflowFile: workflowFile)
         if let problem = states.ignoredProblem { warn(problem) }
-        return UpToDateCheck(plan: plan, states: states, force: force)
+        return UpToDateCheck(plan: plan, states: states, force: force, definitions: definitions)
     }
 
     /// Whether a run of `plan` has a task that can be up to date: a workflow that declares no
