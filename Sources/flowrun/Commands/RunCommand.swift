@@ -179,7 +179,7 @@ struct RunCommand: ParsableCommand {
         let pauseKey = eventsMode(environment) == .human ? PauseKey.start { [signals] in signals.togglePause() } : nil
         defer { pauseKey?.stop() }
         var sinks = try sinks(
-            environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan),
+            environment: environment, standardOutputClosed: standardOutputClosed, plan: plan,
             commands: verbose ? TaskCommands(plan) : nil, pauseHint: PauseHint(key: pauseKey != nil, pid: getpid()))
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
@@ -224,7 +224,7 @@ struct RunCommand: ParsableCommand {
     /// The console on stdout, plus the files asked for.
     /// - Parameter commands: `-v`: what the console echoes as each task starts.
     private func sinks(
-        environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout, commands: TaskCommands?,
+        environment: [String: String], standardOutputClosed: StandardOutputClosed, plan: Plan, commands: TaskCommands?,
         pauseHint: PauseHint
     ) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
@@ -240,7 +240,8 @@ struct RunCommand: ParsableCommand {
             sinks.append(
                 LiveConsole(
                     writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) },
-                    layout: layout, summary: summary, commands: commands, pauseHint: pauseHint))
+                    // Made for the live view only: a map of every task, which the other modes do not read.
+                    layout: RunLayout(plan), summary: summary, commands: commands, pauseHint: pauseHint))
         }
         if let eventsFile {
             do {
