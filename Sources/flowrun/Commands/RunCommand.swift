@@ -112,6 +112,7 @@ struct RunCommand: ParsableCommand {
     var verbose = false
 
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
+    /// The plan is read from (and kept in) the compiled-plan cache as in any run.
     @Flag(help: .private)
     var engineOnly = false
 
@@ -144,7 +145,7 @@ struct RunCommand: ParsableCommand {
         var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         options.onlyTargets = !only.isEmpty
         options.taskArguments = TaskArgumentWords.arguments
-        let cache = dryRun || engineOnly ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
+        let cache = dryRun ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
         guard case .planned(var plan) = try WorkflowInput.plan(file, options: options, cache: cache) else { throw ExitStatus.invalid }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
