@@ -32,7 +32,10 @@ import Testing
     @Test func heldEventsComeBackAsTheyWereReceived() {
         var held = HeldRunStart()
         let events = Self.noOpStart(tasks: 500)
-        for event in events { #expect(held.hold(event)) }
+        for event in events {
+            let kept = held.hold(event)
+            #expect(kept)
+        }
         #expect(held.count == events.count)
         var back: [RunEvent] = []
         held.forEach { back.append($0) }
@@ -50,8 +53,12 @@ import Testing
     ])
     func anEventThatDoesNotFitIsRefused(_ why: String, _ event: RunEvent) {
         var held = HeldRunStart()
-        for event in Self.noOpStart(tasks: 1) { #expect(held.hold(event)) }
-        #expect(!held.hold(event), "\(why)")
+        for event in Self.noOpStart(tasks: 1) {
+            let kept = held.hold(event)
+            #expect(kept)
+        }
+        let refused = !held.hold(event)
+        #expect(refused, "\(why)")
         #expect(held.count == 3)
     }
 
