@@ -16,6 +16,11 @@ import Glibc
 /// its output, is handed to the sinks on the hand-off queue instead: the output loop goes on reading while
 /// they are written, and a flood keeps both cores busy.
 ///
+/// An engine step that makes many events at once (a no-op rerun: every task ready and up to
+/// date in one cascade, under the engine's lock) does not hold them all until it ends: once
+/// `streamBatch` wait, they are handed to the sinks on the hand-off queue while the step goes
+/// on making more, so a run of 20,000 skips holds about that many events, not 40,000.
+///
 /// Memory stays bounded whatever the tasks print: the events stamped and not yet written are
 /// counted (`heldBytes`), and past `maxHeldBytes` a reader of task output is told there is no
 /// room (`hasRoom`): it stops reading the task's pipe, so the task blocks in write(2) as under
@@ -28,6 +33,9 @@ import Glibc
 package final class EventBus: @unchecked Sendable {
     /// More events than this waiting at a flush are written on the hand-off queue.
     static let handOffBatch = 256
+    /// Once this many events wait, `post` has the hand-off queue write them while the poster
+    /// goes on: an engine step that makes thousands (a no-op rerun) holds no more than about this.
+    package static let streamBatch = 1024
     /// Past this many bytes of events held, output readers wait (`hasRoom`).
     package static let defaultMaxHeldBytes = 2 << 20
     /// What one event costs besides its text: the `RunEvent`, its slot and a string's header.
@@ -102,13 +110,19 @@ package final class EventBus: @unchecked Sendable {
 
     /// Stamps an event and keeps it for the next `flush` (or `emit`, from any thread): for a
     /// caller that makes several events under a lock of its own and should not write while it
-    /// holds it, as the engine does.
+    /// holds it, as the engine does. Past `streamBatch` waiting, the hand-off queue starts
+    /// writing them, and the poster goes on.
     package func post(_ kind: RunEvent.Kind) {
-        state.withLock {
+        let streams: Bool = state.withLock {
             // A signal after the end of a run (SIGUSR1, say) must not reach a closed file.
-            guard !finished else { return }
+            guard !finished else { return false }
             stamp(kind)
+            guard pending.count >= Self.streamBatch, !draining else { return false }
+            draining = true
+            return true
         }
+        // Never written here: the poster may hold a lock of its own (the engine's).
+        if streams { handOff { [self] in drainUntilNoneWait() } }
     }
 
     /// Hands every waiting event to the sinks, unless another thread is doing so: that one

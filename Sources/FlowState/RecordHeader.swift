@@ -80,7 +80,7 @@ package struct RecordHeader: Sendable, Equatable {
         let object: [String: Any] = [
             "format": Self.format, "version": version, "run": run, "workflow": workflow, "file": file,
             "digest": digest.map { $0 as Any } ?? NSNull(), "started_ms": startedMilliseconds, "output_cap": outputCap,
-            "tasks": plan.count,
+            "tasks": taskCount,
         ]
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) + [UInt8(ascii: "\n")]
     }
@@ -92,6 +92,11 @@ package struct RecordHeader: Sendable, Equatable {
 
     /// The plan's line, newline included.
     package func encodedPlan() -> [UInt8] {
+        Self.encodedPlan(plan)
+    }
+
+    /// The plan line of `plan`'s entries, newline included.
+    package static func encodedPlan(_ plan: [PlanEntry]) -> [UInt8] {
         var bytes = Array("{\"plan\":[".utf8)
         for (index, entry) in plan.enumerated() {
             bytes += (index == 0 ? "{\"task\":" : ",{\"task\":").utf8

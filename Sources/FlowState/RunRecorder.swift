@@ -13,6 +13,8 @@ import Glibc
 /// writes only its header, a plan line without entries, and its start and end (the result
 /// and counts), not an event per task; the first task that runs writes what was held. A run
 /// killed before any task ran leaves its header alone (an interrupted run, nothing done).
+/// What is held is small: the events a few bytes each (`HeldRunStart`), and the plan not
+/// even made (`planLine` makes it when it is written).
 ///
 /// Each task's output is kept up to `outputCap` bytes; at the cut, one `task.output` line on
 /// stderr says so, and the rest of that task's output is left out (the console showed it).
@@ -41,23 +43,26 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         var line: [UInt8] = []
         var batch: [UInt8] = []
         /// The events held back while no task has run (see the type); nil once one has.
-        var held: [RunEvent]? = []
+        var held: HeldRunStart? = HeldRunStart()
     }
 
-    /// The plan's line, written when a task first runs.
-    private let header: RecordHeader
+    /// Makes the plan's line, written when a task first runs.
+    private let planLine: @Sendable () -> [UInt8]
 
     /// Creates the record file at `path` (which must not exist) and writes `header` to it.
+    /// - Parameter planLine: the plan's line (`RecordHeader.encodedPlan`), made only if a task
+    ///   runs; by default that of `header.plan`.
     /// - Parameter flushTimer: when held events are written (`BatchedWriter`); a timer of its own by default.
     package init(
-        path: String, header: RecordHeader, flushTimer: (any FlushTimer)? = nil, onFailure: @escaping @Sendable (WriteFailure) -> Void
+        path: String, header: RecordHeader, planLine: (@Sendable () -> [UInt8])? = nil, flushTimer: (any FlushTimer)? = nil,
+        onFailure: @escaping @Sendable (WriteFailure) -> Void
     ) throws(RecordProblem) {
         // 0600: a task's output may hold a secret. O_EXCL|O_NOFOLLOW: nothing planted is written through.
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
         self.path = path
         self.outputCap = header.outputCap
-        self.header = header
+        self.planLine = planLine ?? { header.encodedPlan() }
         self.writer = DescriptorWriter(descriptor: descriptor, name: "the run record \(path)", onFailure: onFailure)
         self.output = BatchedWriter(writer, timer: flushTimer)
         // Written at once: a run killed before its first batch still leaves a record of its start.
@@ -91,25 +96,18 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     /// runs, the plan and the held events go to the batch; at the end of a run in which none
     /// ran, the plan line without entries and the run's start.
     private func hold(_ event: RunEvent) -> Bool {
-        guard state.held != nil else { return false }
-        switch event.kind {
-        case .workflowStarted, .taskReady:
-            state.held?.append(event)
-            return true
-        case .taskSkipped(_, let reason, _) where reason == SkipReason.upToDate:
-            state.held?.append(event)
-            return true
-        case .workflowFinished:
-            let held = state.held ?? []
-            state.held = nil
+        guard var held = state.held.take() else { return false }
+        if case .workflowFinished = event.kind {
             state.batch += RecordHeader.noTasksKeptPlan
-            for started in held where started.kind.isWorkflowStarted { encode(started) }
-        default:
-            let held = state.held ?? []
-            state.held = nil
-            state.batch += header.encodedPlan()
-            for earlier in held { append(earlier) }
+            if let started = held.started { encode(started) }
+            return false
         }
+        if held.hold(event) {
+            state.held = held
+            return true
+        }
+        state.batch += planLine()
+        held.forEach { append($0) }
         return false
     }
 
@@ -163,12 +161,5 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         output.finish()
         writer.synchronize()
         close(writer.descriptor)
-    }
-}
-
-extension RunEvent.Kind {
-    fileprivate var isWorkflowStarted: Bool {
-        if case .workflowStarted = self { return true }
-        return false
     }
 }

@@ -112,6 +112,7 @@ struct RunCommand: ParsableCommand {
     var verbose = false
 
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
+    /// The plan is read from (and kept in) the compiled-plan cache as in any run.
     @Flag(help: .private)
     var engineOnly = false
 
@@ -144,7 +145,7 @@ struct RunCommand: ParsableCommand {
         var options = workflow.planningOptions(targets: tasks, concurrency: concurrency)
         options.onlyTargets = !only.isEmpty
         options.taskArguments = TaskArgumentWords.arguments
-        let cache = dryRun || engineOnly ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
+        let cache = dryRun ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
         guard case .planned(var plan) = try WorkflowInput.plan(file, options: options, cache: cache) else { throw ExitStatus.invalid }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
@@ -179,7 +180,7 @@ struct RunCommand: ParsableCommand {
         let pauseKey = eventsMode(environment) == .human ? PauseKey.start { [signals] in signals.togglePause() } : nil
         defer { pauseKey?.stop() }
         var sinks = try sinks(
-            environment: environment, standardOutputClosed: standardOutputClosed, layout: RunLayout(plan),
+            environment: environment, standardOutputClosed: standardOutputClosed, plan: plan,
             commands: verbose ? TaskCommands(plan) : nil, pauseHint: PauseHint(key: pauseKey != nil, pid: getpid()))
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
@@ -226,7 +227,7 @@ struct RunCommand: ParsableCommand {
     /// The console on stdout, plus the files asked for.
     /// - Parameter commands: `-v`: what the console echoes as each task starts.
     private func sinks(
-        environment: [String: String], standardOutputClosed: StandardOutputClosed, layout: RunLayout, commands: TaskCommands?,
+        environment: [String: String], standardOutputClosed: StandardOutputClosed, plan: Plan, commands: TaskCommands?,
         pauseHint: PauseHint
     ) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
@@ -242,7 +243,8 @@ struct RunCommand: ParsableCommand {
             sinks.append(
                 LiveConsole(
                     writer: standardOutput, style: Style(enabled: color), size: { Terminal.size(of: STDOUT_FILENO) ?? (80, 24) },
-                    layout: layout, summary: summary, commands: commands, pauseHint: pauseHint))
+                    // Made for the live view only: a map of every task, which the other modes do not read.
+                    layout: RunLayout(plan), summary: summary, commands: commands, pauseHint: pauseHint))
         }
         if let eventsFile {
             do {

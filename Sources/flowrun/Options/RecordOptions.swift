@@ -48,11 +48,13 @@ struct RecordOptions: ParsableArguments {
         let started = Int64(Date().timeIntervalSince1970 * 1000)
         do {
             let (run, path) = try store.newRecord(forWorkflow: workflowFile, startedMilliseconds: started)
-            let entries = RecordHeader.PlanEntry.entries(of: plan)
-            let header = RecordHeader(
+            var header = RecordHeader(
                 run: run, workflow: plan.workflow.name, file: workflowFile, digest: WorkflowDigest.ofFile(at: workflowFile),
-                startedMilliseconds: started, outputCap: recordOutputCap.bytes, plan: entries)
-            let recorder = try RunRecorder(path: path, header: header) { failure in
+                startedMilliseconds: started, outputCap: recordOutputCap.bytes, plan: [])
+            header.taskCount = plan.tasks.count
+            // The plan's line is made only if a task runs: a no-op rerun writes none.
+            let recorder = try RunRecorder(path: path, header: header, planLine: { RecordHeader.encodedPlan(RecordHeader.PlanEntry.entries(of: plan)) }) {
+                failure in
                 Self.warn("\(failure); the run goes on, its record stops here")
             }
             for problem in store.prune(forWorkflow: workflowFile, keep: keepRuns) { Self.warn(problem) }
