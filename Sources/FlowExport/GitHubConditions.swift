@@ -20,6 +20,9 @@ enum GitHubConditions {
     ) -> Condition {
         let planned = plan.tasks[task]
         let own = jobOfTask[task]
+        // No need can fail: flowrun skips it ("no need failed"), and so the tasks after it.
+        // Never true, and not the constant `false` (actionlint asks to remove that `if:`).
+        if planned.needs.isEmpty, planned.spec.when == .failure { return Condition(expression: "${{ !always() }}", extraNeeds: []) }
         let needJobs = unique(planned.needs.map { jobOfTask[$0] }.filter { $0 != own })
         guard !needJobs.isEmpty else { return Condition(expression: nil, extraNeeds: []) }
         switch planned.spec.when {

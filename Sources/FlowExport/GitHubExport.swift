@@ -100,6 +100,8 @@ package enum GitHubExport {
             switch single.when {
             case .success:
                 report.add("when: success after a when: failure|always task -> if: !cancelled() and every need's result is success", single.id)
+            case .failure where plan.tasks[tasks[0]].needs.isEmpty:
+                report.add("when: failure without needs -> if: !always() (flowrun skips it: no need failed)", single.id)
             case .failure:
                 report.add("when: failure -> if: !cancelled() and a need's result is failure (or that of a task before a skipped need)", single.id)
             case .always:

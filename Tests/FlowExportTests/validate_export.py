@@ -123,6 +123,8 @@ def check_github(export, source, say):
                 say(f"job {job_id} is named {job.get('name')!r}, not its task {task_id!r}")
             condition = job.get("if", "")
             # Conditions read needs.<id>.result, not GitHub's success()/failure() over every ancestor.
+            if task["when"] == "failure" and not task["needs"] and condition != "${{ !always() }}":
+                say(f"task {task_id} is when: failure without needs (never runs), job {job_id} has if: {condition!r}")
             if task["when"] == "failure" and task["needs"] and not ("!cancelled()" in condition and "result == 'failure'" in condition):
                 say(f"task {task_id} is when: failure, job {job_id} has if: {condition!r}")
             if task["when"] == "always" and task["needs"] and "always()" not in condition:
