@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
         .testTarget(name: "FlowEventsTests", dependencies: ["FlowEvents"]),
         .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
-        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowEngine", "FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
         .testTarget(name: "FlowPlanningTests", dependencies: ["FlowPlanning", "FlowLoading"]),
         .testTarget(
             name: "FlowConsoleTests", dependencies: ["FlowConsole", "FlowEvents", "FlowLoading", "FlowPlanning", "FlowTestSupport"],

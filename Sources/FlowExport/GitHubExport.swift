@@ -31,10 +31,19 @@ package enum GitHubExport {
             }
         }
         let files = groups.map { tasks in sharedFiles(of: tasks, plan, options, &report) }
+        let irregular = GitHubConditions.irregularAncestry(plan)
         var jobs: [YAMLEntry] = []
         for (job, tasks) in groups.enumerated() {
+            let condition =
+                tasks.count == 1
+                ? GitHubConditions.condition(of: tasks[0], plan, jobOfTask: jobOfTask, names: names, irregular: irregular)
+                : GitHubConditions.Condition(expression: nil, extraNeeds: [])
+            // The jobs read only for the condition hand on no files.
+            let needs = (needsOfJob[job] + condition.extraNeeds).sorted().map { need in
+                (names[need], !files[need].isEmpty && needsOfJob[job].contains(need))
+            }
             let entries = jobEntries(
-                tasks, plan, options, name: names[job], needs: needsOfJob[job].sorted().map { (names[$0], !files[$0].isEmpty) },
+                tasks, plan, options, name: names[job], needs: needs, condition: condition.expression,
                 uploads: isNeeded[job] ? files[job] : [], report: &report)
             let ids = tasks.map { plan.tasks[$0].id }
             let comment = grouped ? "tasks \(ids.joined(separator: ", "))" : names[job] == ids[0] ? nil : "task '\(ids[0])'"
@@ -77,7 +86,7 @@ package enum GitHubExport {
     /// The job's entries: name, needs, if, runs-on, continue-on-error, env, steps.
     private static func jobEntries(
         _ tasks: [Int], _ plan: Plan, _ options: ExportOptions, name: String, needs: [(name: String, hasFiles: Bool)],
-        uploads: [String], report: inout MappingReport
+        condition: String?, uploads: [String], report: inout MappingReport
     ) -> [YAMLEntry] {
         let specs = tasks.map { plan.tasks[$0].spec }
         let single = specs.count == 1 ? specs[0] : nil
@@ -86,14 +95,16 @@ package enum GitHubExport {
             entries.append(YAMLEntry("needs", .flowSequence(needs.map { .string($0.name) })))
             report.count("needs -> needs", edges: needs.count)
         }
-        if let single, !needs.isEmpty {
+        if let single, let condition {
+            entries.append(YAMLEntry("if", .string(condition)))
             switch single.when {
-            case .success: break
+            case .success:
+                report.add("when: success after a when: failure|always task -> if: !cancelled() and every need's result is success", single.id)
+            case .failure where plan.tasks[tasks[0]].needs.isEmpty:
+                report.add("when: failure without needs -> if: !always() (flowrun skips it: no need failed)", single.id)
             case .failure:
-                entries.append(YAMLEntry("if", .string("${{ failure() && (contains(needs.*.result, 'failure') || contains(needs.*.result, 'skipped')) }}")))
-                report.add("when: failure -> if: failure() and a need failed (or was skipped after a failure)", single.id)
+                report.add("when: failure -> if: !cancelled() and a need's result is failure (or that of a task before a skipped need)", single.id)
             case .always:
-                entries.append(YAMLEntry("if", .string("${{ always() }}")))
                 report.add("when: always -> if: always()", single.id)
             }
         }

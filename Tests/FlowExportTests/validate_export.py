@@ -122,11 +122,14 @@ def check_github(export, source, say):
             if job.get("name") != task_id:
                 say(f"job {job_id} is named {job.get('name')!r}, not its task {task_id!r}")
             condition = job.get("if", "")
-            if task["when"] == "failure" and task["needs"] and "failure()" not in condition:
+            # Conditions read needs.<id>.result, not GitHub's success()/failure() over every ancestor.
+            if task["when"] == "failure" and not task["needs"] and condition != "${{ !always() }}":
+                say(f"task {task_id} is when: failure without needs (never runs), job {job_id} has if: {condition!r}")
+            if task["when"] == "failure" and task["needs"] and not ("!cancelled()" in condition and "result == 'failure'" in condition):
                 say(f"task {task_id} is when: failure, job {job_id} has if: {condition!r}")
             if task["when"] == "always" and task["needs"] and "always()" not in condition:
                 say(f"task {task_id} is when: always, job {job_id} has if: {condition!r}")
-            if task["when"] == "success" and condition:
+            if task["when"] == "success" and condition and not ("!cancelled()" in condition and "result == 'success'" in condition):
                 say(f"task {task_id} is when: success, job {job_id} has if: {condition!r}")
             if (task.get("continue_on_error") == "true") != (job.get("continue-on-error") == "true"):
                 say(f"task {task_id}: continue_on_error {task.get('continue_on_error')}, job: {job.get('continue-on-error')}")
