@@ -51,8 +51,9 @@ import Testing
         return fixtures
     }
 
-    /// bsdtar: "ZIP uncompressed data is wrong size", a passphrase asked for, "ZIP bad CRC".
-    @Test(arguments: ["local-stored.zip", "local-encrypted.zip", "local-crc.zip"])
+    /// bsdtar: "ZIP uncompressed data is wrong size", a passphrase asked for, "ZIP bad CRC",
+    /// "ZIP compressed data is wrong size".
+    @Test(arguments: ["local-stored.zip", "local-encrypted.zip", "local-crc.zip", "central-compressed-size.zip"])
     func anEntryLibarchiveCannotReadAsListedFailsNamingIt(archive: String) throws {
         let fixtures = try prepare()
         defer { fixtures.remove() }
