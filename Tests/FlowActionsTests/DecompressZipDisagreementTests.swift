@@ -62,4 +62,16 @@ import Testing
         #expect(fixtures.listing("out") == ["keep.txt"])
         #expect(!fixtures.listing().contains { $0.contains("flowrun-") })
     }
+
+    /// The end record counts two of the directory's three entries; libarchive reads all three
+    /// (up to the end record), as bsdtar extracts them: each with its own bytes.
+    @Test func anEndRecordCountingTooFewEntriesGivesEachEntryItsOwnBytes() throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        #expect(fixtures.extract("count-short.zip", to: "x") == nil)
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            let written = FileManager.default.contents(atPath: fixtures.path("x/" + name))
+            #expect(written != nil && written == FileManager.default.contents(atPath: fixtures.path("src-" + name)), "\(name)")
+        }
+    }
 }

@@ -43,7 +43,12 @@ struct ZipHeaderCheck {
         // Bytes before the archive (a self-extracting stub) shift every offset alike.
         let shift = max(0, directoryEnd - directorySize - directoryOffset)
         var position = directoryOffset + shift
-        for _ in 0..<count {
+        // libarchive reads records up to the end record, whatever the count says: so does this,
+        // or an entry left out would take the next listed entry's place and bytes.
+        var index: Int64 = 0
+        while true {
+            if index >= count { guard try u32(read(at: position, count: 4), 0) == 0x0201_4b50 else { break } }
+            index += 1
             let header = try read(at: position, count: 46)
             guard u32(header, 0) == 0x0201_4b50 else { throw broken("has a damaged central directory") }
             let nameLength = Int(u16(header, 28)), extraLength = Int(u16(header, 30)), commentLength = Int(u16(header, 32))
