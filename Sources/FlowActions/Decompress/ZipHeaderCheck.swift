@@ -4,7 +4,7 @@ import Foundation
 /// sizes. libarchive reads the name from the local header and checks the sizes only, so a zip
 /// whose directory lists `good.txt` would silently extract another name.
 ///
-/// One entry at a time, by `pread`. What it read is kept as the zip's `ZipDirectory` (24 bytes
+/// One entry at a time, by `pread`. What it read is kept as the zip's `ZipDirectory` (32 bytes
 /// an entry), from which the read thread inflates the entries it can itself.
 struct ZipHeaderCheck {
     private let fd: Int32
@@ -62,7 +62,7 @@ struct ZipHeaderCheck {
             let dataStart = try compare(listed, localAt: headerOffset)
             directory.add(
                 headerOffset: headerOffset, dataStart: dataStart, method: listed.method, flags: listed.flags,
-                compressedSize: sizes.compressed, size: sizes.uncompressed, crc: listed.crc)
+                compressedSize: sizes.compressed, size: sizes.uncompressed, crc: listed.crc, name: name)
             position += 46 + Int64(nameLength + extraLength + commentLength)
         }
     }
