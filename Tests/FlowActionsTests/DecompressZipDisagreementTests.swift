@@ -43,6 +43,9 @@ import Testing
         build('central-compressed-size.zip', lambda local, central: central.update(cs=central['cs'] + 2), descriptor=True)
         build('count-short.zip', order=(1, 2, 0), count=2)
         build('unlisted-first.zip', order=(1, 2), count=2, stream=True)
+        with zipfile.ZipFile('comment.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+            for n, data in entries: z.writestr(n, data)
+            z.comment = b'PK\\x05\\x06 is where an end record starts' + b'.' * 40
         """
 
     private func prepare() throws -> DecompressFixtures {
@@ -74,6 +77,18 @@ import Testing
         let fixtures = try prepare()
         defer { fixtures.remove() }
         #expect(fixtures.extract(archive, to: "x") == nil)
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            let written = FileManager.default.contents(atPath: fixtures.path("x/" + name))
+            #expect(written != nil && written == FileManager.default.contents(atPath: fixtures.path("src-" + name)), "\(name)")
+        }
+    }
+
+    /// A comment that holds the end record's signature (libarchive then reads the zip as a
+    /// stream, and bsdtar extracts it): the end record is the one whose comment ends the file.
+    @Test func aCommentHoldingTheEndRecordsSignatureExtracts() throws {
+        let fixtures = try prepare()
+        defer { fixtures.remove() }
+        #expect(fixtures.extract("comment.zip", to: "x") == nil)
         for name in ["a.txt", "b.txt", "c.txt"] {
             let written = FileManager.default.contents(atPath: fixtures.path("x/" + name))
             #expect(written != nil && written == FileManager.default.contents(atPath: fixtures.path("src-" + name)), "\(name)")

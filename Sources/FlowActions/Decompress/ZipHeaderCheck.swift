@@ -26,7 +26,10 @@ struct ZipHeaderCheck {
         let size = Int64(info.st_size)
         let tailStart = max(0, size - 65_557)
         let tail = try read(at: tailStart, count: Int(size - tailStart))
-        guard let end = (0...max(0, tail.count - 22)).reversed().first(where: { tail.count >= 22 && u32(tail, $0) == 0x0605_4b50 }) else {
+        let signatures = (0...max(0, tail.count - 22)).reversed().lazy.filter { tail.count >= 22 && u32(tail, $0) == 0x0605_4b50 }
+        // The record whose comment ends the file: a comment may hold the signature too. The last
+        // signature where none does (bytes appended after the zip).
+        guard let end = signatures.first(where: { Int(u16(tail, $0 + 20)) == tail.count - $0 - 22 }) ?? signatures.first else {
             throw broken("has no end of central directory record (truncated?)")
         }
         var count = Int64(u16(tail, end + 10)), directorySize = Int64(u32(tail, end + 12)), directoryOffset = Int64(u32(tail, end + 16))
