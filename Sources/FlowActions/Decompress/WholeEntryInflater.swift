@@ -51,8 +51,13 @@ final class WholeEntryInflater {
             guard count > 0 else { return .failed(count == 0 ? "Truncated ZIP file data" : "Error reading archive: \(FileTree.errorText())") }
             done += count
         }
-        switch libdeflate_deflate_decompress(decompressor, input, compressed, output, size, nil) {
-        case LIBDEFLATE_SUCCESS: break
+        // As libarchive: the deflate data must end where the directory's compressed size does.
+        var consumed = 0
+        switch libdeflate_deflate_decompress_ex(decompressor, input, compressed, output, size, &consumed, nil) {
+        case LIBDEFLATE_SUCCESS:
+            guard consumed == compressed else {
+                return .failed("ZIP compressed data is wrong size (read \(consumed), expected \(compressed))")
+            }
         case LIBDEFLATE_SHORT_OUTPUT: return .failed("ZIP data inflates to fewer bytes than its header says (\(size))")
         case LIBDEFLATE_INSUFFICIENT_SPACE: return .failed("ZIP data inflates to more bytes than its header says (\(size))")
         default: return .failed("ZIP decompression failed (the deflate data is corrupt)")

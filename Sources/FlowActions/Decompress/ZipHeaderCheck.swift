@@ -4,7 +4,7 @@ import Foundation
 /// sizes. libarchive reads the name from the local header and checks the sizes only, so a zip
 /// whose directory lists `good.txt` would silently extract another name.
 ///
-/// One entry at a time, by `pread`. What it read is kept as the zip's `ZipDirectory` (24 bytes
+/// One entry at a time, by `pread`. What it read is kept as the zip's `ZipDirectory` (32 bytes
 /// an entry), from which the read thread inflates the entries it can itself.
 struct ZipHeaderCheck {
     private let fd: Int32
@@ -26,7 +26,10 @@ struct ZipHeaderCheck {
         let size = Int64(info.st_size)
         let tailStart = max(0, size - 65_557)
         let tail = try read(at: tailStart, count: Int(size - tailStart))
-        guard let end = (0...max(0, tail.count - 22)).reversed().first(where: { tail.count >= 22 && u32(tail, $0) == 0x0605_4b50 }) else {
+        let signatures = (0...max(0, tail.count - 22)).reversed().lazy.filter { tail.count >= 22 && u32(tail, $0) == 0x0605_4b50 }
+        // The record whose comment ends the file: a comment may hold the signature too. The last
+        // signature where none does (bytes appended after the zip).
+        guard let end = signatures.first(where: { Int(u16(tail, $0 + 20)) == tail.count - $0 - 22 }) ?? signatures.first else {
             throw broken("has no end of central directory record (truncated?)")
         }
         var count = Int64(u16(tail, end + 10)), directorySize = Int64(u32(tail, end + 12)), directoryOffset = Int64(u32(tail, end + 16))
@@ -43,7 +46,12 @@ struct ZipHeaderCheck {
         // Bytes before the archive (a self-extracting stub) shift every offset alike.
         let shift = max(0, directoryEnd - directorySize - directoryOffset)
         var position = directoryOffset + shift
-        for _ in 0..<count {
+        // libarchive reads records up to the end record, whatever the count says: so does this,
+        // or an entry left out would take the next listed entry's place and bytes.
+        var index: Int64 = 0
+        while true {
+            if index >= count { guard try u32(read(at: position, count: 4), 0) == 0x0201_4b50 else { break } }
+            index += 1
             let header = try read(at: position, count: 46)
             guard u32(header, 0) == 0x0201_4b50 else { throw broken("has a damaged central directory") }
             let nameLength = Int(u16(header, 28)), extraLength = Int(u16(header, 30)), commentLength = Int(u16(header, 32))
@@ -53,10 +61,11 @@ struct ZipHeaderCheck {
             var offset = UInt64(u32(header, 42))
             sizes.widen(extra: Array(variable[nameLength...]), offset: &offset)
             let headerOffset = Int64(offset) + shift
-            let dataStart = try compare(name: name, sizes: sizes, localAt: headerOffset)
+            let listed = Listed(name: name, sizes: sizes, method: u16(header, 10), flags: u16(header, 8), crc: u32(header, 16))
+            let dataStart = try compare(listed, localAt: headerOffset)
             directory.add(
-                headerOffset: headerOffset, dataStart: dataStart, method: u16(header, 10), flags: u16(header, 8),
-                compressedSize: sizes.compressed, size: sizes.uncompressed, crc: u32(header, 16))
+                headerOffset: headerOffset, dataStart: dataStart, method: listed.method, flags: listed.flags,
+                compressedSize: sizes.compressed, size: sizes.uncompressed, crc: listed.crc, name: name)
             position += 46 + Int64(nameLength + extraLength + commentLength)
         }
     }
@@ -71,8 +80,21 @@ struct ZipHeaderCheck {
         throw broken("has a damaged zip64 end record")
     }
 
-    /// Where the entry's data starts, from its local header.
-    private func compare(name: [UInt8], sizes: Sizes, localAt position: Int64) throws(ActionFailure) -> Int {
+    /// An entry as the central directory lists it.
+    private struct Listed {
+        var name: [UInt8]
+        var sizes: Sizes
+        var method: UInt16
+        var flags: UInt16
+        var crc: UInt32
+    }
+
+    /// Where the entry's data starts, from its local header. libarchive reads the method, the
+    /// encryption and a non-zero CRC-32 from the local header: where they disagree with the
+    /// directory's, which the whole-entry inflate uses, bsdtar fails the entry (or warns and
+    /// checks the other CRC-32), so flowrun refuses it.
+    private func compare(_ listed: Listed, localAt position: Int64) throws(ActionFailure) -> Int {
+        let name = listed.name, sizes = listed.sizes
         let shown = String(decoding: name, as: UTF8.self)
         let header = try read(at: position, count: 30)
         guard u32(header, 0) == 0x0403_4b50 else { throw .entry(shown, "has no local header where the central directory says") }
@@ -83,6 +105,13 @@ struct ZipHeaderCheck {
             throw .entry(shown, "is named '\(String(decoding: localName, as: UTF8.self))' in its local header: the zip's headers disagree")
         }
         let dataStart = 30 + nameLength + extraLength
+        guard u16(header, 8) == listed.method, u16(header, 6) & 0x41 == listed.flags & 0x41 else {
+            throw .entry(shown, "has a compression method or encryption in its local header that disagrees with the central directory")
+        }
+        let localCRC = u32(header, 14)
+        guard localCRC == 0 || localCRC == listed.crc else {
+            throw .entry(shown, "has a CRC-32 in its local header that disagrees with the central directory")
+        }
         guard u16(header, 6) & 0x08 == 0 else { return dataStart }  // sizes follow the data, in a descriptor
         var local = Sizes(compressed: UInt64(u32(header, 18)), uncompressed: UInt64(u32(header, 22)))
         var unused: UInt64 = 0
