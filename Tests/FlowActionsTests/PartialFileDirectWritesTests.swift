@@ -91,3 +91,44 @@ import Testing
         #expect(Self.contents(folder + "/out.bin") == bytes, "a reused block holds only this file's bytes")
     }
 }
+
+/// Whole blocks handed over from the network thread (`StagedBlock`) are written from where
+/// they lie, but only while nothing waits in the staging block before them.
+@Suite struct PartialFileStagedBlockTests {
+    typealias Writes = PartialFileDirectWritesTests
+
+    /// A block filled from `bytes`.
+    static func staged(_ bytes: [UInt8]) -> StagedBlock {
+        let block = StagedBlock()
+        let taken = bytes.withUnsafeBytes { block.fill(from: $0) }
+        #expect(taken == bytes.count)
+        return block
+    }
+
+    @Test func fullBlocksAndPiecesBetweenThemLandInOrder() throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let size = DirectWrites.blockSize
+        let first = DownloadRunnerTests.bytes(size, seed: 1), piece = DownloadRunnerTests.bytes(5_000, seed: 2)
+        let second = DownloadRunnerTests.bytes(size, seed: 3), tail = DownloadRunnerTests.bytes(777, seed: 4)
+        let file = try PartialFile(destination: folder + "/out.bin")
+        for bytes in [first, piece, second, tail] {
+            let block = Self.staged(bytes)
+            #expect(block.isFull == (bytes.count == size))
+            try file.append(block.bytes)
+        }
+        let all = first + piece + second + tail
+        #expect(file.size == Int64(all.count))
+        _ = try file.finish(expectedSHA256: DownloadRunnerTests.sha256(all))
+        #expect(Writes.contents(folder + "/out.bin") == all, "the second block waited behind the piece")
+    }
+
+    @Test func aBlockTakesNoMoreThanItsSize() {
+        let block = StagedBlock()
+        let bytes = DownloadRunnerTests.bytes(DirectWrites.blockSize + 10)
+        #expect(bytes.withUnsafeBytes { block.fill(from: $0) } == DirectWrites.blockSize)
+        #expect(block.isFull)
+        #expect(bytes.withUnsafeBytes { block.fill(from: $0) } == 0)
+        #expect(Array(block.bytes) == Array(bytes[0..<DirectWrites.blockSize]))
+    }
+}

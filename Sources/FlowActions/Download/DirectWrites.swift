@@ -39,6 +39,11 @@ final class DirectWrites {
     /// full. Returns how many bytes were taken. A write that the file system refuses with
     /// `EINVAL` (no `O_DIRECT` for this file after all) goes through the page cache instead.
     func take(_ bytes: UnsafeRawBufferPointer) throws(WriteError) -> Int {
+        // A whole block at an aligned address (a `StagedBlock`) is written from where it lies.
+        if staged == 0, bytes.count >= Self.blockSize, Int(bitPattern: bytes.baseAddress) % Self.alignment == 0 {
+            try write(UnsafeRawBufferPointer(rebasing: bytes[0..<Self.blockSize]))
+            return Self.blockSize
+        }
         let block = block ?? Self.pool.take()
         self.block = block
         let count = min(bytes.count, block.count - staged)
@@ -122,8 +127,9 @@ final class DirectWrites {
     #endif
 
     /// Staging blocks kept for the next file, so that 200 downloads do not map and fault in
-    /// 200 fresh MiB: as many as run at once, usually; beyond `kept`, blocks are freed.
-    private static let pool = BlockPool(kept: 8)
+    /// 200 fresh MiB: beyond `kept`, blocks are freed. 16: eight transfers at once each hold
+    /// about two (`StagedBlock`: one filling, one being hashed and written).
+    static let pool = BlockPool(kept: 16)
 
     /// Unchecked: the blocks are raw memory, each used by one file at a time, handed over
     /// under the lock.

@@ -160,6 +160,8 @@ package final class Downloader: Sendable {
                 throw ActionFailure("cancelled", retryable: false)
             }
             task.futureResult.whenComplete { result in
+                // The last, partial block goes to the file before the outcome is looked at.
+                transfer.handOffStagedBytes()
                 file.queue.async {
                     func again(_ target: String, _ chain: RedirectChain, _ detours: Detours) {
                         self.request(target, chain: chain, into: file, attempt: attempt, detours: detours, progress: progress, completion: completion)

@@ -8,8 +8,9 @@ import NIOHTTP1
 ///
 /// Back-pressure: past `writeBehindLimit` bytes not yet on disk or not yet hashed, the future a
 /// body part returns completes only once both have caught up, so memory stays bounded whatever
-/// the file's size. Writes happen on the file's queue and hashing on its hashing queue, each in
-/// the order the parts arrived; the network thread only receives.
+/// the file's size. The network thread copies the parts into whole blocks (`StagedBlock`);
+/// writes happen on the file's queue and hashing on its hashing queue, a block at a time, each
+/// in the order the bytes arrived.
 final class HTTPTransfer: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -17,7 +18,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     private let url: String
     private let resuming: Bool
     private let progress: @Sendable (Int64, Int64?) -> Void
-    private let expectedLength = NIOLockedValueBox<Int64?>(nil)
+    /// The body's full length when the server said it, and the file's size when the body began
+    /// (the bytes kept from an earlier attempt): what progress counts from.
+    private let expectedLength = NIOLockedValueBox<(total: Int64?, start: Int64)>((nil, 0))
 
     init(
         file: PartialFile, url: String, resuming: Bool,
@@ -88,7 +91,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                     file.expectedSize = contentLength
                     total = contentLength
                 }
-                self.expectedLength.withLockedValue { $0 = total }
+                let start = file.size
+                self.expectedLength.withLockedValue { $0 = (total, start) }
                 progress(file.size, total)
                 promise.succeed()
             } catch {
@@ -120,23 +124,62 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
 
     private let writes = NIOLockedValueBox(Writes())
 
-    /// Hands each part to the file's hashing queue and its write queue, in arrival order, and
-    /// returns at once: the network thread only receives.
+    /// The block being filled, and how many body bytes this response gave so far.
+    private struct Staging {
+        var block: StagedBlock?
+        var received: Int64 = 0
+    }
+
+    private let staging = NIOLockedValueBox(Staging())
+
+    /// Copies the part into the block being filled and hands each full block to the file's
+    /// hashing and write queues, in arrival order (`StagedBlock`); returns at once unless too
+    /// many bytes wait for either. The network thread only receives and copies.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let count = buffer.readableBytes
-        let (failure, wait): (ActionFailure?, EventLoopPromise<Void>?) = writes.withLockedValue { writes in
-            if let failure = writes.failure { return (failure, nil) }
-            writes.unwritten += count
-            writes.unhashed += count
-            guard max(writes.unwritten, writes.unhashed) > Self.writeBehindLimit else { return (nil, nil) }
+        if let failure = writeFailure { return task.eventLoop.makeFailedFuture(failure) }
+        let received: Int64 = staging.withLockedValue { staging in
+            buffer.withUnsafeReadableBytes { part in
+                var rest = part
+                while !rest.isEmpty {
+                    let block = staging.block ?? StagedBlock()
+                    rest = UnsafeRawBufferPointer(rebasing: rest[block.fill(from: rest)...])
+                    staging.block = block.isFull ? nil : block
+                    if block.isFull { handOff(block) }
+                }
+            }
+            staging.received += Int64(buffer.readableBytes)
+            return staging.received
+        }
+        let (start, total) = expectedLength.withLockedValue { ($0.start, $0.total) }
+        progress(start + received, total)
+        let wait: EventLoopPromise<Void>? = writes.withLockedValue { writes in
+            guard writes.failure == nil, max(writes.unwritten, writes.unhashed) > Self.writeBehindLimit else { return nil }
             let promise = task.eventLoop.makePromise(of: Void.self)
             writes.waiter = promise
-            return (nil, promise)
+            return promise
         }
-        if let failure { return task.eventLoop.makeFailedFuture(failure) }
-        let file = file, progress = progress, total = expectedLength.withLockedValue { $0 }, writes = writes
+        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Hands the block being filled to the file's queues: once the response ended, whichever
+    /// way, before the file is settled, so that the file holds every byte received.
+    func handOffStagedBytes() {
+        staging.withLockedValue { staging in
+            if let block = staging.block, block.count > 0 { handOff(block) }
+            staging.block = nil
+        }
+    }
+
+    /// Hashes the block on the file's hashing queue and appends it on its write queue; the
+    /// block's memory returns to the pool once both are done with it.
+    private func handOff(_ block: StagedBlock) {
+        let count = block.count, file = file, writes = writes
+        writes.withLockedValue { writes in
+            writes.unwritten += count
+            writes.unhashed += count
+        }
         file.hashing.async {
-            buffer.withUnsafeReadableBytes { file.hash($0) }
+            file.hash(block.bytes)
             let waiter = writes.withLockedValue { writes in
                 writes.unhashed -= count
                 return writes.release()
@@ -147,8 +190,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             var failure = writes.withLockedValue { $0.failure }
             if failure == nil {
                 do throws(ActionFailure) {
-                    try buffer.withUnsafeReadableBytes { bytes throws(ActionFailure) in try file.appendPrehashed(bytes) }
-                    progress(file.size, total)
+                    try file.appendPrehashed(block.bytes)
                 } catch {
                     failure = error
                 }
@@ -160,7 +202,6 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             }
             if let failure { waiter?.fail(failure) } else { waiter?.succeed() }
         }
-        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
     }
 
     /// A write that failed after its part was taken: the transfer fails with it.
@@ -169,7 +210,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
 
     /// The body's full length when the server said it: the check against a truncated body.
-    var totalLength: Int64? { expectedLength.withLockedValue { $0 } }
+    var totalLength: Int64? { expectedLength.withLockedValue { $0.total } }
 
     /// 2xx goes on; 408, 429 and 5xx are worth another attempt (after Retry-After when given);
     /// any other status fails at once.

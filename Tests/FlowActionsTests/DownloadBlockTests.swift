@@ -1,0 +1,64 @@
+import FlowTestServer
+import Foundation
+import Testing
+
+@testable import FlowActions
+
+/// A response body gathered into whole blocks on the network thread (`StagedBlock`) and handed
+/// a block at a time to the file's hashing and write queues: every byte received lands at `to`
+/// in order, whatever the body's length against the block size, and an attempt that breaks off
+/// keeps the bytes of the block it was filling.
+@Suite struct DownloadBlockTests {
+    typealias Runner = DownloadRunnerTests
+
+    static let block = DirectWrites.blockSize
+
+    @Test(arguments: [0, 1, block - 1, block, block + 1, 2 * block, 2 * block + 4_097, 9 * block + 12_345])
+    func aBodyOfAnyLengthAgainstTheBlockSizeArrivesWholeAndVerified(_ length: Int) async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Runner.bytes(length, seed: UInt8(truncatingIfNeeded: length))
+        server.route("/file") { _ in .init(body: body) }
+        let runner = Runner.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Runner.tasks(
+            [("get", "{download: {url: '\(server.baseURL)/file', to: out.bin, sha256: \(Runner.sha256(body))}}")], in: folder)
+        let attempt = await Runner.run(tasks[0], runner: runner)
+        #expect(attempt.result == .succeeded)
+        #expect(Runner.contents(folder + "/out.bin") == body)
+        #expect(Runner.folderContents(folder) == ["out.bin"])
+        #expect(attempt.progress.last.map { $0.0 == Int64(length) && $0.1 == Int64(length) } == true, "\(attempt.progress)")
+    }
+
+    /// The first answer stalls after a whole block and part of the next: the part, still in the
+    /// block being filled when the attempt fails, is written too, so the retry asks for exactly
+    /// the bytes after those received, and its progress counts on from them.
+    @Test func aBrokenOffAttemptKeepsThePartlyFilledBlockAndTheRetryCountsOnFromIt() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Runner.bytes(3 * Self.block, seed: 11)
+        let kept = Self.block + 100_000
+        server.route("/file") { _ in
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"v1\"")], body: body)
+            response.servesRanges = true
+            if server.requestCount("/file") == 1 { response.stallAfter = kept }
+            return response
+        }
+        let runner = Runner.runner(in: folder, readTimeout: 1)
+        defer { runner.finishRun() }
+        let tasks = try Runner.tasks(
+            [("get", "{download: {url: '\(server.baseURL)/file', to: out.bin, sha256: \(Runner.sha256(body))}, retries: 1}")], in: folder)
+        let first = await Runner.run(tasks[0], runner: runner, attempt: 1)
+        #expect(first.result != .succeeded)
+        let second = await Runner.run(tasks[0], runner: runner, attempt: 2)
+        #expect(second.result == .succeeded)
+        #expect(server.requests.last?.header("Range") == "bytes=\(kept)-")
+        #expect(Runner.contents(folder + "/out.bin") == body)
+        #expect(second.progress.allSatisfy { $0.0 >= Int64(kept) }, "\(second.progress)")
+        #expect(second.progress.last.map { $0.0 == Int64(body.count) } == true, "\(second.progress)")
+    }
+}
