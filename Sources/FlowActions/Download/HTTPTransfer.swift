@@ -62,13 +62,27 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         if [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
             return task.eventLoop.makeFailedFuture(Redirect(location: location))
         }
-        let promise = task.eventLoop.makePromise(of: Void.self)
         let file = file, url = url, resuming = resuming, progress = progress
         let contentLength = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
         let validator =
             head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
             ?? head.headers.first(name: "Last-Modified")
         let failure = Self.failure(of: head, url: url)
+        if !resuming, head.status != .partialContent {
+            // A whole body into an empty file: nothing on the file's queue can fail, so the
+            // head's bookkeeping goes there ahead of the body and the network thread reads on
+            // at once, instead of waiting for that queue to wake up (two thread hand-offs on
+            // every download's way).
+            if let failure { return task.eventLoop.makeFailedFuture(failure) }
+            expectedLength.withLockedValue { $0 = (contentLength, 0) }
+            progress(0, contentLength)
+            file.queue.async {
+                file.validator = validator
+                file.expectedSize = contentLength
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        let promise = task.eventLoop.makePromise(of: Void.self)
         file.queue.async {
             do throws(ActionFailure) {
                 if head.status == .rangeNotSatisfiable, resuming {
