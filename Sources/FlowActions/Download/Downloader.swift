@@ -108,13 +108,16 @@ package final class Downloader: Sendable {
 
     /// Starts one HTTP attempt into `file`, resuming from its bytes when it has a validator;
     /// `completion` runs on the file's queue once the body is on disk in full, or it failed.
+    /// Never call it on `file.queue` itself.
     package func fetch(
         _ url: String, headers: [(String, String)], into file: PartialFile,
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
         completion: @escaping @Sendable (Result<Void, ActionFailure>) -> Void
     ) -> HTTPAttempt {
         let attempt = HTTPAttempt()
-        file.queue.async {
+        // `sync`: the file's queue is idle when an attempt starts, so the request is made on
+        // the caller's thread, in the queue's order, without waking another thread first.
+        file.queue.sync {
             do throws(ActionFailure) {
                 // Without a validator a Range could splice two versions of the file: start over.
                 if file.validator == nil, file.size > 0 { try file.restart() }
