@@ -9,14 +9,25 @@ package enum PathGlob {
         path.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
     }
 
+    /// What a match stands for.
+    package enum Matches {
+        /// The regular files: a folder's are every regular file under it (`inputs:`, `outputs:`).
+        case regularFiles
+        /// The paths matched, whatever they are, so that a reader can refuse a folder or a FIFO
+        /// by its name (combine); a `**` at the end still stands for every file under its folder.
+        case paths
+    }
+
     /// The regular files `pattern` (an absolute path) names, sorted by bytes, without duplicates.
-    package static func files(matching pattern: String) -> [String] {
+    /// With `.paths`, what a pattern matches instead, by the same walk: combine reads exactly
+    /// the files the up-to-date check fingerprints (or refuses a match that is no regular file).
+    package static func files(matching pattern: String, as matches: Matches = .regularFiles) -> [String] {
         var found: [String] = []
         if isPattern(pattern) {
             // The folders before the first wildcard are walked to at once, not one stat each.
             let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
             let literal = components.prefix { !isPattern($0) }
-            walk("/" + literal.joined(separator: "/"), components[literal.count...], into: &found)
+            walk("/" + literal.joined(separator: "/"), components[literal.count...], matches, into: &found)
         } else {
             addFiles(under: pattern, into: &found)
         }
@@ -24,25 +35,36 @@ package enum PathGlob {
         return Array(Set(found)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    private static func walk(_ path: String, _ rest: ArraySlice<String>, into found: inout [String]) {
+    private static func walk(_ path: String, _ rest: ArraySlice<String>, _ matches: Matches, into found: inout [String]) {
         guard let component = rest.first else {
-            addFiles(under: path, into: &found)
+            addMatch(path, matches, into: &found)
             return
         }
         let remaining = rest.dropFirst()
         if component == "**" {
-            walk(path, remaining, into: &found)
+            if remaining.isEmpty { addFiles(under: path, into: &found) } else { walk(path, remaining, matches, into: &found) }
             for name in entries(of: path) where !name.hasPrefix(".") {
                 let child = join(path, name)
-                if isDirectory(child) { walk(child, rest, into: &found) }
+                if isDirectory(child) { walk(child, rest, matches, into: &found) }
             }
         } else if isPattern(component) {
             for name in entries(of: path) where fnmatch(component, name, FNM_PERIOD) == 0 {
-                walk(join(path, name), remaining, into: &found)
+                walk(join(path, name), remaining, matches, into: &found)
             }
         } else {
             let child = join(path, component)
-            if remaining.isEmpty || isDirectory(child) { walk(child, remaining, into: &found) }
+            if remaining.isEmpty || isDirectory(child) { walk(child, remaining, matches, into: &found) }
+        }
+    }
+
+    /// The end of a walk: `path` as `matches` takes it.
+    private static func addMatch(_ path: String, _ matches: Matches, into found: inout [String]) {
+        switch matches {
+        case .regularFiles:
+            addFiles(under: path, into: &found)
+        case .paths:
+            var info = stat()
+            if lstat(path, &info) == 0 { found.append(path) }
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlowState
+@testable import FlowFiles
 
 @Suite struct PathGlobTests {
     @Test func starsQuestionMarksDoubleStarsAndFoldersNameTheirFiles() throws {
