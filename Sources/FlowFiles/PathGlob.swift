@@ -27,7 +27,7 @@ package enum PathGlob {
             // The folders before the first wildcard are walked to at once, not one stat each.
             let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
             let literal = components.prefix { !isPattern($0) }
-            walk("/" + literal.joined(separator: "/"), components[literal.count...], matches, into: &found)
+            walk("/" + literal.joined(separator: "/"), components[literal.count...], matches, listed: false, into: &found)
         } else {
             addFiles(under: pattern, into: &found)
         }
@@ -35,47 +35,60 @@ package enum PathGlob {
         return Array(Set(found)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    private static func walk(_ path: String, _ rest: ArraySlice<String>, _ matches: Matches, into found: inout [String]) {
+    /// `listed`: `path` ends in a name a folder listing gave.
+    private static func walk(
+        _ path: String, _ rest: ArraySlice<String>, _ matches: Matches, listed: Bool, into found: inout [String]
+    ) {
         guard let component = rest.first else {
-            addMatch(path, matches, into: &found)
+            addMatch(path, matches, listed: listed, into: &found)
             return
         }
         let remaining = rest.dropFirst()
         if component == "**" {
-            if remaining.isEmpty { addFiles(under: path, into: &found) } else { walk(path, remaining, matches, into: &found) }
+            if remaining.isEmpty {
+                addFiles(under: path, listed: listed, into: &found)
+            } else {
+                walk(path, remaining, matches, listed: listed, into: &found)
+            }
             for name in entries(of: path) where !name.hasPrefix(".") {
                 let child = join(path, name)
-                if isDirectory(child) { walk(child, rest, matches, into: &found) }
+                if isDirectory(child) { walk(child, rest, matches, listed: true, into: &found) }
             }
         } else if isPattern(component) {
             for name in entries(of: path) where fnmatch(component, name, FNM_PERIOD) == 0 {
-                walk(join(path, name), remaining, matches, into: &found)
+                walk(join(path, name), remaining, matches, listed: true, into: &found)
             }
         } else {
             let child = join(path, component)
-            if remaining.isEmpty || isDirectory(child) { walk(child, remaining, matches, into: &found) }
+            if remaining.isEmpty || isDirectory(child) { walk(child, remaining, matches, listed: false, into: &found) }
         }
     }
 
     /// The end of a walk: `path` as `matches` takes it.
-    private static func addMatch(_ path: String, _ matches: Matches, into found: inout [String]) {
+    private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, into found: inout [String]) {
         switch matches {
         case .regularFiles:
-            addFiles(under: path, into: &found)
+            addFiles(under: path, listed: listed, into: &found)
         case .paths:
             var info = stat()
-            if lstat(path, &info) == 0 { found.append(path) }
+            if listed || lstat(path, &info) == 0 { found.append(path) }
         }
     }
 
     /// `path` if it is a file, every file under it if it is a folder, nothing if it is missing.
-    private static func addFiles(under path: String, into found: inout [String]) {
+    /// A name a folder listed (`listed`) that not even lstat reaches is kept: a name that is not
+    /// UTF-8, which a String cannot hold, comes out of the listing with U+FFFD in it. Kept, it is
+    /// a file that cannot be read, so its task runs rather than being up to date without it.
+    private static func addFiles(under path: String, listed: Bool = false, into found: inout [String]) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return }
+        guard stat(path, &info) == 0 else {
+            if listed && lstat(path, &info) != 0 { found.append(path) }
+            return
+        }
         if info.st_mode & S_IFMT == S_IFREG {
             found.append(path)
         } else if info.st_mode & S_IFMT == S_IFDIR {
-            for name in entries(of: path) { addFiles(under: join(path, name), into: &found) }
+            for name in entries(of: path) { addFiles(under: join(path, name), listed: true, into: &found) }
         }
     }
 
