@@ -35,40 +35,47 @@ package enum PathGlob {
         return Array(Set(found)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// `listed`: `path` ends in a name a folder listing gave.
+    /// `listed`: `path` ends in a name a folder listing gave. `above`: the folders a `**` went
+    /// through to reach `path`.
     private static func walk(
-        _ path: String, _ rest: ArraySlice<String>, _ matches: Matches, listed: Bool, into found: inout [String]
+        _ path: String, _ rest: ArraySlice<String>, _ matches: Matches, listed: Bool, above: [FolderID] = [],
+        into found: inout [String]
     ) {
         guard let component = rest.first else {
-            addMatch(path, matches, listed: listed, into: &found)
+            addMatch(path, matches, listed: listed, above: above, into: &found)
             return
         }
         let remaining = rest.dropFirst()
         if component == "**" {
+            let here = FolderID(path)
+            if let here, above.contains(here) { return }
             if remaining.isEmpty {
-                addFiles(under: path, listed: listed, into: &found)
+                addFiles(under: path, listed: listed, above: above, into: &found)
             } else {
-                walk(path, remaining, matches, listed: listed, into: &found)
+                walk(path, remaining, matches, listed: listed, above: above, into: &found)
             }
+            guard let here else { return }
             for name in entries(of: path) where !name.hasPrefix(".") {
                 let child = join(path, name)
-                if isDirectory(child) { walk(child, rest, matches, listed: true, into: &found) }
+                if isDirectory(child) { walk(child, rest, matches, listed: true, above: above + [here], into: &found) }
             }
         } else if isPattern(component) {
             for name in entries(of: path) where fnmatch(component, name, FNM_PERIOD) == 0 {
-                walk(join(path, name), remaining, matches, listed: true, into: &found)
+                walk(join(path, name), remaining, matches, listed: true, above: above, into: &found)
             }
         } else {
             let child = join(path, component)
-            if remaining.isEmpty || isDirectory(child) { walk(child, remaining, matches, listed: false, into: &found) }
+            if remaining.isEmpty || isDirectory(child) {
+                walk(child, remaining, matches, listed: false, above: above, into: &found)
+            }
         }
     }
 
     /// The end of a walk: `path` as `matches` takes it.
-    private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, into found: inout [String]) {
+    private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, above: [FolderID], into found: inout [String]) {
         switch matches {
         case .regularFiles:
-            addFiles(under: path, listed: listed, into: &found)
+            addFiles(under: path, listed: listed, above: above, into: &found)
         case .paths:
             var info = stat()
             if listed || lstat(path, &info) == 0 { found.append(path) }
@@ -79,7 +86,13 @@ package enum PathGlob {
     /// A name a folder listed (`listed`) that not even lstat reaches is kept: a name that is not
     /// UTF-8, which a String cannot hold, comes out of the listing with U+FFFD in it. Kept, it is
     /// a file that cannot be read, so its task runs rather than being up to date without it.
-    private static func addFiles(under path: String, listed: Bool = false, into found: inout [String]) {
+    /// Symbolic links are followed (a folder named stands for what it holds, as `tar -h` reads
+    /// it), but a folder met again below itself (`above`: a link to `..`) is not gone into
+    /// again, as `find -L` does: the walk went 40 links deep, reading every file 40 times, and two
+    /// such links made it 2^40 steps long.
+    private static func addFiles(
+        under path: String, listed: Bool = false, above: [FolderID] = [], into found: inout [String]
+    ) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if listed && lstat(path, &info) != 0 { found.append(path) }
@@ -88,7 +101,29 @@ package enum PathGlob {
         if info.st_mode & S_IFMT == S_IFREG {
             found.append(path)
         } else if info.st_mode & S_IFMT == S_IFDIR {
-            for name in entries(of: path) { addFiles(under: join(path, name), listed: true, into: &found) }
+            let here = FolderID(info)
+            guard !above.contains(here) else { return }
+            for name in entries(of: path) {
+                addFiles(under: join(path, name), listed: true, above: above + [here], into: &found)
+            }
+        }
+    }
+
+    /// A folder by device and inode, whatever path reached it.
+    private struct FolderID: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        /// The folder at `path` (links followed); nil if it is no folder.
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+            self.init(info)
         }
     }
 
