@@ -140,6 +140,100 @@ static void forget_group(pid_t leader) {
     }
 }
 
+/* One process as /proc tells it. */
+struct proc_entry {
+    pid_t pid, ppid, pgid;
+    int below;
+};
+
+/* The pid, parent and group of /proc/PID/stat: "PID (COMM) STATE PPID PGRP ...", where COMM
+ * may hold spaces and parentheses, so the fields are read after its last ')'. */
+static int read_proc_entry(const char *pid_text, struct proc_entry *entry) {
+    char path[64], text[512];
+    size_t length = strlen(pid_text);
+    if (length > 20) return -1;
+    memcpy(path, "/proc/", 6);
+    memcpy(path + 6, pid_text, length);
+    memcpy(path + 6 + length, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t count = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (count <= 0) return -1;
+    text[count] = 0;
+    char *close_paren = strrchr(text, ')');
+    if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ') return -1;
+    char *end;
+    long ppid = strtol(close_paren + 4, &end, 10);
+    if (*end != ' ') return -1;
+    long pgid = strtol(end + 1, &end, 10);
+    entry->pid = (pid_t)atol(pid_text);
+    entry->ppid = (pid_t)ppid;
+    entry->pgid = (pid_t)pgid;
+    entry->below = 0;
+    return 0;
+}
+
+static int is_watched(pid_t group) {
+    for (size_t i = 0; i < watched_count; i++)
+        if (watched[i] == group) return 1;
+    return 0;
+}
+
+/* Kills the processes that left a watched group (setsid, set -m) while a process of the task
+ * is still their parent or grandparent: found through the parents in /proc before any group is
+ * killed (a process whose parent dies goes to init, out of reach). One whose parents had all
+ * exited before flowrun died was flowrun's (the subreaper's), and is init's now: not found. */
+static void kill_below_watched(void) {
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return;
+    struct proc_entry *all = NULL;
+    size_t count = 0, capacity = 0;
+    char buffer[16384];
+    long got;
+    while ((got = syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0) {
+        for (long offset = 0; offset < got;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *record =
+                (void *)(buffer + offset);
+            offset += record->reclen;
+            if (record->name[0] < '1' || record->name[0] > '9') continue;
+            if (count == capacity) {
+                size_t grown_capacity = capacity ? capacity * 2 : 1024;
+                struct proc_entry *grown = mmap(NULL, grown_capacity * sizeof *grown, PROT_READ | PROT_WRITE,
+                                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (grown == MAP_FAILED) break;
+                if (all) {
+                    memcpy(grown, all, count * sizeof *all);
+                    munmap(all, capacity * sizeof *all);
+                }
+                all = grown;
+                capacity = grown_capacity;
+            }
+            if (read_proc_entry(record->name, &all[count]) == 0) count++;
+        }
+    }
+    close(dir);
+    for (size_t i = 0; i < count; i++) all[i].below = is_watched(all[i].pgid);
+    /* Marked from parent to child, as many rounds as the tree is deep. */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (all[i].below) continue;
+            for (size_t j = 0; j < count; j++) {
+                if (all[j].below && all[j].pid == all[i].ppid) {
+                    all[i].below = 1;
+                    changed = 1;
+                    break;
+                }
+            }
+        }
+    }
+    pid_t self = getpid();
+    for (size_t i = 0; i < count; i++)
+        if (all[i].below && !is_watched(all[i].pgid) && all[i].pid != self) kill(all[i].pid, SIGKILL);
+    if (all) munmap(all, capacity * sizeof *all);
+}
+
 /* The watchdog process: reads records until every write end is closed, which happens only
  * when flowrun has exited (however it died), then kills the groups still watched. */
 static void _Noreturn watchdog_main(int records) {
@@ -180,6 +274,7 @@ static void _Noreturn watchdog_main(int records) {
         struct timespec pause = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
         nanosleep(&pause, NULL);
     }
+    kill_below_watched();
     for (size_t i = 0; i < watched_count; i++) kill(-watched[i], SIGKILL);
     _exit(0);
 }

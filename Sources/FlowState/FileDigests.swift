@@ -63,7 +63,8 @@ struct FileDigests {
     }
 
     /// One digest over the files that `patterns` name and their contents, and the patterns that
-    /// name no file (a missing input or output).
+    /// name no file (a missing input or output) or a file that cannot be stat'ed (a name that
+    /// is not UTF-8, `PathGlob`): such a file is not seen, so its task must not be up to date.
     mutating func digest(ofPatterns patterns: [String]) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
@@ -83,9 +84,11 @@ struct FileDigests {
         for (index, pattern) in patterns.enumerated() {
             TaskFingerprint.update(&hasher, "pattern\0", pattern, "\n")
             let first = next
+            var unseen = false
             while next < found.count, found[next].pattern == index {
                 let file = found[next]
                 next += 1
+                unseen = unseen || file.status == nil
                 var digest = "unreadable"
                 if let status = file.status, let kept = record(of: file.path, status: status) {
                     files.append(StampedFile(pattern: index, path: file.path, record: kept))
@@ -93,7 +96,7 @@ struct FileDigests {
                 }
                 TaskFingerprint.update(&hasher, file.path, "\0", digest, "\n")
             }
-            if next == first { missing.append(pattern) }
+            if next == first || unseen { missing.append(pattern) }
         }
         return (FileRecord.hex(hasher.finalize()), missing, files)
     }

@@ -30,14 +30,19 @@ enum StampedCheck {
         return Result(digest: result.digest, missing: result.missing, restamped: result.files)
     }
 
-    /// The patterns no found file came from (`found` in pattern order).
+    /// The patterns no found file came from (`found` in pattern order), or one that cannot be
+    /// stat'ed came from (as `FileDigests.digest(of:patterns:)`).
     static func missing(_ patterns: [String], found: [FoundFile]) -> [String] {
         var missing: [String] = []
         var next = 0
         for (index, pattern) in patterns.enumerated() {
             let first = next
-            while next < found.count, found[next].pattern == index { next += 1 }
-            if next == first { missing.append(pattern) }
+            var unseen = false
+            while next < found.count, found[next].pattern == index {
+                unseen = unseen || found[next].status == nil
+                next += 1
+            }
+            if next == first || unseen { missing.append(pattern) }
         }
         return missing
     }

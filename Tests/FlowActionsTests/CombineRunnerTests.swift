@@ -1,5 +1,6 @@
 import CArchive
 import FlowEngine
+import FlowFiles
 import FlowModel
 import FlowTestSupport
 import Foundation
@@ -67,6 +68,31 @@ import Testing
         let everything = try Support.task("inputs: [\"src/a/**\"]\nto: out/a.txt", in: folder)
         #expect(await Support.run(everything).result == .succeeded)
         #expect(try String(contentsOfFile: "\(folder)/out/a.txt", encoding: .utf8) == "two\nnotes\none\n")
+    }
+
+    /// The folders a `**` walks through are taken by their names, not read again as patterns:
+    /// the walk globbed `FOLDER/*.c` with the folder's name in it, so `z[1]/` read `z1/`'s files
+    /// instead of its own, `x\y/` read `xy/`'s, and an empty `\.git/` read `.git/`'s, which the
+    /// up-to-date check never fingerprints (an edit there left the output stale). The files read
+    /// are the files the up-to-date check reads for the same pattern.
+    @Test func aDoubleStarWalkTakesFolderNamesLiterallyAsTheUpToDateCheckDoes() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("1\n", to: "\(folder)/src/a/1.c")
+        try Support.write("2\n", to: "\(folder)/src/x\\y/2.c")
+        try Support.write("4\n", to: "\(folder)/src/z[1]/4.c")
+        try Support.write("5\n", to: "\(folder)/src/z1/5.c")
+        try Support.write("hidden\n", to: "\(folder)/src/.git/h.c")
+        try FileManager.default.createDirectory(atPath: "\(folder)/src/\\.git", withIntermediateDirectories: true)
+        let task = try Support.task("inputs: [\"src/**/*.c\"]\nto: out/all.c", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        // Sorted by bytes: src/a/1.c, src/x\y/2.c, src/z1/5.c, src/z[1]/4.c.
+        #expect(try String(contentsOfFile: "\(folder)/out/all.c", encoding: .utf8) == "1\n2\n5\n4\n")
+        let read = try CombineInputs(patterns: ["\(folder)/src/**/*.c"], workdir: folder, output: "\(folder)/out/all.c")
+        #expect(read.files.map(\.path) == PathGlob.files(matching: "\(folder)/src/**/*.c"))
     }
 
     @Test func aPatternMatchingNothingFailsNamingItAndLeavesNoFile() async throws {

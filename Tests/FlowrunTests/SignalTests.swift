@@ -199,6 +199,25 @@ import Testing
         #expect(await Self.allGone(pids))
     }
 
+    /// A process that left its task's group (`setsid`) while the task's shell, its parent, still
+    /// runs: the watchdog killed only the groups, so it outlived a flowrun killed with SIGKILL
+    /// (the spec: no task process outlives flowrun, even when flowrun itself is killed).
+    @Test func aProcessThatLeftItsGroupDiesWithAKilledFlowrunWhileItsParentRuns() async throws {
+        let seconds = uniqueSleep()
+        let (run, folder) = try start(
+            """
+            version: 1
+            tasks:
+              parent: {shell: "echo $$ > pids; setsid sleep \(seconds) & echo $! >> pids; wait"}
+            """)
+        let pids = try await pids(in: folder, "pids", count: 2)
+        run.send(SIGKILL)
+        #expect(await Self.allGone(pids, seconds: 30))
+        // None left behind if it fails (the sleep holds flowrun's output open until it dies).
+        for pid in pids where !Self.isGone(pid) { kill(pid, SIGKILL) }
+        _ = await run.wait()
+    }
+
     @Test func aSignalEndsFlowrunWritingToAStdoutNobodyReads() async throws {
         // The task writes more than a pipe holds; flowrun's writes to stdout block, at the end
         // of the run (or, if flowrun holds the task up meanwhile, in its middle: then no

@@ -1,0 +1,142 @@
+import Foundation
+
+/// The files an `inputs` or `outputs` entry names: a path, or a glob with `*`, `?`, `[...]` and
+/// `**` (any number of folders, as in go-task and .gitignore). A folder stands for every file
+/// under it, so `to: build/` of a decompress task and `inputs: [src]` mean what they say.
+/// Names starting with `.` match only a pattern that spells the dot, as in the shell.
+package enum PathGlob {
+    package static func isPattern(_ path: String) -> Bool {
+        path.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+    }
+
+    /// What a match stands for.
+    package enum Matches {
+        /// The regular files: a folder's are every regular file under it (`inputs:`, `outputs:`).
+        case regularFiles
+        /// The paths matched, whatever they are, so that a reader can refuse a folder or a FIFO
+        /// by its name (combine); a `**` at the end still stands for every file under its folder.
+        case paths
+    }
+
+    /// The regular files `pattern` (an absolute path) names, sorted by bytes, without duplicates.
+    /// With `.paths`, what a pattern matches instead, by the same walk: combine reads exactly
+    /// the files the up-to-date check fingerprints (or refuses a match that is no regular file).
+    package static func files(matching pattern: String, as matches: Matches = .regularFiles) -> [String] {
+        var found: [String] = []
+        if isPattern(pattern) {
+            // The folders before the first wildcard are walked to at once, not one stat each.
+            let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            let literal = components.prefix { !isPattern($0) }
+            walk("/" + literal.joined(separator: "/"), components[literal.count...], matches, listed: false, into: &found)
+        } else {
+            addFiles(under: pattern, into: &found)
+        }
+        if found.count < 2 { return found }
+        return Array(Set(found)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// `listed`: `path` ends in a name a folder listing gave. `above`: the folders a `**` went
+    /// through to reach `path`.
+    private static func walk(
+        _ path: String, _ rest: ArraySlice<String>, _ matches: Matches, listed: Bool, above: [FolderID] = [],
+        into found: inout [String]
+    ) {
+        guard let component = rest.first else {
+            addMatch(path, matches, listed: listed, above: above, into: &found)
+            return
+        }
+        let remaining = rest.dropFirst()
+        if component == "**" {
+            let here = FolderID(path)
+            if let here, above.contains(here) { return }
+            if remaining.isEmpty {
+                addFiles(under: path, listed: listed, above: above, into: &found)
+            } else {
+                walk(path, remaining, matches, listed: listed, above: above, into: &found)
+            }
+            guard let here else { return }
+            for name in entries(of: path) where !name.hasPrefix(".") {
+                let child = join(path, name)
+                if isDirectory(child) { walk(child, rest, matches, listed: true, above: above + [here], into: &found) }
+            }
+        } else if isPattern(component) {
+            for name in entries(of: path) where fnmatch(component, name, FNM_PERIOD) == 0 {
+                walk(join(path, name), remaining, matches, listed: true, above: above, into: &found)
+            }
+        } else {
+            let child = join(path, component)
+            if remaining.isEmpty || isDirectory(child) {
+                walk(child, remaining, matches, listed: false, above: above, into: &found)
+            }
+        }
+    }
+
+    /// The end of a walk: `path` as `matches` takes it.
+    private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, above: [FolderID], into found: inout [String]) {
+        switch matches {
+        case .regularFiles:
+            addFiles(under: path, listed: listed, above: above, into: &found)
+        case .paths:
+            var info = stat()
+            if listed || lstat(path, &info) == 0 { found.append(path) }
+        }
+    }
+
+    /// `path` if it is a file, every file under it if it is a folder, nothing if it is missing.
+    /// A name a folder listed (`listed`) that not even lstat reaches is kept: a name that is not
+    /// UTF-8, which a String cannot hold, comes out of the listing with U+FFFD in it. Kept, it is
+    /// a file that cannot be read, so its task runs rather than being up to date without it.
+    /// Symbolic links are followed (a folder named stands for what it holds, as `tar -h` reads
+    /// it), but a folder met again below itself (`above`: a link to `..`) is not gone into
+    /// again, as `find -L` does: the walk went 40 links deep, reading every file 40 times, and two
+    /// such links made it 2^40 steps long.
+    private static func addFiles(
+        under path: String, listed: Bool = false, above: [FolderID] = [], into found: inout [String]
+    ) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if listed && lstat(path, &info) != 0 { found.append(path) }
+            return
+        }
+        if info.st_mode & S_IFMT == S_IFREG {
+            found.append(path)
+        } else if info.st_mode & S_IFMT == S_IFDIR {
+            let here = FolderID(info)
+            guard !above.contains(here) else { return }
+            for name in entries(of: path) {
+                addFiles(under: join(path, name), listed: true, above: above + [here], into: &found)
+            }
+        }
+    }
+
+    /// A folder by device and inode, whatever path reached it.
+    private struct FolderID: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        /// The folder at `path` (links followed); nil if it is no folder.
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+            self.init(info)
+        }
+    }
+
+    private static func entries(of folder: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}
