@@ -26,7 +26,11 @@ import Foundation
 /// and outputs are read as they are then, and put in `left`; its fingerprint and key, five
 /// SHA-256 over short texts, are taken from that when the record asks for them (`settle`),
 /// which is after the step has started the next tasks, and under `lock`, not the engine's.
-/// On a graph of small tasks that hashing held up every next spawn (issue 23).
+/// On a graph of small tasks that hashing held up every next spawn (issue 23). The digest of a
+/// task's definition (its text built, then hashed) depends on the plan alone: it is taken from
+/// the compiled plan when the run read it from the cache, else once a task, and handed to the
+/// cache for the next run (`definitionDigests`); what is left a task is its needs' digest, the
+/// whole value and the key.
 ///
 /// - Warning: `left` is guarded by `leftLock`, everything else that changes by `lock`. The
 ///   engine's step takes only `leftLock` (unless a run is resumed, which decides under `lock`).
@@ -56,6 +60,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let plan: Plan
     private let inner: UpToDateCheck?
     private let resumed: Resumed?
+    /// The definition digests kept with the compiled plan, if the run read them there.
+    private let keptDefinitions: DefinitionDigests?
     private let lock = NSLock()
     /// What this check keeps by task, made when first needed: a run of up-to-date tasks needs
     /// none of it. A class, because a `lazy var` of a value type is copied whole by each write
@@ -71,10 +77,14 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// `left` as `settle` took it last, kept for its storage (under `lock`).
     private var settling: [Left] = []
 
-    package init(plan: Plan, inner: UpToDateCheck?, resumed: Resumed?) {
+    /// - Parameter definitions: the digests of the tasks' definitions kept with the compiled
+    ///   plan (`PlanCache`), which spare building each task's text and hashing it; nil to take
+    ///   each one when first needed.
+    package init(plan: Plan, inner: UpToDateCheck?, resumed: Resumed?, definitions: DefinitionDigests? = nil) {
         self.plan = plan
         self.inner = inner
         self.resumed = resumed
+        keptDefinitions = definitions.flatMap { $0.items.count == plan.tasks.count ? $0 : nil }
     }
 
     package var resumedRun: String? { resumed?.run }
@@ -178,8 +188,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
                 remember(fingerprint, of: index)
                 tables.keys[index] = key(of: index, outputs: outputs)
             case .read(let index, let inputs, let outputs):
-                let task = plan.tasks[index]
-                remember(TaskFingerprint.of(task, inputs: inputs, needValues: task.needs.map(value(of:))), of: index)
+                remember(fingerprint(of: index, inputs: inputs), of: index)
                 tables.keys[index] = key(of: index, outputs: outputs)
             }
         }
@@ -214,10 +223,37 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// `lock` held.
     private func fingerprint(of index: Int) -> TaskFingerprint {
         settle()
-        let task = plan.tasks[index]
         var digests = FileDigests(known: [:])
-        let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
-        return TaskFingerprint.of(task, inputs: inputs, needValues: task.needs.map(value(of:)))
+        let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: plan.tasks[index])).digest
+        return fingerprint(of: index, inputs: inputs)
+    }
+
+    /// The task's fingerprint given its inputs' digest, its needs' taken as they ended in this
+    /// run. Called with `lock` held.
+    private func fingerprint(of index: Int, inputs: String) -> TaskFingerprint {
+        TaskFingerprint.of(definition(of: index), inputs: inputs, needValues: plan.tasks[index].needs.map(value(of:)))
+    }
+
+    /// The digests of the task's definition and env: kept with the compiled plan, else taken
+    /// once. Called with `lock` held.
+    private func definition(of index: Int) -> TaskFingerprint.Definition {
+        if let keptDefinitions { return keptDefinitions.items[index] }
+        if let taken = tables.definitions[index] { return taken }
+        let taken = TaskFingerprint.definition(of: plan.tasks[index])
+        tables.definitions[index] = taken
+        return taken
+    }
+
+    /// Every task's definition digests, for the compiled plan to keep (`PlanCache`): those this
+    /// check took for the tasks that ran, and the others' taken now.
+    package var definitionDigests: DefinitionDigests {
+        lock.withLock {
+            if let keptDefinitions { return keptDefinitions }
+            let missing = plan.tasks.indices.filter { tables.definitions[$0] == nil }
+            let taken = TaskFingerprint.definitions(of: missing.map { plan.tasks[$0] })
+            for (index, definition) in zip(missing, taken) { tables.definitions[index] = definition }
+            return DefinitionDigests(tables.definitions.map { $0! })
+        }
     }
 
     /// Called with `lock` held.
@@ -250,6 +286,8 @@ private final class Tables {
     var keys: [String?]
     /// Tasks that run in this run (the gate did not skip them); only a resumed run asks.
     var runs: [Bool]
+    /// The digests of each task's definition and env, once taken (without the compiled plan's).
+    var definitions: [TaskFingerprint.Definition?]
     let indexes: [TaskID: Int]
 
     init(_ plan: Plan) {
@@ -257,6 +295,7 @@ private final class Tables {
         fingerprints = FingerprintValues(count: count)
         keys = [String?](repeating: nil, count: count)
         runs = [Bool](repeating: false, count: count)
+        definitions = [TaskFingerprint.Definition?](repeating: nil, count: count)
         var indexes: [TaskID: Int] = [:]
         indexes.reserveCapacity(count)
         for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }

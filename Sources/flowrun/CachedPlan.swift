@@ -39,12 +39,13 @@ final class CachedPlan {
 
     /// Keeps the plan made in this run, if one was, for the next run, with the digests the run
     /// took of its tasks' definitions (`definitions`: the up-to-date check's, if there was
-    /// one); says if that failed (the next run then reads the file again).
-    func storeMade(definitions: DefinitionDigests?) {
+    /// one, else the record's); says if that failed (the next run then reads the file again).
+    /// `definitions` is taken only when a plan is kept.
+    func storeMade(definitions: @autoclosure () -> DefinitionDigests?) {
         guard let pending = pending.take() else { return }
         do {
             try cache.store(
-                pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, definitions: definitions)
+                pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, definitions: definitions())
         } catch {
             FileHandle.standardError.write(Data("flowrun: warning: the compiled plan was not saved (\(error))\n".utf8))
         }

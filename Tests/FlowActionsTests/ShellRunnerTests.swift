@@ -253,6 +253,24 @@ import Testing
         #expect(floodStillRunning.value, "the quick task ended only once the flood was stopped")
     }
 
+    /// Output of many pipe buffers, on both streams, read one report of epoll at a time from
+    /// pipes left blocking: every line arrives, in order, and the task ends.
+    @Test func outputOfManyPipeBuffersArrivesWholeAndInOrderOnBothStreams() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try Self.tasks(
+            """
+            version: 1
+            tasks:
+              long: {shell: "seq 1 150000; seq 1 150000 >&2; printf tail"}
+            """, in: folder)
+        let attempt = await Self.run(tasks[0])
+        let numbers = (1...150_000).map(String.init)
+        #expect(attempt.stdout == numbers + ["tail"])
+        #expect(attempt.stderr == numbers)
+        #expect(attempt.result == .succeeded)
+    }
+
     @Test func aMissingProgramFailsWithItsName() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -160,4 +160,58 @@ import Testing
         #expect(kept.upToDate == [true, false, false])
         #expect(kept.keys == expected)
     }
+
+    /// The definition digests kept with the compiled plan stand in for taking them: the keys are
+    /// the same bytes; and the digests the check hands to the cache cover every task, those
+    /// that ran and those that did not, as taken from the plan.
+    @Test func keptDefinitionDigestsGiveTheSameKeysAndEveryTasksDigestsAreHandedOn() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try planned(
+            """
+              build: {shell: "make", env: {CC: clang}}
+              test: {needs: [build], shell: "make test"}
+              ship: {needs: [build, test], shell: ["make", "ship"]}
+
+            """)
+        let expected = keysAskedAtOnce(plan)
+        let fresh = DefinitionDigests.of(plan.tasks)
+
+        let kept = ResumeCheck(plan: plan, inner: nil, resumed: nil, definitions: fresh)
+        for index in plan.tasks.indices { kept.taskSucceeded(index) }
+        #expect(plan.tasks.map { kept.fingerprint(of: $0.id) } == expected)
+        #expect(kept.definitionDigests.items.map(\.definition) == fresh.items.map(\.definition))
+        // They are what the keys are made of: those of an edited plan give its keys.
+        let edited = try planned(
+            """
+              build: {shell: "make all", env: {CC: gcc}}
+              test: {needs: [build], shell: "make check"}
+              ship: {needs: [build, test], shell: ["make", "dist"]}
+
+            """)
+        let editedKeys = keysAskedAtOnce(edited)
+        let stale = ResumeCheck(plan: plan, inner: nil, resumed: nil, definitions: DefinitionDigests.of(edited.tasks))
+        for index in plan.tasks.indices { stale.taskSucceeded(index) }
+        #expect(plan.tasks.map { stale.fingerprint(of: $0.id) } == editedKeys)
+        #expect(editedKeys != expected)
+
+        // Only `build` ran: the others' digests are taken when handed on.
+        let partly = ResumeCheck(plan: plan, inner: nil, resumed: nil)
+        partly.taskSucceeded(0)
+        #expect(partly.fingerprint(of: "build") == expected[0])
+        let handed = partly.definitionDigests
+        #expect(handed.items.map(\.definition) == fresh.items.map(\.definition))
+        #expect(handed.items.map(\.environment) == fresh.items.map(\.environment))
+        #expect(Set(handed.items.map(\.definition)).count == 3)
+    }
+
+    /// Kept digests that do not fit the plan (another count of tasks) are not used.
+    @Test func keptDefinitionDigestsOfAnotherPlanAreLeftAside() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try planned("  a: {shell: \"true\"}\n  b: {needs: [a], shell: \"true\"}\n")
+        let other = try planned("  a: {shell: \"false\"}\n")
+        let expected = keysAskedAtOnce(plan)
+        let check = ResumeCheck(plan: plan, inner: nil, resumed: nil, definitions: DefinitionDigests.of(other.tasks))
+        for index in plan.tasks.indices { check.taskSucceeded(index) }
+        #expect(plan.tasks.map { check.fingerprint(of: $0.id) } == expected)
+    }
 }

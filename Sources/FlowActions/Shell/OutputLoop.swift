@@ -163,8 +163,6 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
     func watch(_ added: [Watch], owner: UInt64) {
         for watch in added {
             let descriptor = watch.descriptor
-            // A pipe's read end has no other status flags to keep.
-            if case .output = watch { _ = fcntl(descriptor, F_SETFL, O_NONBLOCK) }
             let tag: UInt64 = lock.withLock {
                 watchedCount += 1
                 let tag = Self.tag(descriptor, number: watchedCount)
@@ -310,17 +308,20 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
         return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLHUP) != 0
     }
 
-    /// Reads what is there, up to `readsPerTurn` reads, so that a child writing without pause
-    /// cannot starve the others (epoll reports it again on the next turn); false (handler told)
-    /// at end of file or on error.
+    /// Reads once what epoll reported there, so that a child writing without pause cannot starve
+    /// the others (epoll reports it again on the next turn, once armed again); false (handler
+    /// told) at end of file or on error.
+    ///
+    /// The pipe is left blocking, as the child got it (no `fcntl` a pipe, two system calls a
+    /// task): one read after epoll reported it cannot block, since only this loop reads it, and
+    /// a pipe's read returns what it holds (64 KiB by default: the buffer's size) without
+    /// waiting for more. A second read could block, so there is none before the next report.
     private func drain(_ descriptor: Int32, _ handler: @escaping (ArraySlice<UInt8>?) -> Void) -> Bool {
-        var reads = 0
-        while reads < Self.readsPerTurn {
+        while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 handler(buffer[0..<count])
-                if paused.contains(descriptor) { return true }
-                reads += 1
+                return true
             } else if count < 0 && errno == EINTR {
                 continue
             } else if count < 0 && errno == EAGAIN {
@@ -330,9 +331,5 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
                 return false
             }
         }
-        return true
     }
-
-    /// 4 reads of 64 KiB: a pipe's whole buffer, and then the other children get their turn.
-    static let readsPerTurn = 4
 }

@@ -189,7 +189,10 @@ struct RunCommand: ParsableCommand {
             engineOnly || !UpToDateRun.isNeeded(for: plan)
             ? nil : try UpToDateRun.check(for: plan, environment: environment, force: force, definitions: cache?.keptDefinitions)
         // Fingerprints are taken for the record, so that a later run can resume this one.
-        let resumeCheck = !engineOnly && (recorder != nil || resumed != nil) ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed) : nil
+        let resumeCheck =
+            !engineOnly && (recorder != nil || resumed != nil)
+            ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed, definitions: cache?.keptDefinitions)
+            : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
         // Made once nothing can throw before the run: the run's loop ends in `finishRun()`.
         let actions = engineOnly ? nil : ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment))
@@ -206,7 +209,7 @@ struct RunCommand: ParsableCommand {
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         actions?.finishRun()
         UpToDateRun.finish(upToDate)
-        cache?.storeMade(definitions: upToDate?.definitionDigests)
+        cache?.storeMade(definitions: upToDate?.definitionDigests ?? resumeCheck?.definitionDigests)
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.
