@@ -90,7 +90,7 @@ package struct PlanCache: Sendable {
         guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, let key = Key(settings: settings, sources: sources)
         else { return }
         var body = key.bytes
-        let digests = definitions.map { $0.items.count == plan.tasks.count ? $0.bytes : [] } ?? []
+        let digests = definitions.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? []
         let count = UInt64(digests.count / (2 * TaskStateBytes.digestSize))
         for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
         body += digests

@@ -39,7 +39,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var failure: TaskStatesError?
     /// Each task's definition and env digests, taken before the run (they depend on the plan
     /// alone), on both cores for a large plan.
-    private let definitions: [TaskFingerprint.Definition]
+    private let definitions: DefinitionDigests
     /// Each tracked task's input and output files with their statuses, taken before the run on
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
@@ -57,16 +57,16 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.fileSystem = fileSystem
         current = FingerprintValues(count: plan.tasks.count)
         asStored = [Bool](repeating: false, count: plan.tasks.count)
-        if let definitions, definitions.items.count == plan.tasks.count {
-            self.definitions = definitions.items
+        if let definitions, definitions.count == plan.tasks.count {
+            self.definitions = definitions
         } else {
-            self.definitions = TaskFingerprint.definitions(of: plan.tasks)
+            self.definitions = DefinitionDigests.of(plan.tasks)
         }
         if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: fileSystem) }
     }
 
     /// Each task's definition and env digests, for the compiled plan to keep.
-    package var definitionDigests: DefinitionDigests { DefinitionDigests(definitions) }
+    package var definitionDigests: DefinitionDigests { definitions }
 
     /// Whether any task of the workflow has a recorded success.
     package var hasHistory: Bool { lock.withLock { !states.isEmpty } }
