@@ -17,7 +17,7 @@ import Foundation
 /// an edit is always seen, whatever its timestamps. Anything else (another version, bytes cut
 /// short or damaged, another key) is ignored, and the cache is written again after planning.
 package struct PlanCache: Sendable {
-    package static let version: UInt32 = 3
+    package static let version: UInt32 = 4
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String
@@ -52,10 +52,12 @@ package struct PlanCache: Sendable {
     }
 
     /// The same, with its tasks' definition digests when they were kept with it (one for each
-    /// of its tasks, else nil).
-    package func kept(settings: [UInt8]) -> (plan: Plan, definitions: DefinitionDigests?)? {
+    /// of its tasks, else nil), and the SHA-256 of the workflow file's contents as this read
+    /// found them (the check of its files hashed them: the run record keeps it, not hashing the
+    /// file again).
+    package func kept(settings: [UInt8]) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?)? in
+        return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?)? in
             guard let body = Self.body(of: bytes) else { return nil }
             var offset = body.startIndex
             guard let key = Key(reading: body, at: &offset), key.settings == settings, key.filesAreUnchanged,
@@ -68,8 +70,10 @@ package struct PlanCache: Sendable {
             let digests = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * size])
             offset += Int(count) * size
             guard let plan = try? Plan(compiled: UnsafeRawBufferPointer(rebasing: body[offset...])) else { return nil }
+            // The loader reads the workflow file first: it is the key's first file.
+            let workflowDigest = key.files.first.flatMap { $0.status == nil ? nil : $0.digest }
             // None kept (the run took none), or not one a task: taken again by the run.
-            return (plan, count == 0 ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count))
+            return (plan, count == 0 ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count), workflowDigest)
         }
     }
 
@@ -86,7 +90,7 @@ package struct PlanCache: Sendable {
         guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, let key = Key(settings: settings, sources: sources)
         else { return }
         var body = key.bytes
-        let digests = definitions.map { $0.items.count == plan.tasks.count ? $0.bytes : [] } ?? []
+        let digests = definitions.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? []
         let count = UInt64(digests.count / (2 * TaskStateBytes.digestSize))
         for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
         body += digests

@@ -27,13 +27,19 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var inputsAtStart: [Int: InputsAtStart] = [:]
     /// What each task left when it succeeded in this run, or was found up to date: nil for one
     /// not recorded (it did not make an output, or an input changed while it ran).
-    private var built: [TaskRecord?]
+    /// Empty until the first is kept (`build(_:at:)`).
+    private var built: [TaskRecord?] = []
+    /// The tasks found up to date with every file's stamp standing: their fingerprint, its
+    /// value and their record are exactly the state's (each part was compared with it), so they
+    /// are read from the state when asked rather than held as text (four 64-character strings
+    /// a task: 9 MB of a 20,000-task no-op, which asks for few of them).
+    private var asStored: [Bool]
     /// The files hashed in this run, for every task's digests.
     private let hashedInRun = HashedInRun()
     private var failure: TaskStatesError?
     /// Each task's definition and env digests, taken before the run (they depend on the plan
     /// alone), on both cores for a large plan.
-    private let definitions: [TaskFingerprint.Definition]
+    private let definitions: DefinitionDigests
     /// Each tracked task's input and output files with their statuses, taken before the run on
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
@@ -50,17 +56,17 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.force = force
         self.fileSystem = fileSystem
         current = FingerprintValues(count: plan.tasks.count)
-        built = [TaskRecord?](repeating: nil, count: plan.tasks.count)
-        if let definitions, definitions.items.count == plan.tasks.count {
-            self.definitions = definitions.items
+        asStored = [Bool](repeating: false, count: plan.tasks.count)
+        if let definitions, definitions.count == plan.tasks.count {
+            self.definitions = definitions
         } else {
-            self.definitions = TaskFingerprint.definitions(of: plan.tasks)
+            self.definitions = DefinitionDigests.of(plan.tasks)
         }
         if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: fileSystem) }
     }
 
     /// Each task's definition and env digests, for the compiled plan to keep.
-    package var definitionDigests: DefinitionDigests { DefinitionDigests(definitions) }
+    package var definitionDigests: DefinitionDigests { definitions }
 
     /// Whether any task of the workflow has a recorded success.
     package var hasHistory: Bool { lock.withLock { !states.isEmpty } }
@@ -72,8 +78,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             let task = plan.tasks[index]
             var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
-            remember(fingerprint, of: index)
             guard TaskDefinition.isTracked(task) else {
+                remember(fingerprint, of: index)
                 filesBeforeRun = nil  // it runs, and may change any file
                 return nil
             }
@@ -88,7 +94,6 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 let inputs = StampedCheck.files(
                     TaskDefinition.inputs(of: task), found: found?.inputs, kept: stored, outputs: false, digests: &digests)
                 fingerprint.inputs = inputs.digest
-                remember(fingerprint, of: index)
                 var outputs: StampedCheck.Result?
                 let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
                     let result = StampedCheck.files(
@@ -97,24 +102,28 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     return (result.digest, result.missing)
                 }
                 if inputs.missing.isEmpty, reason == nil, let outputs {
+                    guard inputs.restamped != nil || outputs.restamped != nil else {
+                        asStored[index] = true
+                        return Self.reason
+                    }
                     let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
-                    built[index] = record
+                    build(record, at: index)
                     // Its four parts are those kept: so is their digest, not hashed again.
                     current.remember(fingerprint, of: index, value: stored.hex(.value))
                     // Files hashed again with the same contents (touched): their new stamps are
                     // kept, so that they are not hashed next time.
-                    if inputs.restamped != nil || outputs.restamped != nil {
-                        states.refresh(
-                            TaskState(
-                                id: task.id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
-                                outputs: outputs.restamped ?? stored.files(outputs: true)))
-                    }
+                    states.refresh(
+                        TaskState(
+                            id: task.id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                            outputs: outputs.restamped ?? stored.files(outputs: true)))
                     return Self.reason
                 }
                 checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
             } else {
                 inputsAtSuccess.insert(index)
             }
+            // Its fingerprint as it starts (with its inputs' digest when they were taken).
+            remember(fingerprint, of: index)
             // It may change any file: from now on every check stats again.
             filesBeforeRun = nil
             // Taken before the task starts: an input it changes makes it run again next time.
@@ -146,7 +155,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             // An output the task did not make: it runs again next time, as make would.
             guard outputs.missing.isEmpty else { return }
             let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
-            built[index] = record
+            build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
             note { () throws(TaskStatesError) in try states.recordSuccess(state) }
         }
@@ -154,7 +163,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     /// The fingerprint of the task at `index` in this run, once it was checked (`--resume` records it).
     package func fingerprint(at index: Int) -> TaskFingerprint? {
-        lock.withLock { current[index] }
+        lock.withLock { asStored[index] ? storedTask(at: index)?.record.fingerprint : current[index] }
     }
 
     /// The whole value of the fingerprint of the task at `index` in this run, once it was checked.
@@ -166,7 +175,13 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// its fingerprint and its outputs' digest (`--resume` records them); nil if it was not
     /// recorded as built.
     package func builtRecord(at index: Int) -> TaskRecord? {
-        lock.withLock { built[index] }
+        lock.withLock { asStored[index] ? storedTask(at: index)?.record : built.isEmpty ? nil : built[index] }
+    }
+
+    /// Keeps what the task at `index` left; `built` is made at the first (a no-op makes none).
+    private func build(_ record: TaskRecord, at index: Int) {
+        if built.isEmpty { built = [TaskRecord?](repeating: nil, count: plan.tasks.count) }
+        built[index] = record
     }
 
     /// Writes the state anew if the run changed it; call once the run has ended.
@@ -179,7 +194,13 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     }
 
     private func value(of task: Int) -> String? {
-        current.value(of: task)
+        asStored[task] ? storedTask(at: task)?.hex(.value) : current.value(of: task)
+    }
+
+    /// What the state kept of the task at `index`: read from the file mapped when the run began
+    /// (and the journal read then), which this run does not change.
+    private func storedTask(at index: Int) -> StoredTask? {
+        states.stored(at: index, id: plan.tasks[index].id)
     }
 
     private func note(_ change: () throws(TaskStatesError) -> Void) {

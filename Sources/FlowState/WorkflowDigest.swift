@@ -15,6 +15,17 @@ package enum WorkflowDigest {
         while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
             hash.update(data: chunk)
         }
-        return "sha256:" + hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return text(of: Array(hash.finalize()))
+    }
+
+    /// The digest of `contents`, the bytes the loader read of the file.
+    package static func of(contents: [UInt8]) -> String {
+        text(of: Array(SHA256.hash(data: contents)))
+    }
+
+    /// The record's text for a SHA-256 already taken of the file's contents (the compiled-plan
+    /// cache's check of its files takes it: a run does not read and hash the file twice).
+    package static func text(of digest: [UInt8]) -> String {
+        "sha256:" + digest.withUnsafeBytes { FileRecord.hex($0) }
     }
 }

@@ -152,4 +152,17 @@ import Testing
         #expect(read.tasks[0].spec.retries == 7)
         #expect(read.workflow.tasks[plan.tasks[0].fileIndex].retries != 7)
     }
+
+    /// A task's action is kept as a flag when it is its spec's as written (no `${...}` or
+    /// relative path in it), and whole when planning changed it: both read back as planned.
+    @Test func anActionAsWrittenIsSharedWithTheSpecAndAResolvedOneKeptWhole() throws {
+        let plan = try plan(Self.everything)
+        #expect(plan.tasks.contains { $0.action == $0.spec.action }, "the test covers an action as written")
+        #expect(plan.tasks.contains { $0.action != $0.spec.action }, "the test covers a resolved action")
+        let read = try readBack(plan.compiled)
+        for (was, now) in zip(plan.tasks, read.tasks) {
+            #expect(now.action == was.action, "\(was.id)")
+            #expect(now.spec.action == was.spec.action, "\(was.id)")
+        }
+    }
 }

@@ -57,6 +57,54 @@ import Testing
         return plan
     }
 
+    /// A task found up to date with every stamp standing is not held as text: its fingerprint,
+    /// its value and its record are read back from the state when asked. They are those its
+    /// success left, and its dependent, whose needs' digest takes its value, is up to date too.
+    @Test func aTaskUpToDateWithItsStampsStandingGivesWhatItsSuccessLeft() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        disk.write("/w/in/a", "input a")
+        let text = """
+            version: 1
+            tasks:
+              a: {inputs: [/w/in/a], outputs: [/w/out/a], shell: [cp, /w/in/a, /w/out/a]}
+              b: {needs: [a], inputs: [/w/out/a], outputs: [/w/out/b], shell: [cp, /w/out/a, /w/out/b]}
+
+            """
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: base + "/flow.yaml"))
+        let loaded = WorkflowLoader.load(path: base + "/flow.yaml")
+        let workflow = try #require(loaded.workflow, "\(loaded.diagnostics)")
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        func check() -> UpToDateCheck {
+            UpToDateCheck(
+                plan: plan, states: TaskStates(folder: StateFolder(path: base + "/.flowrun"), workflowFile: base + "/flow.yaml"),
+                force: false, fileSystem: disk)
+        }
+        let first = check()
+        for (index, task) in plan.tasks.enumerated() {
+            #expect(first.skipReason(for: index) == nil)
+            disk.write("/w/out/" + task.id, "made " + task.id)
+            first.taskSucceeded(index)
+        }
+        first.finish()
+        let fingerprints = plan.tasks.indices.map { first.fingerprint(at: $0) }
+        let values = plan.tasks.indices.map { first.value(at: $0) }
+        let records = plan.tasks.indices.map { first.builtRecord(at: $0) }
+        #expect(records.allSatisfy { $0 != nil } && values.allSatisfy { $0 != nil })
+        // The next run hashes the files written within a tick again (racy); the one after
+        // finds every stamp standing.
+        for _ in 0..<2 {
+            disk.advance(seconds: 10)
+            let later = check()
+            #expect(plan.tasks.indices.allSatisfy { later.skipReason(for: $0) == UpToDateCheck.reason })
+            later.finish()
+            #expect(plan.tasks.indices.map { later.fingerprint(at: $0) } == fingerprints)
+            #expect(plan.tasks.indices.map { later.value(at: $0) } == values)
+            #expect(plan.tasks.indices.map { later.builtRecord(at: $0) } == records)
+            #expect(plan.tasks.indices.map { later.fingerprint(at: $0)?.value } == values)
+        }
+    }
+
     @Test func aFileWhoseStampStandsIsNotHashed() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let plan = try built(["a", "b"])

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -225,5 +226,34 @@ import Testing
         #expect(try await ran())
         #expect(try folder.read("out.txt") == "jello two\n")
         #expect(try await !ran())
+    }
+
+    /// The record keeps the workflow file's digest, taken from the plan's loading (the bytes read
+    /// on a miss, the cache's check of its files on a hit) rather than by hashing the file again:
+    /// it is the workflow's, not an included or dotenv file's, and follows each edit.
+    @Test func eachRecordKeepsTheDigestOfTheWorkflowFileAsRun() async throws {
+        let folder = try project()
+        func digests() async throws -> [String] {
+            let listed = try await FlowrunBinary.run(["runs", "--json", "flow.yaml"], in: folder.url)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let runs = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            return runs.compactMap { $0["digest"] as? String }
+        }
+        func expected() throws -> String {
+            let bytes = try Data(contentsOf: folder.url.appendingPathComponent("flow.yaml"))
+            return "sha256:" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        }
+        let first = try expected()
+        try await run(folder)  // the cache made
+        try await run(folder)  // and read
+        #expect(try cacheFile(folder) != nil)
+        #expect(try await digests() == [first, first])
+
+        try folder.write("flow.yaml", Self.workflow.replacingOccurrences(of: "greeting.txt", with: "greeting.txu"))
+        let second = try expected()
+        #expect(second != first)
+        try await run(folder)
+        try await run(folder)
+        #expect(try await digests() == [second, second, first, first])
     }
 }

@@ -77,7 +77,11 @@ extension PlanWriter {
         string(task.workdir)
         string(task.workflowDirectory)
         environment(task.environment)
-        action(task.action)
+        // Usually the spec's action unchanged (no `${...}` or relative path in it): a flag, so
+        // that the reader shares the spec's rather than holding a second copy of its words.
+        let isSpecAction = task.action == task.spec.action
+        bool(isSpecAction)
+        if !isSpecAction { action(task.action) }
         optional(task.shown) {
             $0.string($1.workdir)
             $0.action($1.action)
@@ -215,7 +219,7 @@ extension PlanReader {
         let needs = try array { (reader) throws(CompiledPlanError) in try reader.count() }
         var task = PlannedTask(
             spec: spec, fileIndex: fileIndex, needs: needs, wave: try int(), workdir: try string(), workflowDirectory: try string(),
-            environment: try environment(), action: try action(),
+            environment: try environment(), action: try bool() ? spec.action : try action(),
             shown: try optional { (reader) throws(CompiledPlanError) in
                 ShownFields(workdir: try reader.string(), action: try reader.action(), inputs: try reader.strings(), outputs: try reader.strings())
             })

@@ -174,7 +174,7 @@ struct RunCommand: ParsableCommand {
             workflow: file, eventsFile: eventsFile, junit: junit, others: [("--report-html", report.reportHtml), ("--trace", report.trace)])
         // Read before this run's record is made (and old ones pruned).
         let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
-        let recorder = try recording.startRecording(file: file, plan: plan, environment: environment)
+        let recorder = try recording.startRecording(file: file, plan: plan, environment: environment, workflowDigest: cache?.workflowDigest)
         let standardOutputClosed = StandardOutputClosed()
         // `p` pauses, in the live view only: a plain log's reader may be another program.
         let pauseKey = eventsMode(environment) == .human ? PauseKey.start { [signals] in signals.togglePause() } : nil

@@ -29,7 +29,8 @@ struct RecordOptions: ParsableArguments {
     /// Takes the state folder's lock (waiting for it, with a message, unless `--no-wait`), then
     /// starts the record of this run and prunes old ones. Returns nil with `--no-record`. A
     /// record that cannot be started is a warning: the run goes on without it.
-    func startRecording(file: String, plan: Plan, environment: [String: String]) throws -> RunRecorder? {
+    /// `workflowDigest`: the file's digest when the plan's loading took it already.
+    func startRecording(file: String, plan: Plan, environment: [String: String], workflowDigest: String? = nil) throws -> RunRecorder? {
         guard !noRecord else { return nil }
         let workflowFile = URL(fileURLWithPath: file).standardizedFileURL.path
         let folder = StateFolder(forWorkflowAt: workflowFile, environment: environment)
@@ -49,7 +50,7 @@ struct RecordOptions: ParsableArguments {
         do {
             let (run, path) = try store.newRecord(forWorkflow: workflowFile, startedMilliseconds: started)
             var header = RecordHeader(
-                run: run, workflow: plan.workflow.name, file: workflowFile, digest: WorkflowDigest.ofFile(at: workflowFile),
+                run: run, workflow: plan.workflow.name, file: workflowFile, digest: workflowDigest ?? WorkflowDigest.ofFile(at: workflowFile),
                 startedMilliseconds: started, outputCap: recordOutputCap.bytes, plan: [])
             header.taskCount = plan.tasks.count
             // The plan's line is made only if a task runs: a no-op rerun writes none.
