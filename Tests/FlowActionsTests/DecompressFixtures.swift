@@ -68,6 +68,28 @@ struct DecompressFixtures {
 }
 
 extension DecompressFixtures {
+    /// Fixtures with the archives `script` (Python, run by `python(_:)`) makes, and a folder
+    /// `out` that holds `keep.txt` already: a failed extraction into it must leave it so
+    /// (`expectOutUntouched`).
+    init(archives script: String) throws {
+        try self.init()
+        try python(script)
+        try FileManager.default.createDirectory(atPath: path("out"), withIntermediateDirectories: true)
+        try "keep".write(toFile: path("out/keep.txt"), atomically: false, encoding: .utf8)
+    }
+
+    /// `out` holds what it held before (`keep.txt`), and no staging folder is left beside it.
+    func expectOutUntouched(sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(listing("out") == ["keep.txt"], sourceLocation: sourceLocation)
+        #expect(!listing().contains { $0.contains("flowrun-") }, sourceLocation: sourceLocation)
+    }
+
+    /// The extracted file `name` has the bytes of the file `source` (both in the fixture).
+    func expectSameBytes(_ name: String, as source: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        let written = FileManager.default.contents(atPath: path(name))
+        #expect(written != nil && written == FileManager.default.contents(atPath: path(source)), "\(name)", sourceLocation: sourceLocation)
+    }
+
     /// A ustar archive at `path` of one entry, `big.bin`, of `entryBytes` bytes that do not
     /// repeat, written here: no process is spawned, so the test's thread is not held waiting.
     static func tar(at path: String, entryBytes: Int) throws {

@@ -42,7 +42,7 @@ final class ArchiveInput {
             } else {
                 archive_read_support_filter_all(reader)
                 opened = source.open(reader)
-                if opened == ARCHIVE_OK { readAhead = EntryReadAhead(reader: reader, filters: nil, descriptor: descriptor) }
+                if opened == ARCHIVE_OK { readAhead = EntryReadAhead(reader: reader, filters: nil, source: source) }
             }
         } else {
             let pipe = PipeSource(descriptor: descriptor, isCancelled: isCancelled)

@@ -13,7 +13,9 @@ import Foundation
 /// (the central directory) and then from the start again. Bytes are hashed when a read
 /// continues the hashed prefix; a skip from its end reads through instead (one read either
 /// way); what libarchive never read (a tar's trailing zero blocks, a zip's central
-/// directory) is read once at the end (`digest()`).
+/// directory) is read once at the end (`digest()`). A zip entry's compressed bytes that the
+/// whole-entry inflater reads (`bytes(at:count:)`) are hashed from its read, and libarchive
+/// skips them: each byte is read once.
 ///
 /// - Warning: not thread-safe; one thread at a time calls the reader that reads it.
 final class ArchiveSource {
@@ -35,6 +37,10 @@ final class ArchiveSource {
     /// The bytes `[0, hashedUpTo)` are handed to `hashing`.
     private var hashedUpTo: Int64 = 0
     private let hashing = BlockHashing()
+    /// The buffer `bytes(at:count:)` reads into, made at its first call, and the hashing
+    /// ticket of its bytes.
+    private var entryBuffer: UnsafeMutableRawPointer?
+    private var entryTicket = 0
 
     /// `descriptor` is a regular file's, open for reading; the caller closes it after the
     /// readers that use this source are freed.
@@ -49,6 +55,7 @@ final class ArchiveSource {
     deinit {
         _ = hashing.finish()
         for buffer in buffers { buffer.deallocate() }
+        entryBuffer?.deallocate()
     }
 
     /// Opens `reader` on this source, from the file's start; the source must outlive the
@@ -95,6 +102,41 @@ final class ArchiveSource {
         position = end
         block.pointee = UnsafeRawPointer(buffer)
         return count
+    }
+
+    /// Up to `count` bytes (at most `WholeEntryInflater.maxCompressedSize`) at `offset`, for
+    /// the whole-entry inflater, on the thread that reads the archive; valid until the next
+    /// call. Bytes that continue the hashed prefix are hashed from here, so that libarchive
+    /// skips them rather than reads them again (`skip`). Fewer bytes at the file's end; nil if
+    /// a read failed (`errno` says why).
+    func bytes(at offset: Int64, count: Int) -> UnsafeRawBufferPointer? {
+        precondition(count <= WholeEntryInflater.maxCompressedSize)
+        let buffer =
+            entryBuffer ?? UnsafeMutableRawPointer.allocate(byteCount: WholeEntryInflater.maxCompressedSize, alignment: 64)
+        entryBuffer = buffer
+        hashing.wait(for: entryTicket)
+        entryTicket = 0
+        var done = 0
+        var failure: Int32 = 0
+        while done < count {
+            let read = pread(descriptor, buffer + done, count - done, off_t(offset) + off_t(done))
+            if read < 0 && errno == EINTR { continue }
+            if read < 0 { failure = errno }
+            guard read > 0 else { break }
+            done += read
+        }
+        // What was read is hashed even when the read failed after it: the prefix stays whole.
+        let end = offset + Int64(done)
+        if offset <= hashedUpTo && end > hashedUpTo {
+            let skipped = Int(hashedUpTo - offset)
+            entryTicket = hashing.add(buffer + skipped, count: done - skipped)
+            hashedUpTo = end
+        }
+        guard failure == 0 else {
+            errno = failure
+            return nil
+        }
+        return UnsafeRawBufferPointer(start: buffer, count: done)
     }
 
     /// At the hashed prefix's end, nothing is skipped: libarchive reads through, and the bytes

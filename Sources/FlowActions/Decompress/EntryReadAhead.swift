@@ -59,8 +59,8 @@ final class EntryReadAhead: @unchecked Sendable {
 
     private let reader: OpaquePointer
     private let filters: [DetectedFormat.Filter]?
-    /// The archive file's, for `WholeEntryInflater`; nil when the archive is not a file.
-    private let descriptor: Int32?
+    /// The archive file's source, for `WholeEntryInflater`; nil when the archive is not a file.
+    private let source: ArchiveSource?
     private let buffers: [UnsafeMutableRawPointer]
     private let condition = NSCondition()
     /// Guarded by `condition`, as everything below. Items with the compressed bytes read when
@@ -82,12 +82,13 @@ final class EntryReadAhead: @unchecked Sendable {
     /// A zip's directory, once the extracting side checked it (nil inside: not a zip, or none).
     private var zipDirectory: ZipDirectory??
 
-    /// `reader` is open, no header read yet; `filters` as for `DetectedFormat`; `descriptor`
-    /// the archive file's, which `reader` reads. The read thread starts here.
-    init(reader: OpaquePointer, filters: [DetectedFormat.Filter]?, descriptor: Int32?) {
+    /// `reader` is open, no header read yet; `filters` as for `DetectedFormat`; `source` the
+    /// archive file's, which `reader` reads (on the read thread alone, from here on). The read
+    /// thread starts here.
+    init(reader: OpaquePointer, filters: [DetectedFormat.Filter]?, source: ArchiveSource?) {
         self.reader = reader
         self.filters = filters
-        self.descriptor = descriptor
+        self.source = source
         buffers =
             (0..<Self.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
             + (0..<Self.wholeBufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: WholeEntryInflater.maxSize, alignment: 64) }
@@ -255,7 +256,7 @@ final class EntryReadAhead: @unchecked Sendable {
 
     private func readAll() {
         var first = true
-        var whole: WholeEntries?
+        var whole: (entries: WholeEntries, inflater: WholeEntryInflater)?
         while true {
             var entryPointer: OpaquePointer?
             let status = archive_read_next_header(reader, &entryPointer)
@@ -279,10 +280,10 @@ final class EntryReadAhead: @unchecked Sendable {
                 return
             }
             // The extracting side checks the zip's headers once it has the first.
-            if zipStarts, let descriptor, let directory = waitForZipDirectory(), let inflater = WholeEntryInflater(descriptor: descriptor) {
-                whole = WholeEntries(directory: directory, inflater: inflater)
+            if zipStarts, let source, let directory = waitForZipDirectory(), let inflater = WholeEntryInflater(source: source) {
+                whole = (WholeEntries(directory: directory), inflater)
             }
-            if let listed = whole?.next(for: entry, at: archive_read_header_position(reader)), let inflater = whole?.inflater {
+            if let inflater = whole?.inflater, let listed = whole?.entries.next(for: entry, at: archive_read_header_position(reader)) {
                 guard inflateWhole(listed, with: inflater) else { return }
             } else {
                 guard readData() else { return }

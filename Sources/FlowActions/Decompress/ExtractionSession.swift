@@ -249,10 +249,7 @@ final class ExtractionSession {
                 throw .entry(name, "cannot be read: \(message)")
             case .data(let block, let count, let at): (buffer, size, offset) = (block, count, at)
             }
-            guard archive_write_data_block(writer, buffer, size, offset) == ARCHIVE_OK else {
-                throw .entry(name, "cannot be written: \(Self.writeError(writer))")
-            }
-            if hashed { hashing.add(buffer, count: size, at: offset) }
+            try write(buffer, count: size, at: offset, of: name, hashed: hashed)
             bytesWritten += Int64(size)
             let compressed = input.compressedBytes
             if bytesWritten > Int64(limits.maxBytes) {
@@ -266,6 +263,23 @@ final class ExtractionSession {
             if isCancelled() { throw .cancelled }
             progress(compressed, archiveSize)
         }
+    }
+
+    /// Writes a data block and hands it to the hashing a piece (`FileHashing.bufferSize`) at a
+    /// time: a zip entry inflated whole comes as one block of up to 4 MiB, and the hashing's
+    /// copy of a piece then reads it while the write has just brought it into the cache. An
+    /// empty block is still written (a sparse file's end).
+    private func write(_ block: UnsafeRawPointer?, count: Int, at offset: Int64, of name: String, hashed: Bool) throws(ActionFailure) {
+        var done = 0
+        repeat {
+            let piece = min(FileHashing.bufferSize, count - done)
+            let start = block.map { $0 + done }
+            guard archive_write_data_block(writer, start, piece, offset + Int64(done)) == ARCHIVE_OK else {
+                throw .entry(name, "cannot be written: \(Self.writeError(writer))")
+            }
+            if hashed { hashing.add(start, count: piece, at: offset + Int64(done)) }
+            done += piece
+        } while done < count
     }
 
     private static func message(_ archive: OpaquePointer) -> String {

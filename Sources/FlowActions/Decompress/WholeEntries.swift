@@ -8,14 +8,12 @@ import Foundation
 /// skipped entry's data descriptor); once a file is not, libarchive reads every entry left,
 /// as it would without this. Folders and symlinks are libarchive's.
 struct WholeEntries {
-    let inflater: WholeEntryInflater
     private let directory: ZipDirectory
     private var index = 0
     private var followed = true
 
-    init(directory: ZipDirectory, inflater: WholeEntryInflater) {
+    init(directory: ZipDirectory) {
         self.directory = directory
-        self.inflater = inflater
     }
 
     /// The directory's entry for libarchive's next header `entry`, read at `position`, if its

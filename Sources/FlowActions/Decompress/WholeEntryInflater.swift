@@ -5,8 +5,9 @@ import Foundation
 /// zlib's time, which libarchive inflates a zip with (the read thread's work, and the most of
 /// an extraction's). The entry's compressed bytes are read at once and inflated into one
 /// buffer, so only entries of at most `maxSize` bytes (`ZipDirectory.Entry.isWhole`); memory is
-/// the input buffer and the caller's, whose pages are touched only as far as the largest entry
-/// needs.
+/// the source's buffer of compressed bytes and the caller's, whose pages are touched only as far
+/// as the largest entry needs. The compressed bytes come from `ArchiveSource`, which hashes them
+/// from this read: libarchive skips them.
 ///
 /// The data must inflate to exactly the size the central directory gives, with its CRC-32;
 /// anything else fails the entry, as libarchive would (its words for a bad CRC).
@@ -21,39 +22,31 @@ final class WholeEntryInflater {
         case failed(String)
     }
 
-    private let descriptor: Int32
+    private let source: ArchiveSource
     private let decompressor: OpaquePointer
-    private let input = UnsafeMutableRawPointer.allocate(byteCount: maxCompressedSize, alignment: 64)
 
-    /// `descriptor`: the zip file's, open for reading while this lives. Nil out of memory.
-    init?(descriptor: Int32) {
-        guard let decompressor = libdeflate_alloc_decompressor() else {
-            input.deallocate()
-            return nil
-        }
-        self.descriptor = descriptor
+    /// `source`: the zip file's, which the caller's thread reads. Nil out of memory.
+    init?(source: ArchiveSource) {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
+        self.source = source
         self.decompressor = decompressor
     }
 
     deinit {
         libdeflate_free_decompressor(decompressor)
-        input.deallocate()
     }
 
     /// Inflates `entry` into `output`, of `maxSize` bytes.
     func inflate(_ entry: ZipDirectory.Entry, into output: UnsafeMutableRawPointer) -> Inflated {
         guard entry.isWhole else { return .failed("not inflated whole") }
         let compressed = Int(entry.compressedSize), size = Int(entry.size)
-        var done = 0
-        while done < compressed {
-            let count = pread(descriptor, input + done, compressed - done, off_t(entry.dataOffset) + off_t(done))
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return .failed(count == 0 ? "Truncated ZIP file data" : "Error reading archive: \(FileTree.errorText())") }
-            done += count
+        guard let input = source.bytes(at: entry.dataOffset, count: compressed) else {
+            return .failed("Error reading archive: \(FileTree.errorText())")
         }
+        guard input.count == compressed else { return .failed("Truncated ZIP file data") }
         // As libarchive: the deflate data must end where the directory's compressed size does.
         var consumed = 0
-        switch libdeflate_deflate_decompress_ex(decompressor, input, compressed, output, size, &consumed, nil) {
+        switch libdeflate_deflate_decompress_ex(decompressor, input.baseAddress, compressed, output, size, &consumed, nil) {
         case LIBDEFLATE_SUCCESS:
             guard consumed == compressed else {
                 return .failed("ZIP compressed data is wrong size (read \(consumed), expected \(compressed))")
