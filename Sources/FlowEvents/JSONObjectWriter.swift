@@ -81,8 +81,6 @@ package struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `,"key":` (no comma first in an object) with one `append`: an event has five
-    /// or more keys, and each `append` checks the buffer's uniqueness and capacity.
     /// A time as an RFC 3339 string, from the text of the last time when in the same second.
     package mutating func timeField(_ key: StaticString, milliseconds: Int64, memo: inout EventTime.Memo) {
         appendKey(key)
@@ -92,18 +90,12 @@ package struct JSONObjectWriter {
     }
 
     private mutating func appendKey(_ key: StaticString) {
-        let comma = needsComma ? 1 : 0
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
         needsComma = true
-        key.withUTF8Buffer { name in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + 4) { text in
-                text[0] = UInt8(ascii: ",")
-                text[comma] = UInt8(ascii: "\"")
-                for (offset, byte) in name.enumerated() { text[comma + 1 + offset] = byte }
-                text[comma + 1 + name.count] = UInt8(ascii: "\"")
-                text[comma + 2 + name.count] = UInt8(ascii: ":")
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<(comma + 3 + name.count)]))
-            }
-        }
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     package static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
