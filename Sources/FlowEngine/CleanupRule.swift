@@ -14,8 +14,8 @@ import FlowPlanning
 /// - The run stays cancelled: its exit status is the signal's even if the cleanup succeeds.
 package enum CleanupRule {
     /// Whether a task already running when the run is cancelled goes on, as cleanup.
-    static func goesOn(_ task: PlannedTask) -> Bool {
-        task.spec.when == .always
+    static func goesOn(_ when: When) -> Bool {
+        when == .always
     }
 
     /// Why a cleanup task whose needs ended after the grace period does not start.

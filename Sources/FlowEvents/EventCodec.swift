@@ -12,9 +12,16 @@ import FlowModel
 package enum EventCodec {
     /// Replaces `buffer` with the line of `event` and its newline, reusing its storage.
     package static func encode(_ event: RunEvent, into buffer: inout [UInt8]) {
+        var memo = EventTime.Memo()
+        encode(event, into: &buffer, times: &memo)
+    }
+
+    /// As `encode(_:into:)`, for a writer of many events: `times` keeps the text of the last
+    /// time, which the events of the same second share.
+    package static func encode(_ event: RunEvent, into buffer: inout [UInt8], times: inout EventTime.Memo) {
         var object = JSONObjectWriter(reusing: &buffer)
         object.field("seq", event.seq)
-        object.timeField("time", milliseconds: event.timeMilliseconds)
+        object.timeField("time", milliseconds: event.timeMilliseconds, memo: &times)
         object.field("event", event.name)
         switch event.kind {
         case .workflowStarted(let workflow, let file, let tasks, let concurrency):

@@ -50,6 +50,35 @@ package enum EventTime {
         }
     }
 
+    /// The last time formatted, for events of the same second: the stream stamps thousands of
+    /// events a second, whose text differs only in the milliseconds.
+    package struct Memo: Sendable {
+        fileprivate var second = Int64.min
+        /// The 24 bytes of the last time appended.
+        fileprivate var text: [UInt8] = []
+
+        package init() {}
+    }
+
+    /// As `append(milliseconds:to:)`; a time in the second of the last one `memo` saw only has its
+    /// milliseconds written.
+    package static func append(milliseconds: Int64, to bytes: inout [UInt8], memo: inout Memo) {
+        let clamped = min(max(milliseconds, range.lowerBound), range.upperBound)
+        var second = clamped / 1000
+        if clamped % 1000 < 0 { second -= 1 }  // floor, as the date's own division
+        if second != memo.second || memo.text.count != 24 {
+            memo.text.removeAll(keepingCapacity: true)
+            append(milliseconds: clamped, to: &memo.text)
+            memo.second = second
+        } else {
+            let ofSecond = clamped - second * 1000
+            memo.text[20] = UInt8(ascii: "0") + UInt8(ofSecond / 100)
+            memo.text[21] = UInt8(ascii: "0") + UInt8(ofSecond / 10 % 10)
+            memo.text[22] = UInt8(ascii: "0") + UInt8(ofSecond % 10)
+        }
+        bytes.append(contentsOf: memo.text)
+    }
+
     /// The proleptic Gregorian date of a day number (0 is 1970-01-01).
     /// See https://howardhinnant.github.io/date_algorithms.html#civil_from_days
     package static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {

@@ -81,6 +81,14 @@ package struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// A time as an RFC 3339 string, from the text of the last time when in the same second.
+    package mutating func timeField(_ key: StaticString, milliseconds: Int64, memo: inout EventTime.Memo) {
+        appendKey(key)
+        bytes.append(UInt8(ascii: "\""))
+        EventTime.append(milliseconds: milliseconds, to: &bytes, memo: &memo)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     private mutating func appendKey(_ key: StaticString) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         needsComma = true

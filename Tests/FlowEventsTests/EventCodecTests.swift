@@ -16,6 +16,23 @@ import Testing
         #expect(EventTime.string(milliseconds: milliseconds) == expected)
     }
 
+    /// A sink keeps the last time's text (`EventTime.Memo`) and rewrites only its milliseconds
+    /// within a second: every time must read as if formatted afresh, across seconds, days, 1970
+    /// and the clamped ends, forwards and backwards (a wall clock can be set back).
+    @Test func aRememberedSecondGivesTheSameTextAsFormattingAfresh() {
+        let times: [Int64] = [
+            1_795_426_201_123, 1_795_426_201_124, 1_795_426_201_999, 1_795_426_202_000, 1_795_426_202_001, 1_795_426_201_500,
+            1_795_478_399_999, 1_795_478_400_000, 0, 999, 1000, -1, -1000, -1001, -999, -1, Int64.min, Int64.min + 1, Int64.max,
+            Int64.max - 1, 253_402_300_799_000, 1_795_426_201_123,
+        ]
+        var memo = EventTime.Memo()
+        for time in times {
+            var bytes: [UInt8] = Array("x".utf8)
+            EventTime.append(milliseconds: time, to: &bytes, memo: &memo)
+            #expect(String(decoding: bytes, as: UTF8.self) == "x" + EventTime.string(milliseconds: time), "\(time)")
+        }
+    }
+
     @Test(arguments: [Int64(0), 7, -7, 1_234_567_890, Int64.max, Int64.min])
     func integersAreWrittenInDecimal(value: Int64) {
         var bytes: [UInt8] = Array("x".utf8)

@@ -46,4 +46,14 @@ import Testing
         try folder.write("flow.yaml", Self.workflow + "  c: {needs: [b], shell: 'exit 1'}\n")
         #expect(try await run(folder) == ["a", "b", "c"])
     }
+
+    /// No task ran: the run leaves no record for `runs`, `logs` or `--resume` to read, only its plan.
+    @Test func theEngineAloneLeavesNoRunRecord() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        #expect(try await run(folder) == ["a", "b"])
+        #expect(cacheFile(folder) != nil)
+        let runs = folder.url.appendingPathComponent(".flowrun/runs").path
+        let recorded = FileManager.default.enumerator(atPath: runs)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".jsonl") } ?? []
+        #expect(recorded == [])
+    }
 }

@@ -11,8 +11,8 @@ import Foundation
 /// sees each event as it happens.
 package final class JSONLinesSink: EventSink {
     private let writer: DescriptorWriter
-    /// The line being encoded, kept between events for its capacity.
-    private let line = LockedState<[UInt8]>([])
+    /// The line being encoded, kept between events for its capacity, and the last time's text.
+    private let line = LockedState<(bytes: [UInt8], times: EventTime.Memo)>(([], EventTime.Memo()))
 
     package init(writer: DescriptorWriter) {
         self.writer = writer
@@ -36,11 +36,11 @@ package final class JSONLinesSink: EventSink {
     package func receive(_ events: [RunEvent]) {
         // After a failed write nothing more is written: nor need it be encoded.
         guard writer.failure == nil else { return }
-        line.withLock { buffer in
+        line.withLock { line in
             var lines: [UInt8] = []
             for event in events {
-                EventCodec.encode(event, into: &buffer)
-                lines += buffer
+                EventCodec.encode(event, into: &line.bytes, times: &line.times)
+                lines += line.bytes
             }
             if !lines.isEmpty { writer.write(lines) }
         }

@@ -112,7 +112,8 @@ struct RunCommand: ParsableCommand {
     var verbose = false
 
     /// Replaces every action by one that succeeds at once: measures the engine alone (bench/).
-    /// The plan is read from (and kept in) the compiled-plan cache as in any run.
+    /// The plan is read from (and kept in) the compiled-plan cache as in any run; no run record
+    /// is written, as with `--no-record`.
     @Flag(help: .private)
     var engineOnly = false
 
@@ -174,7 +175,10 @@ struct RunCommand: ParsableCommand {
             workflow: file, eventsFile: eventsFile, junit: junit, others: [("--report-html", report.reportHtml), ("--trace", report.trace)])
         // Read before this run's record is made (and old ones pruned).
         let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
-        let recorder = try recording.startRecording(file: file, plan: plan, environment: environment, workflowDigest: cache?.workflowDigest)
+        // An engine-only run ran no action: it leaves no record (`runs` would list successes of
+        // tasks that never ran), only its compiled plan, in a state folder made for it.
+        let recorder = engineOnly ? nil : try recording.startRecording(file: file, plan: plan, environment: environment, workflowDigest: cache?.workflowDigest)
+        if engineOnly { try? StateFolder(forWorkflowAt: URL(fileURLWithPath: file).standardizedFileURL.path, environment: environment).create() }
         let standardOutputClosed = StandardOutputClosed()
         // `p` pauses, in the live view only: a plain log's reader may be another program.
         let pauseKey = eventsMode(environment) == .human ? PauseKey.start { [signals] in signals.togglePause() } : nil
