@@ -32,7 +32,12 @@ package enum PathGlob {
             addFiles(under: pattern, into: &found)
         }
         if found.count < 2 { return found }
-        return Array(Set(found)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // By bytes, not by String's ==: that one takes NFC and NFD spellings of a name for one,
+        // and they are two files (a Set dropped one: combine left it out, the check never read it).
+        found.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var unique: [String] = [found[0]]
+        for path in found.dropFirst() where !path.utf8.elementsEqual(unique[unique.count - 1].utf8) { unique.append(path) }
+        return unique
     }
 
     /// `listed`: `path` ends in a name a folder listing gave. `above`: the folders a `**` went

@@ -22,6 +22,23 @@ import Testing
         #expect(names("src/a.c") == ["src/a.c"])
         #expect(names("missing/*.c").isEmpty && names("missing.c").isEmpty)
     }
+
+    /// Two names that differ only in Unicode normalization are two files: String's == takes
+    /// them for one, and a Set of matches kept one of them (combine left the other out, and the
+    /// up-to-date check never read it, so an edit to it went unseen).
+    @Test func namesThatDifferOnlyInNormalizationAreTwoFiles() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("glob-nfd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base + "/in", withIntermediateDirectories: true)
+        let composed = "caf\u{E9}.txt"
+        let decomposed = "cafe\u{301}.txt"
+        for name in [composed, decomposed] { try Data(name.utf8).write(to: URL(fileURLWithPath: base + "/in/" + name)) }
+
+        for pattern in ["in/*", "in/**", "in"] {
+            let names = PathGlob.files(matching: base + "/" + pattern).map { Array($0.utf8.dropFirst(base.utf8.count + 4)) }
+            #expect(names == [Array(decomposed.utf8), Array(composed.utf8)], "\(pattern)")
+        }
+    }
 }
 
 /// Symbolic links to folders are followed, but a folder met again below itself is not gone into

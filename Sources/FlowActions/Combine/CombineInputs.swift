@@ -24,13 +24,14 @@ struct CombineInputs {
     /// out `output` (a rerun of `inputs: ["*.txt"], to: all.txt` must not read the last run's
     /// output, as tar leaves out the archive it writes); `output` named as an input is an error.
     ///
-    /// A match outside `base` (a pattern's `.*` matches `..`) is an error: the planner has
-    /// checked the patterns themselves.
+    /// A match outside `base` is an error, a check kept behind the planner's, which refuses a
+    /// pattern reaching outside it (a wildcard never matches `..`).
     init(patterns: [String], workdir: String, output: String, base: String? = nil, prefix: String = "") throws(ActionFailure) {
         var files: [Input] = []
         for pattern in patterns {
-            guard pattern != output else { throw ActionFailure("input \(pattern) is the output 'to' itself") }
-            let paths = try Self.expand(pattern).filter { $0 != output }
+            // By bytes: String's == takes an NFD spelling of the output's name for the output.
+            guard !pattern.utf8.elementsEqual(output.utf8) else { throw ActionFailure("input \(pattern) is the output 'to' itself") }
+            let paths = try Self.expand(pattern).filter { !$0.utf8.elementsEqual(output.utf8) }
             if paths.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file but the output") }
             for path in paths {
                 files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
