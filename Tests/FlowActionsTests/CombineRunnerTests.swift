@@ -178,6 +178,22 @@ import Testing
         #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "a")
     }
 
+    /// The up-to-date check leaves a task's declared `outputs` out of its input globs; combine
+    /// leaves out the same files, so that what it reads is what is fingerprinted.
+    @Test func aPatternLeavesOutTheTasksOtherDeclaredOutputsToo() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("a", to: "\(folder)/a.txt")
+        try Support.write("list", to: "\(folder)/logs/list.txt")
+        let workflow = "version: 1\ntasks:\n  c:\n    outputs: [logs/]\n    combine: {inputs: [\"**/*.txt\"], to: all.txt}\n"
+        let task = try #require(try ShellRunnerTests.tasks(workflow, in: folder).first)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "a")
+    }
+
     /// The entries of an archive, read back with libarchive.
     static func entries(of path: String) throws -> [(name: String, contents: String, mode: mode_t)] {
         let archive = try #require(archive_read_new())
