@@ -193,7 +193,8 @@ struct TaskResolver {
                 prefix = expand(written, "'prefix' of task '\(task.id)'", interpolation, task)
                 failed = failed || prefix == nil
             }
-            guard let to, !failed, checkArchiveNaming(written: combine, inputs: inputs, base: base, prefix: prefix, task: task.id)
+            guard let to, !failed, checkArchiveNaming(written: combine, inputs: inputs, base: base, prefix: prefix, task: task.id),
+                checkInputsAreNotTo(written: combine, inputs: inputs, to: to, task: task.id)
             else { return nil }
             combine.inputs = inputs
             combine.to = to
@@ -217,6 +218,18 @@ struct TaskResolver {
                 diagnostics.append(
                     Diagnostic(.inputOutsideBase(writtenInput.value, base: writtenBase.value, task: task), at: input.location))
             }
+        }
+        return diagnostics.count == before
+    }
+
+    /// A combine input path (not a pattern) that is its own `to`: the task would read the
+    /// file it replaces. A pattern's matches leave `to` out when the task runs (`OwnOutputs`).
+    private mutating func checkInputsAreNotTo(written: CombineAction, inputs: [Located<String>], to: Located<String>, task: TaskID) -> Bool {
+        let before = diagnostics.count
+        let output = PathResolution.normalize(to.value)
+        for (input, writtenInput) in zip(inputs, written.inputs)
+        where !input.value.contains(where: { "*?[".contains($0) }) && PathResolution.normalize(input.value) == output {
+            diagnostics.append(Diagnostic(.inputIsTo(writtenInput.value, task: task), at: input.location))
         }
         return diagnostics.count == before
     }
@@ -274,6 +287,11 @@ extension Action {
 extension Diagnostic.Message {
     static func invalidExpandedPrefix(_ value: String, task: TaskID, problem: String) -> Self {
         Self("'prefix' of task '\(task)' expands to '\(value)': \(problem)", hint: "write a relative folder, such as 'app-1.0/'")
+    }
+    static func inputIsTo(_ input: String, task: TaskID) -> Self {
+        Self(
+            "input '\(input)' of task '\(task)' is its own 'to'",
+            hint: "a combine cannot read the file it writes; a glob that matches 'to' leaves it out")
     }
     static func inputOutsideBase(_ input: String, base: String, task: TaskID) -> Self {
         Self(

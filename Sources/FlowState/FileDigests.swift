@@ -65,10 +65,10 @@ struct FileDigests {
     /// One digest over the files that `patterns` name and their contents, and the patterns that
     /// name no file (a missing input or output) or a file that cannot be stat'ed (a name that
     /// is not UTF-8, `PathGlob`): such a file is not seen, so its task must not be up to date.
-    mutating func digest(ofPatterns patterns: [String]) -> (digest: String, missing: [String]) {
+    mutating func digest(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
-        let result = digest(of: statuses(ofPatterns: patterns), patterns: patterns)
+        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own), patterns: patterns)
         return (result.digest, result.missing)
     }
 
@@ -111,19 +111,23 @@ struct FileDigests {
     /// Each file `patterns` name, with its pattern's index, in order, and its status now (nil:
     /// unreadable). A plain path to a file, the usual entry, is stat'ed once here rather than
     /// by PathGlob and again for its record.
-    func statuses(ofPatterns patterns: [String]) -> [FoundFile] {
-        Self.statuses(ofPatterns: patterns, fileSystem: fileSystem)
+    func statuses(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> [FoundFile] {
+        Self.statuses(ofPatterns: patterns, leavingOut: own, fileSystem: fileSystem)
     }
 
-    static func statuses(ofPatterns patterns: [String], fileSystem: any FileSystem) -> [FoundFile] {
+    /// `own`: the task's outputs, which a glob's or a folder's matches leave out (`OwnOutputs`).
+    static func statuses(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none, fileSystem: any FileSystem) -> [FoundFile] {
         var found: [FoundFile] = []
         found.reserveCapacity(patterns.count)
+        // Made at the first pattern that is not a plain file: most tasks never need it.
+        var outputs: OwnOutputs.Matcher?
         for (index, pattern) in patterns.enumerated() {
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
                 found.append(FoundFile(pattern: index, path: pattern, status: status))
                 continue
             }
-            for file in fileSystem.files(matching: pattern) {
+            if outputs == nil, !own.isEmpty { outputs = own.matcher(fileSystem: fileSystem) }
+            for file in fileSystem.files(matching: pattern) where !(outputs?.contains(file) ?? false) {
                 found.append(FoundFile(pattern: index, path: file, status: fileSystem.status(of: file)))
             }
         }

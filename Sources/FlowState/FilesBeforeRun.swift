@@ -19,7 +19,8 @@ struct FilesBeforeRun {
                 let task = tasks[index]
                 guard TaskDefinition.isTracked(task) else { return nil }
                 return (
-                    FileDigests.statuses(ofPatterns: TaskDefinition.inputs(of: task), fileSystem: fileSystem),
+                    FileDigests.statuses(
+                        ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), fileSystem: fileSystem),
                     FileDigests.statuses(ofPatterns: TaskDefinition.outputs(of: task), fileSystem: fileSystem)
                 )
             }

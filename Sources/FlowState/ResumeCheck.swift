@@ -165,7 +165,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             read = .taken(index, fingerprint, outputs: Self.outputs(of: task))
         } else {
             var digests = FileDigests(known: [:])
-            let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task)).digest
+            let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task)).digest
             read = .read(index, inputs: inputs, outputs: Self.outputs(of: task))
         }
         leftLock.withLock { left.append(read) }
@@ -224,7 +224,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private func fingerprint(of index: Int) -> TaskFingerprint {
         settle()
         var digests = FileDigests(known: [:])
-        let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: plan.tasks[index])).digest
+        let task = plan.tasks[index]
+        let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task)).digest
         return fingerprint(of: index, inputs: inputs)
     }
 

@@ -54,7 +54,7 @@ extension FileDigests {
     /// The log keeps the last digest of each file, not each task's: a file another task has
     /// since seen changed is not found here, and the reason is then told by its pattern, or not
     /// at all.
-    mutating func firstChange(inPatterns patterns: [String]) -> ReasonPath? {
+    mutating func firstChange(inPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> ReasonPath? {
         let recorded = known
         var wholePattern: ReasonPath?
         for pattern in patterns {
@@ -63,7 +63,8 @@ extension FileDigests {
                 continue
             }
             if wholePattern == nil { wholePattern = ReasonPath(path: pattern, pattern: pattern, isWholePattern: true) }
-            for file in fileSystem.files(matching: pattern) where recorded[file]?.digest != digest(of: file) {
+            let outputs = own.matcher(fileSystem: fileSystem)
+            for file in fileSystem.files(matching: pattern) where !outputs.contains(file) && recorded[file]?.digest != digest(of: file) {
                 return ReasonPath(path: file, pattern: pattern)
             }
         }

@@ -15,11 +15,14 @@ enum StampedCheck {
         var restamped: [StampedFile]?
     }
 
-    /// - Parameter found: the files `patterns` name and their statuses, if already taken.
+    /// - Parameters:
+    ///   - found: the files `patterns` name and their statuses, if already taken.
+    ///   - own: the task's outputs, left out of its inputs' globs and folders.
     static func files(
-        _ patterns: [String], found: [FoundFile]? = nil, kept stored: StoredTask, outputs: Bool, digests: inout FileDigests
+        _ patterns: [String], found: [FoundFile]? = nil, leavingOut own: OwnOutputs = .none, kept stored: StoredTask, outputs: Bool,
+        digests: inout FileDigests
     ) -> Result {
-        let found = found ?? digests.statuses(ofPatterns: patterns)
+        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own)
         if stored.stands(for: found, outputs: outputs) {
             let keptDigest = stored.hex(outputs ? .outputs : .inputs)
             return Result(digest: keptDigest, missing: missing(patterns, found: found), restamped: nil)

@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import FlowPlanning
 
@@ -62,6 +63,11 @@ package enum TaskDefinition {
         case .decompress(let decompress): [decompress.to.value] + task.outputs
         case .combine(let combine): [combine.to.value] + task.outputs
         }
+    }
+
+    /// The task's outputs, which its input globs and folders leave out (`OwnOutputs`).
+    package static func ownOutputs(of task: PlannedTask) -> OwnOutputs {
+        OwnOutputs(outputs(of: task))
     }
 
     /// Whether the task can be up to date: it declares inputs or outputs, or its action implies

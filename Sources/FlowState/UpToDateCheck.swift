@@ -92,7 +92,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             {
                 let found = filesBeforeRun?.files(of: index)
                 let inputs = StampedCheck.files(
-                    TaskDefinition.inputs(of: task), found: found?.inputs, kept: stored, outputs: false, digests: &digests)
+                    TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task), kept: stored,
+                    outputs: false, digests: &digests)
                 fingerprint.inputs = inputs.digest
                 var outputs: StampedCheck.Result?
                 let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
@@ -127,7 +128,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             // It may change any file: from now on every check stats again.
             filesBeforeRun = nil
             // Taken before the task starts: an input it changes makes it run again next time.
-            inputsAtStart[index] = InputsAtStart(TaskDefinition.inputs(of: task), digests: &digests)
+            inputsAtStart[index] = InputsAtStart(
+                TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
             note { () throws(TaskStatesError) in try states.forget(task.id, at: index) }
             return nil
         }
@@ -145,7 +147,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             guard atStart?.areUnchanged(digests: &digests) ?? false else { return }
             if hashInputsNow {
                 let patterns = TaskDefinition.inputs(of: task)
-                let inputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
+                let found = digests.statuses(ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task))
+                let inputs = digests.digest(of: found, patterns: patterns)
                 fingerprint.inputs = inputs.digest
                 inputFiles = inputs.files
                 remember(fingerprint, of: index)
@@ -230,7 +233,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     static func explained(_ reason: RunReason, of task: PlannedTask, digests: inout FileDigests) -> RunReason {
         var reason = reason
         switch reason.kind {
-        case .changedInput: reason.path = digests.firstChange(inPatterns: TaskDefinition.inputs(of: task))
+        case .changedInput:
+            reason.path = digests.firstChange(inPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task))
         case .changedOutput: reason.path = digests.firstChange(inPatterns: TaskDefinition.outputs(of: task))
         default: break
         }
@@ -269,7 +273,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     // What this task last saw of each of its files: which one changed is told from it.
                     var digests = FileDigests(
                         stamped: stored.files(outputs: false) + stored.files(outputs: true), fileSystem: fileSystem, run: hashedInRun)
-                    let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task))
+                    let (inputs, missing) = digests.digest(
+                        ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task))
                     fingerprint.inputs = inputs
                     remember(fingerprint, of: index)
                     if let first = missing.first {

@@ -21,19 +21,25 @@ struct CombineInputs {
     /// `patterns` are absolute (the planner resolved them against `workdir`). A pattern with
     /// `*`, `?` or `[` expands to its matches in sorted (byte) order and must match something;
     /// any other path is taken as it is, and must exist when read. A pattern's matches leave
-    /// out `output` (a rerun of `inputs: ["*.txt"], to: all.txt` must not read the last run's
-    /// output, as tar leaves out the archive it writes); `output` named as an input is an error.
+    /// out `output` and the task's other declared `outputs` (`OwnOutputs`: a rerun of
+    /// `inputs: ["*.txt"], to: all.txt` must not read the last run's output, as tar leaves out
+    /// the archive it writes, and the up-to-date check leaves out the same files, so that what
+    /// is read is what is fingerprinted); `output` named as an input is an error.
     ///
     /// A match outside `base` is an error, a check kept behind the planner's, which refuses a
     /// pattern reaching outside it (a wildcard never matches `..`).
-    init(patterns: [String], workdir: String, output: String, base: String? = nil, prefix: String = "") throws(ActionFailure) {
+    init(
+        patterns: [String], workdir: String, output: String, outputs: [String] = [], base: String? = nil, prefix: String = ""
+    ) throws(ActionFailure) {
         var files: [Input] = []
+        let own = OwnOutputs([output] + outputs).matcher()
         for pattern in patterns {
             // By bytes: String's == takes an NFD spelling of the output's name for the output.
             guard !pattern.utf8.elementsEqual(output.utf8) else { throw ActionFailure("input \(pattern) is the output 'to' itself") }
-            let paths = try Self.expand(pattern).filter { !$0.utf8.elementsEqual(output.utf8) }
-            if paths.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file but the output") }
-            for path in paths {
+            let paths = try Self.expand(pattern)
+            let read = Self.isPattern(pattern) ? paths.filter { !own.contains($0) } : paths
+            if read.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file but the task's outputs") }
+            for path in read {
                 files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
             }
         }

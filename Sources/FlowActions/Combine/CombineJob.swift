@@ -7,6 +7,8 @@ import FlowModel
 struct CombineJob {
     var action: CombineAction
     var workdir: String
+    /// The task's declared `outputs` besides `to`: input patterns leave them out too.
+    var outputs: [String] = []
     /// Most pixels an input image's header may claim, and the combined image may have.
     var maxPixels: Int
     /// Where the output's digest is noted once it is in place.
@@ -15,7 +17,7 @@ struct CombineJob {
     func run(stop: StopFlag, progress: ProgressThrottle) throws(ActionFailure) {
         let destination = action.to.value
         let inputs = try CombineInputs(
-            patterns: action.inputs.map(\.value), workdir: workdir, output: destination, base: action.base?.value,
+            patterns: action.inputs.map(\.value), workdir: workdir, output: destination, outputs: outputs, base: action.base?.value,
             prefix: action.prefix?.value ?? ""
         ).files
         guard !inputs.isEmpty else { throw ActionFailure("no inputs") }

@@ -32,7 +32,7 @@ package struct CombineRunner: TaskRunner {
             running.end(ActionFailure("not a combine task"))
             return running
         }
-        let job = CombineJob(action: action, workdir: task.workdir, maxPixels: maxPixels)
+        let job = CombineJob(action: action, workdir: task.workdir, outputs: task.outputs, maxPixels: maxPixels)
         running.runOnWorker { running throws(ActionFailure) in
             try job.run(stop: running.stop, progress: running.progress)
         }
