@@ -17,7 +17,8 @@ import Foundation
 /// an edit is always seen, whatever its timestamps. Anything else (another version, bytes cut
 /// short or damaged, another key) is ignored, and the cache is written again after planning.
 package struct PlanCache: Sendable {
-    package static let version: UInt32 = 4
+    /// 5: each of the workflow's task specs sized, so that a run steps over them (`Plan(compiled:keepingFileTasks:)`).
+    package static let version: UInt32 = 5
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String
@@ -54,8 +55,9 @@ package struct PlanCache: Sendable {
     /// The same, with its tasks' definition digests when they were kept with it (one for each
     /// of its tasks, else nil), and the SHA-256 of the workflow file's contents as this read
     /// found them (the check of its files hashed them: the run record keeps it, not hashing the
-    /// file again).
-    package func kept(settings: [UInt8]) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
+    /// file again). Without `keepingFileTasks` the plan's `workflow.tasks` is left empty
+    /// (`Plan(compiled:keepingFileTasks:)`).
+    package func kept(settings: [UInt8], keepingFileTasks: Bool = true) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?)? in
             guard let body = Self.body(of: bytes) else { return nil }
@@ -69,7 +71,9 @@ package struct PlanCache: Sendable {
             guard count <= UInt64((body.endIndex - offset) / size) else { return nil }
             let digests = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * size])
             offset += Int(count) * size
-            guard let plan = try? Plan(compiled: UnsafeRawBufferPointer(rebasing: body[offset...])) else { return nil }
+            guard let plan = try? Plan(compiled: UnsafeRawBufferPointer(rebasing: body[offset...]), keepingFileTasks: keepingFileTasks) else {
+                return nil
+            }
             // The loader reads the workflow file first: it is the key's first file.
             let workflowDigest = key.files.first.flatMap { $0.status == nil ? nil : $0.digest }
             // None kept (the run took none), or not one a task: taken again by the run.

@@ -84,7 +84,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         self.plan = plan
         self.inner = inner
         self.resumed = resumed
-        keptDefinitions = definitions.flatMap { $0.items.count == plan.tasks.count ? $0 : nil }
+        keptDefinitions = definitions.flatMap { $0.count == plan.tasks.count ? $0 : nil }
     }
 
     package var resumedRun: String? { resumed?.run }
@@ -238,7 +238,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// The digests of the task's definition and env: kept with the compiled plan, else taken
     /// once. Called with `lock` held.
     private func definition(of index: Int) -> TaskFingerprint.Definition {
-        if let keptDefinitions { return keptDefinitions.items[index] }
+        // One task's, spelled out now: `items` would spell out every task's (two strings each).
+        if let keptDefinitions { return keptDefinitions[index] }
         if let taken = tables.definitions[index] { return taken }
         let taken = TaskFingerprint.definition(of: plan.tasks[index])
         tables.definitions[index] = taken

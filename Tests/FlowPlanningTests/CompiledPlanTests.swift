@@ -51,8 +51,8 @@ import Testing
         return try #require(try Planner.plan(workflow, options: options).plan)
     }
 
-    func readBack(_ bytes: [UInt8]) throws -> Plan {
-        try bytes.withUnsafeBytes { (raw) throws(CompiledPlanError) in try Plan(compiled: raw) }
+    func readBack(_ bytes: [UInt8], keepingFileTasks: Bool = true) throws -> Plan {
+        try bytes.withUnsafeBytes { (raw) throws(CompiledPlanError) in try Plan(compiled: raw, keepingFileTasks: keepingFileTasks) }
     }
 
     /// `plan` read back from its bytes, field by field.
@@ -137,12 +137,47 @@ import Testing
         #expect(read.takenAsDone.map(\.outputs) == plan.takenAsDone.map(\.outputs))
     }
 
-    @Test func bytesCutShortAreNeverAPlan() throws {
+    @Test(arguments: [true, false]) func bytesCutShortAreNeverAPlan(keepingFileTasks: Bool) throws {
         let bytes = try plan(Self.everything).compiled
         for length in 0..<bytes.count {
-            #expect(throws: CompiledPlanError.self) { try readBack(Array(bytes.prefix(length))) }
+            #expect(throws: CompiledPlanError.self) { try readBack(Array(bytes.prefix(length)), keepingFileTasks: keepingFileTasks) }
         }
-        #expect(throws: CompiledPlanError.self) { try readBack(bytes + [0]) }
+        #expect(throws: CompiledPlanError.self) { try readBack(bytes + [0], keepingFileTasks: keepingFileTasks) }
+    }
+
+    /// A run's read (`keepingFileTasks: false`) leaves the workflow's tasks out and reads each
+    /// planned task's spec from the file's: every planned task is the one written.
+    @Test func aPlanReadForARunHasEveryPlannedTaskButNotTheWorkflowsTasks() throws {
+        for plan in [try plan(Self.everything), try plan(Self.everything, targets: ["pics"])] {
+            let read = try readBack(plan.compiled, keepingFileTasks: false)
+            #expect(read.workflow.tasks.isEmpty && !plan.workflow.tasks.isEmpty)
+            var withoutTasks = plan.workflow
+            withoutTasks.tasks = []
+            #expect(read.workflow == withoutTasks)
+            #expect(read.concurrency == plan.concurrency && read.waveCount == plan.waveCount)
+            for (was, now) in zip(plan.tasks + plan.takenAsDone, read.tasks + read.takenAsDone) {
+                #expect(now.spec == was.spec && now.fileIndex == was.fileIndex && now.needs == was.needs && now.wave == was.wave)
+                #expect(now.action == was.action && now.inputs == was.inputs && now.outputs == was.outputs && now.environment == was.environment)
+            }
+            #expect(read.tasks.count == plan.tasks.count && read.takenAsDone.count == plan.takenAsDone.count)
+        }
+    }
+
+    /// Each byte of a plan changed in turn: never a read out of bounds, and what a run's read
+    /// (which reads a spec late, from where its length says) makes of the bytes is what the
+    /// whole read makes of them, whenever both take them as a plan.
+    @Test func aChangedByteReadForARunIsNoOtherPlanThanTheWholeRead() throws {
+        let bytes = try plan("version: 1\ntasks:\n  a: {shell: echo a, outputs: [o]}\n  b: {needs: a, shell: [cat, o]}\n").compiled
+        for index in bytes.indices {
+            for change: UInt8 in [1, 0x7f, 0x80] {
+                var damaged = bytes
+                damaged[index] ^= change
+                let forRun = try? readBack(damaged, keepingFileTasks: false)
+                guard let forRun, let whole = try? readBack(damaged) else { continue }
+                #expect(forRun.tasks.map(\.spec) == whole.tasks.map(\.spec), "byte \(index) ^ \(change)")
+                #expect(forRun.tasks.map(\.action) == whole.tasks.map(\.action), "byte \(index) ^ \(change)")
+            }
+        }
     }
 
     @Test func aTaskSpecThatDiffersFromTheFilesIsKeptWhole() throws {

@@ -81,6 +81,17 @@ import Testing
         #expect(read.compiled == plan.compiled)
     }
 
+    /// A run's read leaves the workflow's tasks out; its planned tasks are those kept.
+    @Test func aKeptPlanReadForARunHasItsTasksButNotTheWorkflows() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        try cache.store(plan, sources: sources, settings: settings)
+        let read = try #require(cache.kept(settings: settings, keepingFileTasks: false)?.plan)
+        #expect(read.workflow.tasks.isEmpty && plan.workflow.tasks.count == 2)
+        #expect(read.tasks.map(\.spec) == plan.tasks.map(\.spec))
+        #expect(read.tasks.map(\.environment) == plan.tasks.map(\.environment))
+    }
+
     @Test func otherSettingsAreAnotherPlan() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let (plan, sources) = try project()

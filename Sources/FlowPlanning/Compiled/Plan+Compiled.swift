@@ -18,16 +18,19 @@ extension Plan {
         return writer.bytes
     }
 
-    /// The plan `compiled` made of these bytes.
-    package init(compiled bytes: UnsafeRawBufferPointer) throws(CompiledPlanError) {
+    /// The plan `compiled` made of these bytes. Without `keepingFileTasks` the workflow's
+    /// tasks are left out (`workflow.tasks` empty: a run takes every task from `tasks`), and
+    /// a spec is read only for a planned task that shares it, straight into that task; a spec
+    /// no planned task shares is stepped over unread.
+    package init(compiled bytes: UnsafeRawBufferPointer, keepingFileTasks: Bool = true) throws(CompiledPlanError) {
         var reader = try PlanReader(bytes)
-        let workflow = try reader.workflow()
+        let (workflow, specs) = try reader.workflow(keepingTasks: keepingFileTasks)
         let concurrency = try reader.int()
         let waveCount = try reader.int()
-        let tasks = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow) }
+        let tasks = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow, specs: specs) }
         var secrets: [String: String] = [:]
         for _ in 0..<(try reader.count()) { secrets[try reader.string()] = try reader.string() }
-        let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow) }
+        let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow, specs: specs) }
         guard reader.isAtEnd else { throw CompiledPlanError() }
         // Each need is a task of the plan and each wave in range, so that no index read here
         // is out of bounds later. (Two loops: `tasks + takenAsDone` copied every task.)
@@ -59,7 +62,8 @@ extension PlanWriter {
             $0.int($1.concurrency)
             $0.location($1.location)
         }
-        array(workflow.tasks) { $0.taskSpec($1) }
+        // Each sized, so that a reader that keeps only the plan's tasks can step over it.
+        array(workflow.tasks) { writer, spec in writer.sized { $0.taskSpec(spec) } }
         array(workflow.matrixCombinations.sorted { $0.key < $1.key }) {
             $0.string($1.key)
             $0.strings($1.value)
@@ -189,7 +193,9 @@ extension PlanWriter {
 }
 
 extension PlanReader {
-    mutating func workflow() throws(CompiledPlanError) -> Workflow {
+    /// The workflow, and where each of its tasks' specs lies (`sized(at:)`); its tasks decoded
+    /// only if `keepingTasks`.
+    mutating func workflow(keepingTasks: Bool) throws(CompiledPlanError) -> (Workflow, specs: [Range<Int>]) {
         var workflow = Workflow(file: try string(), directory: try string(), name: try string(), tasks: [])
         workflow.concurrency = try optional { (reader) throws(CompiledPlanError) in try reader.int() }
         workflow.failFast = try bool()
@@ -202,17 +208,25 @@ extension PlanReader {
         workflow.queues = try array { (reader) throws(CompiledPlanError) in
             QueueSpec(name: try reader.string(), concurrency: try reader.int(), location: try reader.location())
         }
-        workflow.tasks = try array { (reader) throws(CompiledPlanError) in try reader.taskSpec() }
+        let specs = try array { (reader) throws(CompiledPlanError) in try reader.skipSized() }
+        if keepingTasks {
+            workflow.tasks.reserveCapacity(specs.count)
+            for range in specs { workflow.tasks.append(try sized(at: range) { (reader) throws(CompiledPlanError) in try reader.taskSpec() }) }
+        }
         for _ in 0..<(try count()) { workflow.matrixCombinations[try string()] = try strings() }
-        return workflow
+        return (workflow, specs)
     }
 
-    mutating func plannedTask(in workflow: Workflow) throws(CompiledPlanError) -> PlannedTask {
+    /// A planned task; `specs`: where the workflow's tasks' specs lie, read from there when
+    /// `workflow` does not hold them.
+    mutating func plannedTask(in workflow: Workflow, specs: [Range<Int>]) throws(CompiledPlanError) -> PlannedTask {
         let fileIndex = try int()
         let spec: TaskSpec
         if try bool() {
-            guard workflow.tasks.indices.contains(fileIndex) else { throw CompiledPlanError() }
-            spec = workflow.tasks[fileIndex]
+            guard specs.indices.contains(fileIndex) else { throw CompiledPlanError() }
+            spec =
+                workflow.tasks.isEmpty
+                ? try sized(at: specs[fileIndex]) { (reader) throws(CompiledPlanError) in try reader.taskSpec() } : workflow.tasks[fileIndex]
         } else {
             spec = try taskSpec()
         }

@@ -79,6 +79,34 @@ struct PlanReader {
 
     mutating func strings() throws(CompiledPlanError) -> [String] { try array { (reader) throws(CompiledPlanError) in try reader.string() } }
 
+    /// What `PlanWriter.sized` wrote, read with `read`, which must take exactly its bytes.
+    mutating func sized<Value>(_ read: (inout Self) throws(CompiledPlanError) -> Value) throws(CompiledPlanError) -> Value {
+        try sized(at: try skipSized(), read)
+    }
+
+    /// Steps over what `PlanWriter.sized` wrote, returning where it lies to read it later (`sized(at:)`).
+    mutating func skipSized() throws(CompiledPlanError) -> Range<Int> {
+        let length = try count()
+        guard length <= bytes.count - offset else { throw CompiledPlanError() }
+        offset += length
+        return (offset - length)..<offset
+    }
+
+    /// What `PlanWriter.sized` wrote at `range` (from `skipSized`), read with `read`, which must
+    /// take exactly those bytes; the reading then goes on where it was.
+    mutating func sized<Value>(
+        at range: Range<Int>, _ read: (inout Self) throws(CompiledPlanError) -> Value
+    ) throws(CompiledPlanError)
+        -> Value
+    {
+        let resume = offset
+        offset = range.lowerBound
+        let value = try read(&self)
+        guard offset == range.upperBound else { throw CompiledPlanError() }
+        offset = resume
+        return value
+    }
+
     /// A `RawRepresentable` enum by its raw string.
     mutating func raw<Value: RawRepresentable>(_: Value.Type) throws(CompiledPlanError) -> Value where Value.RawValue == String {
         guard let value = Value(rawValue: try string()) else { throw CompiledPlanError() }

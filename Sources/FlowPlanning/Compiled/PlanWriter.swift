@@ -56,6 +56,18 @@ struct PlanWriter {
     }
 
     mutating func strings(_ values: [String]) { array(values) { $0.string($1) } }
+
+    /// What `write` writes, after its length in bytes: a reader may step over it
+    /// (`PlanReader.skipSized`) and read it later, or never. Its strings go to the one table.
+    mutating func sized(_ write: (inout Self) -> Void) {
+        let outer = body
+        body = []
+        write(&self)
+        let inner = body
+        body = outer
+        count(inner.count)
+        body += inner
+    }
 }
 
 /// A string keyed by its UTF-8 bytes. `String`'s `==` and hash are Unicode canonical
