@@ -17,6 +17,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     private let file: PartialFile
     private let url: String
     private let resuming: Bool
+    /// The file as the request was made (on its queue, idle until this response's body): what
+    /// a 206 is checked against on the network thread.
+    private let kept: (size: Int64, validator: String?, expectedSize: Int64?)
     private let progress: @Sendable (Int64, Int64?) -> Void
     /// The body's full length when the server said it, and the file's size when the body began
     /// (the bytes kept from an earlier attempt): what progress counts from.
@@ -30,6 +33,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         self.url = url
         self.resuming = resuming
         self.progress = progress
+        kept = (file.size, file.validator, file.expectedSize)
     }
 
     /// The request: a GET with the task's headers, and a Range from the kept bytes when resuming.
@@ -80,6 +84,18 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                 file.validator = validator
                 file.expectedSize = contentLength
             }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        if resuming, head.status == .partialContent,
+            ResumedRange.problem(of: head, keptBytes: kept.size, validator: kept.validator, knownTotal: kept.expectedSize) == nil
+        {
+            // The rest of the kept bytes: nothing to empty, so the network thread reads on at
+            // once too. Waiting here lost the body of a 206 that broke off soon after its head:
+            // the client drops what came with the close while the head's future is pending.
+            let total = ContentRange(head.headers.first(name: "Content-Range"))?.total ?? kept.expectedSize
+            expectedLength.withLockedValue { $0 = (total, kept.size) }
+            progress(kept.size, total)
+            file.queue.async { file.expectedSize = total }
             return task.eventLoop.makeSucceededVoidFuture()
         }
         let promise = task.eventLoop.makePromise(of: Void.self)
