@@ -56,6 +56,39 @@ import Testing
         #expect(ArchiveExtractor(from: "", to: "", format: nil, stripComponents: 0, limits: ExtractionLimits()).preservePermissions == (geteuid() == 0))
     }
 
+    /// libarchive reads the umask by setting it to 0 and back, at each entry: two extractions at
+    /// once read the other's 0 and wrote files world-writable (666 where bsdtar wrote 644).
+    @Test func extractionsAtOnceMaskModesByTheRealUmask() async throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            """
+            with tarfile.open('many.tar', 'w') as t:
+                for i in range(400):
+                    info = tarfile.TarInfo('f%03d' % i); info.mode = 0o666; t.addfile(info, io.BytesIO(b''))
+            """)
+        let expected = 0o666 & ~Self.umask
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for copy in 0..<4 {
+                group.addTask {
+                    var extractor = ArchiveExtractor(
+                        from: fixtures.path("many.tar"), to: fixtures.path("out-\(copy)"), format: nil, stripComponents: 0,
+                        limits: ExtractionLimits())
+                    extractor.preservePermissions = false
+                    try extractor.run(isCancelled: { false }, progress: { _, _ in })
+                    return try (0..<400).compactMap { i in
+                        let path = fixtures.path("out-\(copy)/" + String(format: "f%03d", i))
+                        let mode = try #require(FileTree.status(path)).st_mode & 0o7777
+                        return mode == expected ? nil : "\(path): \(String(mode, radix: 8))"
+                    }
+                }
+            }
+            var wrong: [String] = []
+            for try await found in group { wrong += found }
+            #expect(wrong.isEmpty, "\(wrong.count) files with another mode than \(String(expected, radix: 8)): \(wrong.prefix(5))")
+        }
+    }
+
     @Test func anEmptyGzipGivesAnEmptyFile() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

@@ -38,7 +38,7 @@ final class ExtractionSession {
                     ExtractionSession.supportFormats(reader)
                 }
             }, isCancelled: isCancelled)
-        guard let writer = archive_write_disk_new() else { throw ActionFailure("out of memory") }
+        guard let writer = DiskWriter.make() else { throw ActionFailure("out of memory") }
         self.writer = writer
         hashing = FileHashing(written: written)
         self.stagingPath = BytePath(staging)
@@ -185,7 +185,7 @@ final class ExtractionSession {
         stagingPath.appending(components).withCString { archive_entry_set_pathname(entry, $0) }
         archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o1777)  // no setuid, no setgid
         // The writer's warnings are failures: a write that hit a full disk is one (ENOSPC).
-        guard archive_write_header(writer, entry) == ARCHIVE_OK else {
+        guard DiskWriter.writeHeader(writer, entry) == ARCHIVE_OK else {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }
         // A regular file's bytes are hashed as they are written; a hard link's are its target's.
@@ -206,7 +206,7 @@ final class ExtractionSession {
         archive_entry_set_filetype(entry, S_IFREG as mode_t)
         archive_entry_set_perm(entry, 0o644)
         archive_entry_set_size(entry, 0)
-        guard archive_write_header(writer, entry) == ARCHIVE_OK, archive_write_finish_entry(writer) == ARCHIVE_OK else {
+        guard DiskWriter.writeHeader(writer, entry) == ARCHIVE_OK, archive_write_finish_entry(writer) == ARCHIVE_OK else {
             throw .entry(BytePath.shown(name), "cannot be written: \(Self.writeError(writer))")
         }
     }
