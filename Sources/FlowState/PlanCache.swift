@@ -31,6 +31,12 @@ package struct PlanCache: Sendable {
         path = folder.file("plan-\(key).bin")
     }
 
+    /// Makes the state folder the plan is kept in, for a run that makes no other state there
+    /// (`run --engine-only`): `store` writes only into a folder that is there.
+    package func makeFolder() throws {
+        try folder.create()
+    }
+
     /// The digest of what, beside its files, a plan depends on: the path as the command line
     /// gives it, the current folder (a relative path is resolved against it), every planning
     /// option, the whole process environment (a `${NAME}` may name any of it) and this binary

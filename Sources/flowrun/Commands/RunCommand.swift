@@ -178,7 +178,7 @@ struct RunCommand: ParsableCommand {
         // An engine-only run ran no action: it leaves no record (`runs` would list successes of
         // tasks that never ran), only its compiled plan, in a state folder made for it.
         let recorder = engineOnly ? nil : try recording.startRecording(file: file, plan: plan, environment: environment, workflowDigest: cache?.workflowDigest)
-        if engineOnly { try? StateFolder(forWorkflowAt: URL(fileURLWithPath: file).standardizedFileURL.path, environment: environment).create() }
+        if engineOnly { try? cache?.cache.makeFolder() }
         let standardOutputClosed = StandardOutputClosed()
         // `p` pauses, in the live view only: a plain log's reader may be another program.
         let pauseKey = eventsMode(environment) == .human ? PauseKey.start { [signals] in signals.togglePause() } : nil
