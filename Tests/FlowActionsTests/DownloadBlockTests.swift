@@ -95,3 +95,76 @@ import Testing
         #expect(Runner.contents(folder + "/out.bin") == body)
     }
 }
+
+/// Where a body's blocks are hashed (`HTTPTransfer.hashesInline(bodyLength:)`): a short body of
+/// known length on the file's write queue, just before each write; any other on the file's
+/// hashing queue. Either way the digest covers every byte in order, across attempts that hash
+/// one way and then the other.
+@Suite struct DownloadInlineHashTests {
+    typealias Runner = DownloadRunnerTests
+
+    static let block = DirectWrites.blockSize
+    static let limit = Int(HTTPTransfer.inlineHashLimit)
+
+    @Test func aShortBodyOfKnownLengthIsHashedInlineAndAnyOtherOnTheHashingQueue() {
+        #expect(HTTPTransfer.hashesInline(bodyLength: 0))
+        #expect(HTTPTransfer.hashesInline(bodyLength: 1 << 20))
+        #expect(HTTPTransfer.hashesInline(bodyLength: Int64(Self.limit)))
+        #expect(!HTTPTransfer.hashesInline(bodyLength: Int64(Self.limit) + 1))
+        #expect(!HTTPTransfer.hashesInline(bodyLength: nil), "a chunked body may be of any length")
+    }
+
+    @Test(arguments: [(limit - 1, false), (limit, false), (limit + 1, false), (block + 7, true), (limit + block + 3, true)])
+    func aBodyEitherSideOfTheLimitArrivesWholeAndVerified(_ length: Int, chunked: Bool) async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Runner.bytes(length, seed: 29)
+        server.route("/file") { _ in
+            var response = TestHTTPServer.Response(body: body)
+            response.omitsLength = chunked
+            return response
+        }
+        let runner = Runner.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Runner.tasks(
+            [("get", "{download: {url: '\(server.baseURL)/file', to: out.bin, sha256: \(Runner.sha256(body))}}")], in: folder)
+        #expect(await Runner.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Runner.contents(folder + "/out.bin") == body)
+        #expect(Runner.folderContents(folder) == ["out.bin"])
+    }
+
+    /// The first answer is long (hashed on the hashing queue) and breaks off; the resumed
+    /// answers' rests are short (hashed inline), and the first of them breaks off too: the
+    /// file's digest is still that of its bytes in order, so the sha256 check passes.
+    @Test func attemptsHashingOneWayThenTheOtherGiveTheDigestOfTheWholeFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Runner.bytes(Self.limit + 3 * Self.block, seed: 31)
+        // The rest after `first` is under the limit: the resumed answers hash inline.
+        let first = 3 * Self.block + 1_000, second = first + Self.block + 5_000
+        #expect(HTTPTransfer.hashesInline(bodyLength: Int64(body.count - first)))
+        server.route("/file") { _ in
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"v1\"")], body: body)
+            response.servesRanges = true
+            switch server.requestCount("/file") {
+            case 1: response.closeAfter = first
+            case 2: response.closeAfter = second - first
+            default: break
+            }
+            return response
+        }
+        let runner = Runner.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Runner.tasks(
+            [("get", "{download: {url: '\(server.baseURL)/file', to: out.bin, sha256: \(Runner.sha256(body))}, retries: 2}")], in: folder)
+        #expect(await Runner.run(tasks[0], runner: runner, attempt: 1).result != .succeeded)
+        #expect(await Runner.run(tasks[0], runner: runner, attempt: 2).result != .succeeded)
+        #expect(await Runner.run(tasks[0], runner: runner, attempt: 3).result == .succeeded)
+        #expect(server.requests.map { $0.header("Range") } == [nil, "bytes=\(first)-", "bytes=\(second)-"])
+        #expect(Runner.contents(folder + "/out.bin") == body)
+    }
+}

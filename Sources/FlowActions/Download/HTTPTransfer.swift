@@ -72,6 +72,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
             ?? head.headers.first(name: "Last-Modified")
         let failure = Self.failure(of: head, url: url)
+        let inline = Self.hashesInline(bodyLength: contentLength)
+        staging.withLockedValue { $0.hashesInline = inline }
         if !resuming, head.status != .partialContent {
             // A whole body into an empty file: nothing on the file's queue can fail, so the
             // head's bookkeeping goes there ahead of the body and the network thread reads on
@@ -154,10 +156,25 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
 
     private let writes = NIOLockedValueBox(Writes())
 
-    /// The block being filled, and how many body bytes this response gave so far.
+    /// The block being filled, how many body bytes this response gave so far, and where its
+    /// blocks are hashed (`hashesInline(bodyLength:)`), set from the head before any body part.
     private struct Staging {
         var block: StagedBlock?
         var received: Int64 = 0
+        var hashesInline = false
+    }
+
+    /// A body whose Content-Length is at most this is hashed on the file's write queue, each
+    /// block just before it is written: one thread wake-up a block instead of two. Many such
+    /// files run at once (200 small downloads, 8 at a time), so the other core is kept busy by
+    /// the other files, and the wake-ups were the cost (measured in bench/README.md). A longer
+    /// body, or one of unknown length, is hashed on the file's hashing queue, beside its
+    /// writes, so that one large download hashes and writes at once.
+    static let inlineHashLimit = Int64(4 * DirectWrites.blockSize)
+
+    static func hashesInline(bodyLength: Int64?) -> Bool {
+        guard let bodyLength else { return false }
+        return bodyLength <= inlineHashLimit
     }
 
     private let staging = NIOLockedValueBox(Staging())
@@ -174,7 +191,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                     let block = staging.block ?? StagedBlock()
                     rest = UnsafeRawBufferPointer(rebasing: rest[block.fill(from: rest)...])
                     staging.block = block.isFull ? nil : block
-                    if block.isFull { handOff(block) }
+                    if block.isFull { handOff(block, hashingInline: staging.hashesInline) }
                 }
             }
             staging.received += Int64(buffer.readableBytes)
@@ -195,20 +212,21 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// way, before the file is settled, so that the file holds every byte received.
     func handOffStagedBytes() {
         staging.withLockedValue { staging in
-            if let block = staging.block, block.count > 0 { handOff(block) }
+            if let block = staging.block, block.count > 0 { handOff(block, hashingInline: staging.hashesInline) }
             staging.block = nil
         }
     }
 
-    /// Hashes the block on the file's hashing queue and appends it on its write queue; the
-    /// block's memory returns to the pool once both are done with it.
-    private func handOff(_ block: StagedBlock) {
+    /// Hashes the block on the file's hashing queue, or with `hashingInline` on its write
+    /// queue just before the write, and appends it on its write queue; the block's memory
+    /// returns to the pool once both are done with it.
+    private func handOff(_ block: StagedBlock, hashingInline: Bool) {
         let count = block.count, file = file, writes = writes
         writes.withLockedValue { writes in
             writes.unwritten += count
             writes.unhashed += count
         }
-        file.hashing.async {
+        let hash: @Sendable () -> Void = {
             file.hash(block.bytes)
             let waiter = writes.withLockedValue { writes in
                 writes.unhashed -= count
@@ -216,7 +234,10 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             }
             waiter?.succeed()
         }
+        if !hashingInline { file.hashing.async(execute: hash) }
         file.queue.async {
+            // `sync` on the idle hashing queue runs here, on this thread: no wake-up.
+            if hashingInline { file.hashing.sync(execute: hash) }
             var failure = writes.withLockedValue { $0.failure }
             if failure == nil {
                 do throws(ActionFailure) {
