@@ -41,6 +41,8 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         /// Tasks whose output was cut, until they end.
         var cut: Set<TaskID> = []
         var line: [UInt8] = []
+        /// The text of the last event's time, which the events of the same second share.
+        var times = EventTime.Memo()
         var batch: [UInt8] = []
         /// The events held back while no task has run (see the type); nil once one has.
         var held: HeldRunStart? = HeldRunStart()
@@ -136,18 +138,25 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     }
 
     private func encode(_ event: RunEvent) {
-        EventCodec.encode(event, into: &state.line)
+        EventCodec.encode(event, into: &state.line, times: &state.times)
         switch event.kind {
         case .taskSucceeded(let task, _, _), .taskSkipped(let task, _, _):
-            // Hex digits need no escaping: spliced in before the closing brace and newline.
+            // Hex digits need no escaping: put in place of the closing brace and newline, which
+            // follow it (no interpolated string, no move of the line's bytes).
             if let fingerprint = fingerprints?(task), state.line.count >= 2 {
-                state.line.insert(contentsOf: ",\"fingerprint\":\"\(fingerprint)\"".utf8, at: state.line.count - 2)
+                state.line.removeLast(2)
+                state.line += Self.fingerprintKey
+                state.line += fingerprint.utf8
+                state.line += Self.fingerprintEnd
             }
         default:
             break
         }
         state.batch += state.line
     }
+
+    private static let fingerprintKey = Array(",\"fingerprint\":\"".utf8)
+    private static let fingerprintEnd = Array("\"}\n".utf8)
 
     /// The line that marks where a task's output was cut in the record.
     package static func cutMarker(cap: Int) -> String {
