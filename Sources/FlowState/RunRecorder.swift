@@ -34,6 +34,9 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     private var state = State()
     /// Each ended task's fingerprint (`ResumeCheck`), kept on its final line for `--resume`.
     private var fingerprints: (@Sendable (TaskID) -> String?)?
+    /// The text of the last event's time, which the events of the same second share (under
+    /// `lock`). Not in `state`: the codec writes it and `state.line` at once.
+    private var times = EventTime.Memo()
 
     private struct State {
         /// Output bytes kept so far, for each task that has printed and not yet ended.
@@ -41,8 +44,6 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         /// Tasks whose output was cut, until they end.
         var cut: Set<TaskID> = []
         var line: [UInt8] = []
-        /// The text of the last event's time, which the events of the same second share.
-        var times = EventTime.Memo()
         var batch: [UInt8] = []
         /// The events held back while no task has run (see the type); nil once one has.
         var held: HeldRunStart? = HeldRunStart()
@@ -138,7 +139,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     }
 
     private func encode(_ event: RunEvent) {
-        EventCodec.encode(event, into: &state.line, times: &state.times)
+        EventCodec.encode(event, into: &state.line, times: &times)
         switch event.kind {
         case .taskSucceeded(let task, _, _), .taskSkipped(let task, _, _):
             // Hex digits need no escaping: put in place of the closing brace and newline, which
