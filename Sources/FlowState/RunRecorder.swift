@@ -129,9 +129,10 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
             }
             state.outputBytes[task] = kept
         case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
-            // Memory stays bounded by the tasks running, not by every task of the run.
-            state.outputBytes.removeValue(forKey: task)
-            state.cut.remove(task)
+            // Memory stays bounded by the tasks running, not by every task of the run. Most
+            // tasks of a graph of small ones print nothing: no hashing of their ids then.
+            if !state.outputBytes.isEmpty { state.outputBytes.removeValue(forKey: task) }
+            if !state.cut.isEmpty { state.cut.remove(task) }
         default:
             break
         }
