@@ -299,15 +299,19 @@ package final class Engine: @unchecked Sendable {
     private func start(_ task: Int) {
         // Emitted here, in the scheduler's order, so priority order shows in the stream.
         bus.post(.taskStarted(task: facts[task].id, attempt: 1, kind: facts[task].kind))
-        // The operation's own copy of the task: the one copy of it a run makes.
-        var planned = plan.tasks[task]
+        // The operation reads the task in the plan's own array; only a `when: failure` task,
+        // whose env this run adds to, gets a copy of its own.
+        var tasks = plan.tasks
+        var index = task
         if facts[task].when == .failure {
             // Which of its needs failed, for a `when: failure` task to report or undo them.
+            var planned = plan.tasks[task]
             let failed = planned.needs.filter(failedTasks.contains).map { facts[$0].id }
             planned.environment.append(EnvironmentEntry(name: Self.failedNeedsVariable, value: failed.joined(separator: " ")))
+            (tasks, index) = ([planned], 0)
         }
         let operation = TaskOperation(
-            task: planned, runner: runner, loop: loop, bus: bus,
+            tasks: tasks, index: index, runner: runner, loop: loop, bus: bus,
             graceMilliseconds: options.graceMilliseconds, jitter: jitter
         ) { [self] report in
             // One hold of the lock for the step, the flush and the end (as `flushSoon` and

@@ -21,7 +21,11 @@ final class TaskOperation: Operation, @unchecked Sendable {
         case ended(TaskEnd)
     }
 
-    let task: PlannedTask
+    /// The task is `tasks[index]`, read in place: the plan's own array, shared, rather than a
+    /// copy of the `PlannedTask` per operation (its strings and arrays retained, then released,
+    /// at every task of a run).
+    private let tasks: [PlannedTask]
+    private let index: Int
     private let runner: any TaskRunner
     private let loop: any EngineLoop
     private let bus: EventBus
@@ -39,23 +43,38 @@ final class TaskOperation: Operation, @unchecked Sendable {
     private var pendingCancel: String?
     private var timers: [AttemptMachine.Timer: LoopTimer] = [:]
 
+    /// The operation of `tasks[index]` (a plan's tasks, not copied).
     init(
-        task: PlannedTask, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, graceMilliseconds: Int64,
+        tasks: [PlannedTask], index: Int, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, graceMilliseconds: Int64,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) },
         report: @escaping @Sendable (Report) -> Void
     ) {
-        self.task = task
+        self.tasks = tasks
+        self.index = index
         self.runner = runner
         self.loop = loop
         self.bus = bus
         self.report = report
-        // Field by field: `let spec = task.spec` would copy the whole spec.
-        machine = AttemptMachine(
-            policy: .init(
-                retries: task.spec.retries, retryDelay: task.spec.retryDelay, timeout: task.spec.timeout,
-                graceMilliseconds: graceMilliseconds), jitter: jitter)
+        // Field by field, in place: `let spec = tasks[index].spec` would copy the whole spec.
+        let (policy, priority) = tasks.withUnsafeBufferPointer { tasks in
+            return (
+                AttemptMachine.Policy(
+                    retries: tasks[index].spec.retries, retryDelay: tasks[index].spec.retryDelay, timeout: tasks[index].spec.timeout,
+                    graceMilliseconds: graceMilliseconds), tasks[index].spec.priority
+            )
+        }
+        machine = AttemptMachine(policy: policy, jitter: jitter)
         super.init()
-        queuePriority = Self.queuePriority(task.spec.priority)
+        queuePriority = Self.queuePriority(priority)
+    }
+
+    /// The operation of `task` alone.
+    convenience init(
+        task: PlannedTask, runner: any TaskRunner, loop: any EngineLoop, bus: EventBus, graceMilliseconds: Int64,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) },
+        report: @escaping @Sendable (Report) -> Void
+    ) {
+        self.init(tasks: [task], index: 0, runner: runner, loop: loop, bus: bus, graceMilliseconds: graceMilliseconds, jitter: jitter, report: report)
     }
 
     override var isAsynchronous: Bool { true }
@@ -134,18 +153,20 @@ final class TaskOperation: Operation, @unchecked Sendable {
     }
 
     private func startAttempt(_ attempt: Int) {
-        let id = task.id
+        let index = index
+        let id = tasks.withUnsafeBufferPointer { $0[index].spec.id }
         let bus = bus
         let events = AttemptEvents(
             output: { stream, lines in bus.emit(contentsOf: lines.lazy.map { .taskOutput(task: id, stream: stream, line: $0) }) },
             progress: { done, total, unit in bus.emit(.taskProgress(task: id, done: done, total: total, unit: unit)) },
             hasRoomForOutput: { bus.hasRoom(whenDrained: $0) }
         )
-        let handle = runner.startAttempt(of: task, attempt: attempt, events: events) { [self] result in
+        let completion: @Sendable (AttemptResult) -> Void = { [self] result in
             if running?.attempt == attempt { running = nil }
             takePendingCancel()
             self.handle(.attemptEnded(attempt: attempt, result))
         }
+        let handle = tasks.withUnsafeBufferPointer { runner.startAttempt(of: $0[index], attempt: attempt, events: events, completion: completion) }
         // Unless it ended inside `startAttempt`.
         if machine.runningAttempt == attempt { running = (attempt, handle) }
     }

@@ -10,3 +10,38 @@ extension RecordHeader.PlanEntry {
         }
     }
 }
+
+extension RecordHeader {
+    /// The plan line of `plan`, newline included: the bytes of `encodedPlan(PlanEntry.entries(of:))`,
+    /// written from the plan in place. The record writes it on the run's loop when the first task
+    /// runs; made through the entries, it copied each task and each need's task (a tenth of the
+    /// loop's instructions a task on a graph of `true` tasks).
+    package static func encodedPlan(of plan: Plan) -> [UInt8] {
+        plan.tasks.withUnsafeBufferPointer { tasks in
+            var bytes = Array("{\"plan\":[".utf8)
+            bytes.reserveCapacity(tasks.count * 96)
+            for index in tasks.indices {
+                bytes += (index == 0 ? "{\"task\":" : ",{\"task\":").utf8
+                appendString(tasks[index].spec.id, to: &bytes)
+                bytes += ",\"needs\":[".utf8
+                for (position, need) in tasks[index].needs.enumerated() {
+                    if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                    appendString(tasks[need].spec.id, to: &bytes)
+                }
+                bytes += "],\"kind\":".utf8
+                appendString(tasks[index].spec.action.kind, to: &bytes)
+                // No fingerprint yet (`PlanEntry.entries` leaves it nil).
+                bytes += ",\"fingerprint\":null".utf8
+                if let queue = tasks[index].spec.queue {
+                    bytes += ",\"queue\":".utf8
+                    appendString(queue, to: &bytes)
+                }
+                bytes += ",\"priority\":".utf8
+                appendString(tasks[index].spec.priority.rawValue, to: &bytes)
+                bytes.append(UInt8(ascii: "}"))
+            }
+            bytes += "]}\n".utf8
+            return bytes
+        }
+    }
+}

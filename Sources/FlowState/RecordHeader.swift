@@ -128,6 +128,12 @@ package struct RecordHeader: Sendable, Equatable {
     /// Appends `text` as a JSON string: `"`, `\` and the C0 controls escaped.
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Most texts (task ids, kinds) need no escape: copied at once, not byte by byte.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes += text.utf8
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):

@@ -155,18 +155,25 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// inputs' and outputs' digests now, unless the up-to-date check tracks it and so keeps its
     /// fingerprint and record (`isTrackedByInner`). The hashing is left to `settle`.
     private func keep(_ index: Int) {
-        let task = plan.tasks[index]
-        let read: Left
-        if isTrackedByInner(task) {
+        // The task read in place: `plan.tasks[index]` would copy it, at every task's end.
+        let read: Left? = plan.tasks.withUnsafeBufferPointer { tasks in
+            if isTrackedByInner(tasks[index]) {
+                return nil
+            } else if let fingerprint = inner?.fingerprint(at: index) {
+                // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
+                return .taken(index, fingerprint, outputs: Self.outputs(of: tasks[index]))
+            } else if !TaskDefinition.isTracked(tasks[index]) {
+                // No inputs or outputs (a graph of small tasks): the digests of none, as below.
+                return .read(index, inputs: TaskFingerprint.noInputs, outputs: TaskFingerprint.noInputs)
+            } else {
+                var digests = FileDigests(known: [:])
+                let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: tasks[index]), leavingOut: TaskDefinition.ownOutputs(of: tasks[index])).digest
+                return .read(index, inputs: inputs, outputs: Self.outputs(of: tasks[index]))
+            }
+        }
+        guard let read else {
             leftLock.withLock { keptTracked.flags[index] = true }
             return
-        } else if let fingerprint = inner?.fingerprint(at: index) {
-            // The up-to-date check has hashed the inputs already: the same fingerprint, taken once.
-            read = .taken(index, fingerprint, outputs: Self.outputs(of: task))
-        } else {
-            var digests = FileDigests(known: [:])
-            let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task)).digest
-            read = .read(index, inputs: inputs, outputs: Self.outputs(of: task))
         }
         leftLock.withLock { left.append(read) }
     }
@@ -232,7 +239,9 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// The task's fingerprint given its inputs' digest, its needs' taken as they ended in this
     /// run. Called with `lock` held.
     private func fingerprint(of index: Int, inputs: String) -> TaskFingerprint {
-        TaskFingerprint.of(definition(of: index), inputs: inputs, needValues: plan.tasks[index].needs.map(value(of:)))
+        // The needs read in place: `plan.tasks[index].needs` would copy the whole task first.
+        let needValues = plan.tasks.withUnsafeBufferPointer { tasks in tasks[index].needs.map(value(of:)) }
+        return TaskFingerprint.of(definition(of: index), inputs: inputs, needValues: needValues)
     }
 
     /// The digests of the task's definition and env: kept with the compiled plan, else taken

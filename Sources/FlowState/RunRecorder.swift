@@ -34,6 +34,9 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     private var state = State()
     /// Each ended task's fingerprint (`ResumeCheck`), kept on its final line for `--resume`.
     private var fingerprints: (@Sendable (TaskID) -> String?)?
+    /// The text of the last event's time, which the events of the same second share (under
+    /// `lock`). Not in `state`: the codec writes it and `state.line` at once.
+    private var times = EventTime.Memo()
 
     private struct State {
         /// Output bytes kept so far, for each task that has printed and not yet ended.
@@ -126,9 +129,10 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
             }
             state.outputBytes[task] = kept
         case .taskSucceeded(let task, _, _), .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
-            // Memory stays bounded by the tasks running, not by every task of the run.
-            state.outputBytes.removeValue(forKey: task)
-            state.cut.remove(task)
+            // Memory stays bounded by the tasks running, not by every task of the run. Most
+            // tasks of a graph of small ones print nothing: no hashing of their ids then.
+            if !state.outputBytes.isEmpty { state.outputBytes.removeValue(forKey: task) }
+            if !state.cut.isEmpty { state.cut.remove(task) }
         default:
             break
         }
@@ -136,18 +140,25 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     }
 
     private func encode(_ event: RunEvent) {
-        EventCodec.encode(event, into: &state.line)
+        EventCodec.encode(event, into: &state.line, times: &times)
         switch event.kind {
         case .taskSucceeded(let task, _, _), .taskSkipped(let task, _, _):
-            // Hex digits need no escaping: spliced in before the closing brace and newline.
+            // Hex digits need no escaping: put in place of the closing brace and newline, which
+            // follow it (no interpolated string, no move of the line's bytes).
             if let fingerprint = fingerprints?(task), state.line.count >= 2 {
-                state.line.insert(contentsOf: ",\"fingerprint\":\"\(fingerprint)\"".utf8, at: state.line.count - 2)
+                state.line.removeLast(2)
+                state.line += Self.fingerprintKey
+                state.line += fingerprint.utf8
+                state.line += Self.fingerprintEnd
             }
         default:
             break
         }
         state.batch += state.line
     }
+
+    private static let fingerprintKey = Array(",\"fingerprint\":\"".utf8)
+    private static let fingerprintEnd = Array("\"}\n".utf8)
 
     /// The line that marks where a task's output was cut in the record.
     package static func cutMarker(cap: Int) -> String {

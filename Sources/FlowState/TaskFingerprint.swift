@@ -114,9 +114,32 @@ package struct TaskFingerprint: Sendable, Equatable {
 
     /// Feeds `texts`' UTF-8 to `hasher`, one after the other.
     static func update(_ hasher: inout SHA256, _ texts: String...) {
-        for text in texts {
-            var text = text
-            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        }
+        for text in texts { update(&hasher, text) }
+    }
+
+    /// Feeds `text`'s UTF-8 to `hasher`. The variadic forms make an array a call; the record
+    /// takes a few of these for every task that ends, on the loop that spawns the next.
+    static func update(_ hasher: inout SHA256, _ text: String) {
+        var text = text
+        text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `hash(first, second, third)` without the variadic form's array (a resume key).
+    static func hash(_ first: String, _ second: String, _ third: String) -> String {
+        var hasher = SHA256()
+        update(&hasher, first)
+        update(&hasher, second)
+        update(&hasher, third)
+        return FileRecord.hex(hasher.finalize())
+    }
+
+    /// `hash` of four texts without the variadic form's array (a fingerprint's whole value).
+    static func hash(_ first: String, _ second: String, _ third: String, _ fourth: String) -> String {
+        var hasher = SHA256()
+        update(&hasher, first)
+        update(&hasher, second)
+        update(&hasher, third)
+        update(&hasher, fourth)
+        return FileRecord.hex(hasher.finalize())
     }
 }

@@ -180,6 +180,42 @@ import Testing
         #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
     }
 
+    /// The lookup keeps the last program found: a task that runs another program (or the same
+    /// name on another PATH) between two is not given the first one's path, and a program that
+    /// moves after several runs from memory is found again.
+    @Test func theLastProgramFoundIsRememberedByNameAndPathAndForgottenWhenItMoves() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["first", "second", "other"] {
+            try FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/second/check", withDestinationPath: "/bin/true")
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/second/refuse", withDestinationPath: "/bin/false")
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/other/check", withDestinationPath: "/bin/false")
+        let tasks = try Self.tasks(
+            """
+            version: 1
+            tasks:
+              check: {env: {PATH: "\(folder)/first:\(folder)/second"}, shell: [check]}
+              refuse: {env: {PATH: "\(folder)/first:\(folder)/second"}, shell: [refuse]}
+              elsewhere: {env: {PATH: "\(folder)/other"}, shell: [check]}
+            """, in: folder)
+        let loop = OutputLoop()
+        defer { loop.end() }
+        let runner = ShellRunner(loop: loop)
+        let exit1 = AttemptResult.failed(reason: "exited with status 1", exitCode: 1)
+        var results: [AttemptResult?] = []
+        for index in [0, 0, 0, 1, 0, 2, 0] { results.append(await Self.run(tasks[index], runner: runner).result) }
+        #expect(results == [.succeeded, .succeeded, .succeeded, exit1, .succeeded, exit1, .succeeded])
+        try FileManager.default.moveItem(atPath: "\(folder)/second/check", toPath: "\(folder)/first/check")
+        results = []
+        for index in [0, 0, 2, 0] { results.append(await Self.run(tasks[index], runner: runner).result) }
+        #expect(results == [.succeeded, .succeeded, exit1, .succeeded])
+        // Gone from both folders: not found, rather than run from memory.
+        try FileManager.default.removeItem(atPath: "\(folder)/first/check")
+        #expect(await Self.run(tasks[0], runner: runner).result == .failed(reason: "cannot run 'check': No such file or directory", exitCode: nil))
+    }
+
     @Test func aProcessThatLeftTheGroupDoesNotHoldTheTaskOpen() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

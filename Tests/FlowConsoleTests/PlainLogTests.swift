@@ -37,6 +37,35 @@ import Testing
                 """)
     }
 
+    /// A failure's tail holds the lines of its last attempt only, and none for a task that
+    /// printed nothing, whatever other tasks printed.
+    @Test func aFailuresTailHoldsItsLastAttemptsLinesOnly() throws {
+        var script = EventScript()
+        script.at(0, .workflowStarted(workflow: "w", file: "flowrun.yaml", tasks: 3, concurrency: 2))
+        script.at(1, .taskStarted(task: "flaky", attempt: 1, kind: "shell"))
+        script.at(2, .taskStarted(task: "quiet", attempt: 1, kind: "shell"))
+        script.at(3, .taskOutput(task: "flaky", stream: .stdout, line: "first try"))
+        script.at(4, .taskFailed(task: "quiet", attempts: 1, durationMilliseconds: 2, reason: "exited with status 3", exitCode: 3))
+        script.at(5, .taskRetrying(task: "flaky", attempt: 1, delayMilliseconds: 0, reason: "exited with status 1"))
+        script.at(6, .taskStarted(task: "flaky", attempt: 2, kind: "shell"))
+        script.at(7, .taskStarted(task: "loud", attempt: 1, kind: "shell"))
+        script.at(8, .taskOutput(task: "loud", stream: .stderr, line: "noise"))
+        script.at(9, .taskSucceeded(task: "loud", attempts: 1, durationMilliseconds: 1))
+        script.at(10, .taskFailed(task: "flaky", attempts: 2, durationMilliseconds: 9, reason: "exited with status 1", exitCode: 1))
+        var counts = FinalCounts()
+        counts.succeeded = 1
+        counts.failed = 2
+        script.at(11, .workflowFinished(workflow: "w", status: .failed, durationMilliseconds: 11, counts: counts))
+        let text = try output(of: script)
+        let section = try #require(text.components(separatedBy: "failed tasks, with the last lines of their output:\n").last)
+        let lines = section.split(separator: "\n").map(String.init)
+        let failures = script.events.filter { if case .taskFailed = $0.kind { true } else { false } }.compactMap(PlainLog.line(for:))
+        // Each failure's own line, then (here) no lines of output; then the run's last line.
+        #expect(lines.count == 3)
+        #expect(Array(lines.prefix(2)) == failures)
+        #expect(!section.contains("first try") && !section.contains("noise"))
+    }
+
     @Test func foldsEachTaskUnderGitHubActionsAndAnnotatesFailures() throws {
         #expect(
             try output(of: sampleRun(), githubActions: true) == """

@@ -29,6 +29,10 @@ final class ExecutableLookup: @unchecked Sendable {
 
     private let lock = NSLock()
     private var found: [Key: String] = [:]
+    /// The last lookup that hit: most tasks of a workflow run the same program under the same
+    /// PATH and workdir, which compare equal at once where hashing them (PATH is long) costs a
+    /// few thousand instructions a spawn.
+    private var last: (key: Key, path: String)?
 
     func resolve(_ name: String, path: String?, workdir: String) -> Resolution {
         // A byte search: Foundation's `contains` on strings goes through CFString, a conversion
@@ -36,7 +40,13 @@ final class ExecutableLookup: @unchecked Sendable {
         guard !name.utf8.contains(UInt8(ascii: "/")) else { return .found(name) }
         guard !name.isEmpty else { return .notFound(ENOENT) }
         let key = Key(name: name, path: path, workdir: workdir)
-        if let hit = lock.withLock({ found[key] }) { return .found(hit) }
+        let hit: String? = lock.withLock {
+            if let last, last.key == key { return last.path }
+            guard let hit = found[key] else { return nil }
+            last = (key, hit)
+            return hit
+        }
+        if let hit { return .found(hit) }
         var failure = ENOENT
         for folder in (path ?? Self.defaultPath).split(separator: ":", omittingEmptySubsequences: false) {
             let base = folder.isEmpty ? workdir : folder.hasPrefix("/") ? String(folder) : "\(workdir)/\(folder)"
@@ -56,7 +66,11 @@ final class ExecutableLookup: @unchecked Sendable {
 
     /// Drops a remembered path that failed to run, so that the next lookup searches again.
     func forget(_ name: String, path: String?, workdir: String) {
-        _ = lock.withLock { found.removeValue(forKey: Key(name: name, path: path, workdir: workdir)) }
+        let key = Key(name: name, path: path, workdir: workdir)
+        lock.withLock {
+            found.removeValue(forKey: key)
+            if last?.key == key { last = nil }
+        }
     }
 
     /// 0 for an executable regular file, EACCES for one that exists but cannot run, else ENOENT.

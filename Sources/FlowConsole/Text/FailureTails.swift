@@ -50,16 +50,18 @@ struct FailureTails {
     mutating func record(_ event: RunEvent) {
         switch event.kind {
         case .taskStarted(let task, _, _):
-            running[task] = Tail()  // a new attempt: the lines of the one that failed are not its own
+            // A new attempt: the lines of the one that failed are not its own. A task's tail is
+            // made at its first line, so a task that prints nothing costs no hashing of its id.
+            if !running.isEmpty { running[task] = nil }
         case .taskOutput(let task, let stream, let line):
-            running[task]?.append(stream, line)
+            running[task, default: Tail()].append(stream, line)
         case .taskFailed(let task, _, _, _, _, _):
             var line: [UInt8] = []
             PlainLog.appendLine(for: event, to: &line)
             let tail = running.removeValue(forKey: task)
             failures.append((task, line, failures.count < Self.failuresWithLines ? tail ?? Tail() : nil))
         case .taskSucceeded(let task, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
-            running[task] = nil
+            if !running.isEmpty { running[task] = nil }
         default:
             break
         }

@@ -54,7 +54,7 @@ struct RecordOptions: ParsableArguments {
                 startedMilliseconds: started, outputCap: recordOutputCap.bytes, plan: [])
             header.taskCount = plan.tasks.count
             // The plan's line is made only if a task runs: a no-op rerun writes none.
-            let recorder = try RunRecorder(path: path, header: header, planLine: { RecordHeader.encodedPlan(RecordHeader.PlanEntry.entries(of: plan)) }) {
+            let recorder = try RunRecorder(path: path, header: header, planLine: { RecordHeader.encodedPlan(of: plan) }) {
                 failure in
                 Self.warn("\(failure); the run goes on, its record stops here")
             }
