@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `flowrun export FILE --to github|argo [-o PATH]`: the wiring, the user's view, and the round
@@ -36,6 +37,28 @@ import Testing
         #expect(written.status == 0, "\(written.stderr)")
         #expect(written.stdout == "")
         #expect(try folder.read("wf.yaml").contains("kind: Workflow\n"))
+    }
+
+    /// `-o` at a FIFO or a device (`-o /dev/stdout`, a pipe) writes into it, as `tee` and
+    /// `report --html` do. The export renamed its temporary file over it instead: run as root,
+    /// `-o /dev/full` left a regular file at /dev/full, and `-o /dev/stdout` would have put one
+    /// in place of /dev/stdout.
+    @Test func dashOIntoAFifoWritesIntoItAndLeavesTheFifo() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let fifo = folder.url.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Open for reading first, without waiting for a writer, so that flowrun's open finds one.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "-o", "pipe"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "-o replaced the FIFO")
+        var received = [UInt8](repeating: 0, count: 1 << 16)
+        let count = read(reader, &received, received.count)
+        let expected = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github"], in: folder.url).stdout
+        #expect(String(decoding: received.prefix(max(0, count)), as: UTF8.self) == expected)
     }
 
     @Test func anEnvValueGivenToExportIsPassedOnAndASecretOneIsNamed() async throws {

@@ -2,7 +2,9 @@ import ArgumentParser
 import FlowConsole
 import FlowExport
 import FlowFiles
+import FlowModel
 import FlowPlanning
+import FlowReport
 import Foundation
 
 /// `flowrun export FILE --to github|argo [-o PATH]`
@@ -92,6 +94,17 @@ struct ExportCommand: ParsableCommand {
         }
         guard let output else {
             print(export.text, terminator: "")
+            return
+        }
+        // A FIFO or a device (`-o /dev/stdout`) is written into, as `report` does: a file renamed
+        // over it would replace it.
+        var status = stat()
+        if stat(output, &status) == 0, status.st_mode & S_IFMT == S_IFCHR || status.st_mode & S_IFMT == S_IFIFO {
+            do throws(WriteFailure) {
+                try ReportFile.write(export.text, to: output)
+            } catch {
+                throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.taskFailed)
+            }
             return
         }
         // Whole or not at all (a reader, or a push, never sees half a workflow).
