@@ -61,6 +61,18 @@ import Testing
         #expect(String(decoding: received.prefix(max(0, count)), as: UTF8.self) == expected)
     }
 
+    /// `-o` at a symlink writes the file it points to (whole, beside it), as `--junit` does, and
+    /// keeps the link: a workflow kept elsewhere and linked into `.github/workflows/` stays linked.
+    @Test func dashOAtASymlinkWritesItsTargetAndKeepsTheLink() async throws {
+        let folder = try WorkflowFolder(Self.workflow, files: ["shared/ci.yml": "old\n"])
+        let link = folder.url.appendingPathComponent("ci.yml").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "shared/ci.yml")
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "-o", "ci.yml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "shared/ci.yml", "-o replaced the link")
+        #expect(try folder.read("shared/ci.yml").contains("jobs:\n  fetch:\n"))
+    }
+
     @Test func anEnvValueGivenToExportIsPassedOnAndASecretOneIsNamed() async throws {
         let folder = try WorkflowFolder(Self.workflow)
         let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "--env", "API_TOKEN=abc"], in: folder.url)

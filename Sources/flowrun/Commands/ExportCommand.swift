@@ -107,9 +107,10 @@ struct ExportCommand: ParsableCommand {
             }
             return
         }
-        // Whole or not at all (a reader, or a push, never sees half a workflow).
+        // Whole or not at all (a reader, or a push, never sees half a workflow); through a
+        // symlink, its target is replaced and the link kept.
         do throws(FileError) {
-            try AtomicFile.write(export.text, to: output, access: .shared)
+            try AtomicFile.write(export.text, to: ReportFile.destination(of: output), access: .shared)
         } catch {
             throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.taskFailed)
         }
