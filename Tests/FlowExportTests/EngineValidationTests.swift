@@ -55,7 +55,7 @@ import Testing
         let plan = try ExportFixture.plan(file: path)
         let isExample = Self.examples.contains(name)
         var options = ExportFixture.options(relative, root: isExample ? ExportFixture.repositoryRoot.path : root)
-        options.runsOn = "ubuntu-24.04"
+        options.runsOn = ["ubuntu-24.04"]
         let export = GitHubExport.export(plan, options: options)
         let file = try ExportFixture.write(export.text, name: "\(name).yml")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

@@ -73,6 +73,19 @@ import Testing
         #expect(try folder.read("shared/ci.yml").contains("jobs:\n  fetch:\n"))
     }
 
+    /// A self-hosted runner is picked by several labels (`runs-on: [self-hosted, linux, x64]`).
+    /// `--runs-on` took one: given again, the last silently replaced the first. Each given now
+    /// adds a label; one stays a plain string.
+    @Test func runsOnGivenTwiceListsBothLabels() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let many = try await FlowrunBinary.run(
+            ["export", "flow.yaml", "--to", "github", "--runs-on", "self-hosted", "--runs-on", "linux"], in: folder.url)
+        #expect(many.status == 0, "\(many.stderr)")
+        #expect(many.stdout.contains("    runs-on: [self-hosted, linux]\n"), "\(many.stdout)")
+        let one = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "--runs-on", "ubuntu-24.04"], in: folder.url)
+        #expect(one.stdout.contains("    runs-on: ubuntu-24.04\n"), "\(one.stdout)")
+    }
+
     @Test func anEnvValueGivenToExportIsPassedOnAndASecretOneIsNamed() async throws {
         let folder = try WorkflowFolder(Self.workflow)
         let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "--env", "API_TOKEN=abc"], in: folder.url)

@@ -37,8 +37,8 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Print what maps and what does not; write nothing.")
     var dryRun = false
 
-    @Option(help: ArgumentHelp("GitHub: the runner of every job.", valueName: "LABEL"))
-    var runsOn = "ubuntu-latest"
+    @Option(help: ArgumentHelp("GitHub: a label of the runner of every job (repeatable; default: ubuntu-latest).", valueName: "LABEL"))
+    var runsOn: [String] = []
 
     @Option(help: ArgumentHelp("GitHub: the shell command of each job's 'Install flowrun' step.", valueName: "COMMAND"))
     var install: String?
@@ -69,7 +69,7 @@ struct ExportCommand: ParsableCommand {
         let root = FileManager.default.currentDirectoryPath
         var options = ExportOptions(workflowPath: Self.relative(file, to: root), root: root)
         options.extraArguments = workflow.assignments.flatMap { ["--env", "\($0.entry.name)=\($0.entry.value)"] }
-        options.runsOn = runsOn
+        if !runsOn.isEmpty { options.runsOn = runsOn }
         options.installCommand = install
         options.image = image ?? ""
         options.workflowTemplate = template
