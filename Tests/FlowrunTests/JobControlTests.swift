@@ -49,4 +49,41 @@ import Testing
         #expect(await run.wait() == 0)
         #expect(run.stdout.contains("[spin] | went\n"), "\(run.stdout)")
     }
+
+    /// In an orphaned process group (flowrun's parent in another session: `setsid`, or a
+    /// `nohup ... &` whose shell is gone) nobody would continue a stopped flowrun, and the
+    /// kernel discards a SIGTSTP there rather than stop it. flowrun does the same; when it
+    /// stopped itself instead, it stayed stopped for good (seen: a `setsid` run).
+    @Test func ctrlZIsIgnoredWhereNobodyCouldContinueFlowrun() async throws {
+        let folder = try TemporaryFolder()
+        try Data(
+            """
+            version: 1
+            tasks:
+              spin: {shell: 'echo $$ > pid; while [ ! -e go ]; do sleep 0.01; done; echo went'}
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        // setsid(1), not a group leader under sh, execs flowrun
+        // as the leader of a new session: its parent, sh, is in another one.
+        let command = "setsid \"$0\" run --events plain --no-record flow.yaml; echo \"status $?\""
+        let run = try LiveRun(["-c", command, FlowrunBinary.url.path], in: folder.url, executable: "/bin/sh")
+        let pid = try #require(try await SignalTests().pids(in: folder, "pid", count: 1).first)
+        let flowrun = try #require(Self.parent(of: pid))
+        kill(flowrun, SIGTSTP)
+        FileManager.default.createFile(atPath: folder.url.appendingPathComponent("go").path, contents: nil)
+        // It either ends, or is seen stopped (then continued, so that the test ends).
+        #expect(await Self.eventually { Self.state(flowrun) == nil || Self.state(flowrun) == "Z" || Self.state(flowrun) == "T" })
+        let stopped = Self.state(flowrun) == "T"
+        if stopped { kill(flowrun, SIGCONT) }
+        #expect(!stopped, "flowrun stopped itself in an orphaned process group")
+        #expect(await run.wait() == 0)
+        #expect(run.stdout.contains("[spin] | went\n") && run.stdout.contains("status 0\n"), "\(run.stdout)")
+    }
+
+    /// The parent of `pid`, from /proc.
+    static func parent(of pid: pid_t) -> pid_t? {
+        guard let status = FileManager.default.contents(atPath: "/proc/\(pid)/status") else { return nil }
+        let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("PPid:") }
+        return line.flatMap { pid_t($0.dropFirst(5).trimmingCharacters(in: .whitespaces)) }
+    }
 }

@@ -170,6 +170,9 @@ final class RunSignals: @unchecked Sendable {
     private func received(_ number: Int32) {
         switch number {
         case SIGTSTP:
+            // The kernel discards SIGTSTP in an orphaned process group, where nobody could
+            // continue it: flowrun's parent in another session (setsid, a shell gone). So here.
+            guard getsid(getppid()) == getsid(0) else { return }
             TaskGroups.shared.signalAll(SIGTSTP)
             kill(getpid(), SIGSTOP)
             return
