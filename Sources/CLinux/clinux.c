@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -300,6 +301,10 @@ int flowrun_watchdog_start(pid_t *pid) {
 
 int flowrun_name_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+int flowrun_stdout_failed(void) {
+    return ferror(stdout);
 }
 
 int flowrun_become_subreaper(void) {

@@ -14,7 +14,10 @@ package enum ArgoExport {
     package static func export(_ plan: Plan, options: ExportOptions) -> Export {
         var report = MappingReport()
         let names = ExportNames.names(for: plan.tasks.map(\.id), engine: .argo, reserved: [entrypoint, sharedTemplate, setup])
-        let base = ExportNames.names(for: [plan.workflow.name.lowercased()], engine: .argo)[0].lowercased()
+        var base = ExportNames.names(for: [plan.workflow.name.lowercased()], engine: .argo)[0].lowercased()
+        // A Kubernetes object's name ends with a letter or a digit (a WorkflowTemplate's is used
+        // as it is); a valid name starts with a letter, so one is left.
+        while base.hasSuffix("-") { base.removeLast() }
         let queueConfigMap = base + "-flowrun-queues"
         let usedQueues = plan.workflow.queues.filter { queue in plan.tasks.contains { $0.spec.queue == queue.name } }
         var dagTasks: [YAMLNode] = [.mapping([YAMLEntry("name", .string(setup)), YAMLEntry("template", .string(setup))])]

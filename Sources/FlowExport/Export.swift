@@ -21,8 +21,9 @@ package struct ExportOptions: Sendable {
     package var root: String
     /// Words added to every `flowrun run` (the `--env` assignments of the export).
     package var extraArguments: [String] = []
-    /// GitHub: the runner label, and the command of the "Install flowrun" step.
-    package var runsOn = "ubuntu-latest"
+    /// GitHub: the runner's labels (one is written as a string, several as a list, as a
+    /// self-hosted runner is picked), and the command of the "Install flowrun" step.
+    package var runsOn = ["ubuntu-latest"]
     package var installCommand: String?
     /// Argo: the image with flowrun and the tasks' tools (required), a WorkflowTemplate rather
     /// than a Workflow, the size of the shared workspace, and the folder of the image that

@@ -5,9 +5,10 @@ import FlowModel
 /// Task ids may hold `.` and start with a digit or `-` (`1st.setup`, `test.unit`). A GitHub job
 /// id starts with a letter or `_` and holds letters, digits, `-` and `_`; an Argo template or DAG
 /// task name matches `[a-zA-Z0-9][-a-zA-Z0-9]*` and, in a DAG with `depends`, may not start with
-/// a digit. An id that is already valid keeps its name; the others are spelled for the engine
-/// and, if that name is taken, get `-2`, `-3`... in file order. Names are compared without case,
-/// as GitHub compares job ids.
+/// a digit; it is also lowercase, since Argo names a pod WORKFLOW-TEMPLATE-HASH and Kubernetes
+/// refuses an uppercase pod name. An id that is already valid keeps its name; the others are
+/// spelled for the engine and, if that name is taken, get `-2`, `-3`... in file order. Names are
+/// compared without case, as GitHub compares job ids.
 package enum ExportNames {
     package enum Engine: Sendable {
         case github, argo
@@ -46,12 +47,13 @@ package enum ExportNames {
             return (letter || first == UInt8(ascii: "_"))
                 && name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
         case .argo:
-            return letter && name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "-") }
+            return isLowercase(first) && name.utf8.allSatisfy { isLowercase($0) || isDigit($0) || $0 == UInt8(ascii: "-") }
         }
     }
 
-    /// The id with each character the engine refuses replaced (`_` for GitHub, `-` for Argo), and
-    /// a prefix where it would start with something else than a letter (`_` or `t-`).
+    /// The id with each character the engine refuses replaced (`_` for GitHub, `-` for Argo, which
+    /// also lowercases), and a prefix where it would start with something else than a letter
+    /// (`_` or `t-`).
     static func spelled(_ id: TaskID, _ engine: Engine) -> String {
         let replacement: Character = engine == .github ? "_" : "-"
         var name = String(
@@ -59,7 +61,7 @@ package enum ExportNames {
                 guard let byte = character.asciiValue else { return replacement }
                 switch engine {
                 case .github: return isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") ? character : replacement
-                case .argo: return isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") ? character : replacement
+                case .argo: return isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") ? Character(character.lowercased()) : replacement
                 }
             })
         if let first = name.utf8.first, !isLetter(first), !(engine == .github && first == UInt8(ascii: "_")) {
@@ -70,6 +72,10 @@ package enum ExportNames {
 
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    private static func isLowercase(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

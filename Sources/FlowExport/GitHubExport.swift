@@ -108,7 +108,8 @@ package enum GitHubExport {
                 report.add("when: always -> if: always()", single.id)
             }
         }
-        entries.append(YAMLEntry("runs-on", .string(options.runsOn)))
+        let labels = options.runsOn.map { YAMLNode.string($0) }
+        entries.append(YAMLEntry("runs-on", labels.count == 1 ? labels[0] : .flowSequence(labels)))
         if let single, single.continueOnError {
             entries.append(YAMLEntry("continue-on-error", .literal("true")))
             report.add("continue_on_error -> continue-on-error", single.id)

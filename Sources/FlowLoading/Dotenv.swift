@@ -12,7 +12,8 @@ enum Dotenv {
     static func parse(_ text: String, file: String) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
         var entries: [EnvironmentEntry] = []
         var problems: [Diagnostic] = []
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character to Swift, never equal to "\n": a CRLF file splits on it too.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         var number = 0
         while number < lines.count {
             let line = lines[number]

@@ -28,10 +28,19 @@ package enum ReportFile {
             return
         }
         do throws(FileError) {
-            try AtomicFile.write(text, to: path, access: .shared)
+            try AtomicFile.write(text, to: destination(of: path), access: .shared)
         } catch {
             throw WriteFailure(output: path, code: error.code)
         }
+    }
+
+    /// The file a symlink at `path` points to, whose contents are replaced, not the link (as
+    /// `--junit` and `--events-file` do); `path` itself when it is no link or points to nothing.
+    package static func destination(of path: String) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Appends `text` to the file at `path` (created if missing) with `O_APPEND`, so that what

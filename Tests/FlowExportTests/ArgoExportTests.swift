@@ -64,4 +64,15 @@ import Testing
         let text = ArgoExport.export(try ExportFixture.plan("version: 1\nname: Big Build\ntasks:\n  a: {shell: x}\n"), options: options).text
         #expect(text.contains("kind: WorkflowTemplate\nmetadata:\n  name: big-build\n"))
     }
+
+    /// A Kubernetes object name ends with a letter or digit. A workflow named `Release 1.0!` (or
+    /// `build_`) was spelled `release-1-0-`: fine before the random suffix of `generateName`,
+    /// refused by `kubectl apply` as a WorkflowTemplate's `name`.
+    @Test(arguments: [("Release 1.0!", "release-1-0"), ("build_", "build"), ("Åsa", "t-sa"), ("!!", "t")])
+    func aTemplateNameEndsWithALetterOrDigit(name: String, expected: String) throws {
+        var options = ExportFixture.options()
+        options.workflowTemplate = true
+        let text = ArgoExport.export(try ExportFixture.plan("version: 1\nname: \"\(name)\"\ntasks:\n  a: {shell: x}\n"), options: options).text
+        #expect(text.contains("kind: WorkflowTemplate\nmetadata:\n  name: \(expected)\n"), "\(text)")
+    }
 }

@@ -24,7 +24,7 @@ import Testing
           test_unit: {needs: 1st.setup, queue: serial, retries: 3, retry_delay: 250ms, timeout: 500ms, shell: "true"}
           build_linux: {needs: [test.unit, test_unit], queue: pool.2, priority: very-high, continue_on_error: true, shell: "exit 1"}
           -dash: {needs: build_linux, env: {ON: "off", "N": "1e3"}, shell: [echo, "it's"]}
-          Main: {needs: [-dash], when: failure, shell: "echo failed"}
+          Main: {needs: [-dash], when: failure, timeout: 1m, shell: "echo failed"}
           main: {needs: [Main, build_linux], when: always, timeout: 2h, shell: "echo always"}
           flowrun-task: {needs: main, description: "a task named like the export's template", shell: "true"}
           aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: {needs: [flowrun-task], shell: "true"}
@@ -55,7 +55,7 @@ import Testing
         let plan = try ExportFixture.plan(file: path)
         let isExample = Self.examples.contains(name)
         var options = ExportFixture.options(relative, root: isExample ? ExportFixture.repositoryRoot.path : root)
-        options.runsOn = "ubuntu-24.04"
+        options.runsOn = ["ubuntu-24.04"]
         let export = GitHubExport.export(plan, options: options)
         let file = try ExportFixture.write(export.text, name: "\(name).yml")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

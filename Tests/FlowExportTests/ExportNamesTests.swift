@@ -18,10 +18,20 @@ import Testing
         let names = ExportNames.names(for: Self.ids, engine: .argo, reserved: ["flowrun-task"])
         #expect(
             names == [
-                "t-1st-setup", "test-unit", "build-linux", "test-unit-2", "t-dash", "Build", "build-2", "flowrun-task-2",
+                "t-1st-setup", "test-unit", "build-linux", "test-unit-2", "t-dash", "build-2", "build", "flowrun-task-2",
                 String(repeating: "a-", count: 31) + "a",
             ])
         for name in names { #expect(ExportNames.isValid(name, .argo), "\(name)") }
+    }
+
+    /// Argo (3.4 and later) names a task's pod `WORKFLOW-TEMPLATE-HASH`, and Kubernetes takes
+    /// only a lowercase pod name: a template `Build` was valid to Argo's checks and then failed
+    /// at run time ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric
+    /// characters", argoproj/argo-workflows#9670). Argo names are lowercase.
+    @Test func argoNamesAreLowercaseAsPodNamesMustBe() {
+        let names = ExportNames.names(for: ["Build", "Deploy.Prod", "ALL_CAPS", "lint"], engine: .argo)
+        #expect(names == ["build", "deploy-prod", "all-caps", "lint"])
+        #expect(!ExportNames.isValid("Build", .argo))
     }
 
     @Test func theSameIdsGiveTheSameNames() {

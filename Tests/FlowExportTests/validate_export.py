@@ -29,6 +29,7 @@ import sys
 import yaml
 
 ARGO_NAME = re.compile(r"[a-zA-Z0-9][-a-zA-Z0-9]*\Z")
+POD_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 GITHUB_JOB = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 RESULTS = ("Succeeded", "Failed", "Errored", "Skipped", "Omitted", "Daemoned")
 
@@ -246,9 +247,16 @@ def check_argo(export, source, say):
             say(f"{document.get('kind')}: {error}")
     workflow = workflows[0]
     templates, dag = argo_dag(workflow)
-    for name in templates:
+    # Argo names a pod WORKFLOW-TEMPLATE-HASH (POD_NAMES=v2, the default since 3.4), and
+    # Kubernetes refuses a pod name that is no lowercase RFC 1123 subdomain.
+    metadata = workflow.get("metadata", {})
+    prefix = metadata.get("name") or metadata.get("generateName", "") + "abcde"
+    for name, template in templates.items():
         if not ARGO_NAME.match(name):
             say(f"template name {name!r} does not match [a-zA-Z0-9][-a-zA-Z0-9]*")
+        pod = f"{prefix}-{name}"[:242] + "-4294967295"
+        if ("container" in template or "script" in template) and not POD_NAME.match(pod):
+            say(f"template {name!r} gives the pod name {pod!r}, which Kubernetes refuses (lowercase RFC 1123)")
     names = [t["name"] for t in dag]
     if len(set(names)) != len(names):
         say("two DAG tasks have one name")

@@ -48,4 +48,14 @@ import Testing
                 ".env:3:1: the value of 'C' holds a NUL character (\\0): a variable's value would end there",
             ])
     }
+
+    /// A `.env` saved on Windows ends its lines with CRLF. Swift reads "\r\n" as one Character, so
+    /// splitting at "\n" split nothing: the first value swallowed every later line, and the other
+    /// keys were never set. Compose reads each line, its CR dropped.
+    @Test func crlfLineEndsAreLineEnds() {
+        let (entries, problems) = Dotenv.parse("A=one\r\nB=\"two\"\r\n# note\r\nC='x\r\ny'\r\nD=4\r\n", file: ".env")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(entries.map(\.name) == ["A", "B", "C", "D"])
+        #expect(entries.map(\.value) == ["one", "two", "x\ny", "4"])
+    }
 }

@@ -85,4 +85,17 @@ import Testing
                 "flow.yaml:4:13: 'matrix' of task 't' makes 289 combinations; at most 256 (as GitHub Actions allows)"
             ])
     }
+
+    /// An `exclude` that drops every combination left no task at all: `needs: t` then waited for
+    /// nothing and its dependent ran, and `flowrun FILE t` found no task 't'. GitHub Actions fails
+    /// a job whose matrix is empty; flowrun refuses it at the matrix.
+    @Test func aMatrixThatExcludesEveryCombinationIsRefused() {
+        let loaded = WorkflowLoader.decode(
+            Array("version: 1\ntasks:\n  t:\n    matrix: {os: [a, b], exclude: [{os: a}, {os: b}]}\n    shell: 'true'\n  u: {needs: t, shell: 'true'}\n".utf8),
+            file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
+                "flow.yaml:4:13: 'matrix' of task 't' makes no combination: 'exclude' drops every one"
+            ])
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `flowrun export FILE --to github|argo [-o PATH]`: the wiring, the user's view, and the round
@@ -36,6 +37,53 @@ import Testing
         #expect(written.status == 0, "\(written.stderr)")
         #expect(written.stdout == "")
         #expect(try folder.read("wf.yaml").contains("kind: Workflow\n"))
+    }
+
+    /// `-o` at a FIFO or a device (`-o /dev/stdout`, a pipe) writes into it, as `tee` and
+    /// `report --html` do. The export renamed its temporary file over it instead: run as root,
+    /// `-o /dev/full` left a regular file at /dev/full, and `-o /dev/stdout` would have put one
+    /// in place of /dev/stdout.
+    @Test func dashOIntoAFifoWritesIntoItAndLeavesTheFifo() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let fifo = folder.url.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Open for reading first, without waiting for a writer, so that flowrun's open finds one.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "-o", "pipe"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "-o replaced the FIFO")
+        var received = [UInt8](repeating: 0, count: 1 << 16)
+        let count = read(reader, &received, received.count)
+        let expected = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github"], in: folder.url).stdout
+        #expect(String(decoding: received.prefix(max(0, count)), as: UTF8.self) == expected)
+    }
+
+    /// `-o` at a symlink writes the file it points to (whole, beside it), as `--junit` does, and
+    /// keeps the link: a workflow kept elsewhere and linked into `.github/workflows/` stays linked.
+    @Test func dashOAtASymlinkWritesItsTargetAndKeepsTheLink() async throws {
+        let folder = try WorkflowFolder(Self.workflow, files: ["shared/ci.yml": "old\n"])
+        let link = folder.url.appendingPathComponent("ci.yml").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "shared/ci.yml")
+        let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "-o", "ci.yml"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "shared/ci.yml", "-o replaced the link")
+        #expect(try folder.read("shared/ci.yml").contains("jobs:\n  fetch:\n"))
+    }
+
+    /// A self-hosted runner is picked by several labels (`runs-on: [self-hosted, linux, x64]`).
+    /// `--runs-on` took one: given again, the last silently replaced the first. Each given now
+    /// adds a label; one stays a plain string.
+    @Test func runsOnGivenTwiceListsBothLabels() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let many = try await FlowrunBinary.run(
+            ["export", "flow.yaml", "--to", "github", "--runs-on", "self-hosted", "--runs-on", "linux"], in: folder.url)
+        #expect(many.status == 0, "\(many.stderr)")
+        #expect(many.stdout.contains("    runs-on: [self-hosted, linux]\n"), "\(many.stdout)")
+        let one = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "--runs-on", "ubuntu-24.04"], in: folder.url)
+        #expect(one.stdout.contains("    runs-on: ubuntu-24.04\n"), "\(one.stdout)")
     }
 
     @Test func anEnvValueGivenToExportIsPassedOnAndASecretOneIsNamed() async throws {

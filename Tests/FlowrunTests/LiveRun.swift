@@ -14,8 +14,12 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
     /// and NO_COLOR set (GITHUB_ACTIONS left out unless `environment` sets it: the suite run in a
     /// GitHub job must check what it checks elsewhere); stdin is /dev/null, and both pipes are
     /// read as the output comes. With `standardOutput`, stdout goes there instead, and is not read.
-    init(_ arguments: [String], in directory: URL?, environment: [String: String] = [:], standardOutput: Pipe? = nil) throws {
-        process.executableURL = FlowrunBinary.url
+    /// With `executable`, that program runs with `arguments` instead (a wrapper such as sh).
+    init(
+        _ arguments: [String], in directory: URL?, environment: [String: String] = [:], standardOutput: Pipe? = nil,
+        executable: String? = nil
+    ) throws {
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? FlowrunBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var inherited = ProcessInfo.processInfo.environment

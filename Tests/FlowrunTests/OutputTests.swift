@@ -82,6 +82,19 @@ import Testing
         #expect(result.stderr == "flowrun: error: cannot write standard output: No space left on device\n")
     }
 
+    /// A print larger than stdio's buffer is written at once, and when that write fails, glibc
+    /// keeps nothing to flush again: `flowrun export FILE --to github >/dev/full` (or `| head`)
+    /// exited 0 with nothing written. The error flag of stdout is checked too, as GNU's
+    /// `close_stdout` does.
+    @Test func aLargeExportToAFullDiskFails() async throws {
+        let tasks = (0..<40).map { "  t\($0): {shell: \"true\"}\n" }.joined()
+        let folder = try folder("version: 1\nfail_fast: false\ntasks:\n" + tasks)
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let result = try await run(FlowrunBinary.url.path, ["export", "flow.yaml", "--to", "github"], in: folder, standardOutput: full)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("flowrun: error: cannot write standard output: No space left on device\n"), "\(result.stderr)")
+    }
+
     @Test func aFolderAsTheReportIsRefusedBeforeAnyTaskRuns() async throws {
         let folder = try folder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("reports"), withIntermediateDirectories: false)

@@ -48,6 +48,26 @@ import Testing
         #expect(try self.slices(try folder.read("again.json")).map { $0["name"] as? String } == ["build", "test", "test"])
     }
 
+    /// A symlink at a report's path is written through, as `--junit` and `--events-file` do
+    /// (issue 12: outputs never destroy): `--report-html`, `--trace` and `report --html` renamed
+    /// their file over the link, which became a regular file and left its target as it was.
+    @Test func aSymlinkAtAReportPathIsWrittenThroughAndKept() async throws {
+        let folder = try WorkflowFolder(workflow, files: ["kept/run.html": "old\n", "kept/run.json": "old\n", "kept/again.html": "old\n"])
+        for name in ["run.html", "run.json", "again.html"] {
+            try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent(name).path, withDestinationPath: "kept/\(name)")
+        }
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "--report-html", "run.html", "--trace", "run.json", "flow.yaml"], in: folder.url)
+        #expect(run.status == 1, "\(run.stderr)")
+        let report = try await FlowrunBinary.run(["report", "--html", "again.html"], in: folder.url)
+        #expect(report.status == 0, "\(report.stderr)")
+        for name in ["run.html", "run.json", "again.html"] {
+            let link = folder.url.appendingPathComponent(name).path
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "kept/\(name)", "\(name) is no longer the link")
+            #expect(try folder.read("kept/\(name)") != "old\n", "kept/\(name) was not written")
+        }
+    }
+
     @Test func reportWithNoOutputWritesTheTimelineOfTheLastRunBesideTheUser() async throws {
         let folder = try WorkflowFolder(workflow)
         _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)

@@ -38,6 +38,10 @@ int flowrun_become_subreaper(void);
 /// does not show.
 int flowrun_name_thread(const char *name);
 
+/// ferror(stdout): whether a write to stdio's standard output has failed. Swift 6 refuses a
+/// reference to the global `stdout`.
+int flowrun_stdout_failed(void);
+
 /// pidfd_open(2) (Linux 5.3): a descriptor that polls readable once the child has exited, so
 /// one poll loop can wait for output and exits together. -1 with errno (ENOSYS) where missing.
 /// Swift cannot call the variadic syscall(2) itself.

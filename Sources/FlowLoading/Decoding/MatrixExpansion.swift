@@ -26,6 +26,8 @@ struct MatrixExpansion {
     enum Problem: Error, Equatable {
         case tooMany(Int)
         case includeMissesKey(entry: Int, key: String)
+        /// `exclude` dropped every combination and `include` added none back.
+        case noCombination
     }
 
     static let maxCombinations = 256
@@ -82,6 +84,7 @@ struct MatrixExpansion {
             added.append(Combination(pairs: pairs + extra, named: keys.count))
         }
         combinations += added
+        guard !combinations.isEmpty else { return .failure(.noCombination) }
         guard combinations.count <= Self.maxCombinations else { return .failure(.tooMany(combinations.count)) }
         return .success(combinations)
     }

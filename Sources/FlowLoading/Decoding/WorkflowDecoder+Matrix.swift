@@ -111,6 +111,9 @@ extension WorkflowDecoder {
         case .failure(.includeMissesKey(let entry, let key)):
             report(.includeMissesKey(entry: entry + 1, key: key, task: spec.id), at: mark)
             return nil
+        case .failure(.noCombination):
+            report(.noCombination(task: spec.id), at: mark)
+            return nil
         }
         var tasks: [TaskSpec] = []
         tasks.reserveCapacity(combinations.count)
@@ -236,6 +239,9 @@ extension Diagnostic.Message {
         Self(
             "'matrix' of task '\(task)' makes \(count == .max ? "too many" : String(count)) combinations; at most \(MatrixExpansion.maxCombinations) (as GitHub Actions allows)"
         )
+    }
+    static func noCombination(task: TaskID) -> Self {
+        Self("'matrix' of task '\(task)' makes no combination: 'exclude' drops every one")
     }
     static func includeMissesKey(entry: Int, key: String, task: TaskID) -> Self {
         Self(

@@ -2,7 +2,9 @@ import ArgumentParser
 import FlowConsole
 import FlowExport
 import FlowFiles
+import FlowModel
 import FlowPlanning
+import FlowReport
 import Foundation
 
 /// `flowrun export FILE --to github|argo [-o PATH]`
@@ -35,8 +37,8 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Print what maps and what does not; write nothing.")
     var dryRun = false
 
-    @Option(help: ArgumentHelp("GitHub: the runner of every job.", valueName: "LABEL"))
-    var runsOn = "ubuntu-latest"
+    @Option(help: ArgumentHelp("GitHub: a label of the runner of every job (repeatable; default: ubuntu-latest).", valueName: "LABEL"))
+    var runsOn: [String] = []
 
     @Option(help: ArgumentHelp("GitHub: the shell command of each job's 'Install flowrun' step.", valueName: "COMMAND"))
     var install: String?
@@ -67,7 +69,7 @@ struct ExportCommand: ParsableCommand {
         let root = FileManager.default.currentDirectoryPath
         var options = ExportOptions(workflowPath: Self.relative(file, to: root), root: root)
         options.extraArguments = workflow.assignments.flatMap { ["--env", "\($0.entry.name)=\($0.entry.value)"] }
-        options.runsOn = runsOn
+        if !runsOn.isEmpty { options.runsOn = runsOn }
         options.installCommand = install
         options.image = image ?? ""
         options.workflowTemplate = template
@@ -94,9 +96,21 @@ struct ExportCommand: ParsableCommand {
             print(export.text, terminator: "")
             return
         }
-        // Whole or not at all (a reader, or a push, never sees half a workflow).
+        // A FIFO or a device (`-o /dev/stdout`) is written into, as `report` does: a file renamed
+        // over it would replace it.
+        var status = stat()
+        if stat(output, &status) == 0, status.st_mode & S_IFMT == S_IFCHR || status.st_mode & S_IFMT == S_IFIFO {
+            do throws(WriteFailure) {
+                try ReportFile.write(export.text, to: output)
+            } catch {
+                throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.taskFailed)
+            }
+            return
+        }
+        // Whole or not at all (a reader, or a push, never sees half a workflow); through a
+        // symlink, its target is replaced and the link kept.
         do throws(FileError) {
-            try AtomicFile.write(export.text, to: output, access: .shared)
+            try AtomicFile.write(export.text, to: ReportFile.destination(of: output), access: .shared)
         } catch {
             throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.taskFailed)
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import FlowConsole
 import FlowModel
 import Foundation
@@ -63,11 +64,15 @@ struct Flowrun: ParsableCommand {
 
     /// `print` keeps text in stdio's buffer, and exit would flush it without a word if the write
     /// failed: flushed and checked here, as GNU's `close_stdout` does, so that `flowrun schema
-    /// >/dev/full` is an error, not a silent 0. (glibc keeps what it failed to write in the
-    /// buffer, so an earlier failure fails this flush again.)
+    /// >/dev/full` is an error, not a silent 0. A print larger than the buffer is written at
+    /// once, and if that write failed nothing is left to fail the flush: stdout's error flag
+    /// tells, with the errno of that write (nothing since has failed to set another).
     private static func flushStandardOutput() throws {
-        guard fflush(nil) != 0 else { return }
-        let failure = WriteFailure(output: "standard output", code: errno)
+        let earlier = errno
+        let flushed = fflush(nil) == 0
+        guard !flushed || flowrun_stdout_failed() != 0 else { return }
+        let code = flushed ? earlier : errno
+        let failure = WriteFailure(output: "standard output", code: code == 0 ? EIO : code)
         throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure))
     }
 }

@@ -16,6 +16,11 @@ import Glibc
 /// stdout that may be stalled), any of them ends flowrun at once. SIGUSR1 suspends the queues
 /// and SIGUSR2 resumes them (before the run, they say how it starts).
 ///
+/// Job control: a terminal's Ctrl-Z (SIGTSTP) reaches flowrun's process group only, not the
+/// tasks' groups; as `make` and its jobs stop together, flowrun passes it on to every task's
+/// group, then stops itself. SIGCONT (`fg`, `bg`) continues flowrun whatever it blocks; it is
+/// then passed on to the tasks.
+///
 /// `blockSignals()` runs first, while the process has one thread, so that every thread blocks
 /// them; one thread of ours then takes them with `sigwait`. A blocked signal stays pending, so
 /// none is lost, however early it comes. (Not dispatch signal sources: on Linux they can lose
@@ -34,7 +39,7 @@ import Glibc
 ///
 /// - Warning: every `var` is guarded by `lock`.
 final class RunSignals: @unchecked Sendable {
-    static let handled = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
+    static let handled = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT]
     /// How long a run whose tasks were all killed has to write its end before flowrun exits anyway.
     static let lastWordsSeconds = 5.0
     /// How long a cancelled run waits on a standard output that takes nothing, before it exits.
@@ -163,6 +168,19 @@ final class RunSignals: @unchecked Sendable {
     }
 
     private func received(_ number: Int32) {
+        switch number {
+        case SIGTSTP:
+            // The kernel discards SIGTSTP in an orphaned process group, where nobody could
+            // continue it: flowrun's parent in another session (setsid, a shell gone). So here.
+            guard getsid(getppid()) == getsid(0) else { return }
+            TaskGroups.shared.signalAll(SIGTSTP)
+            kill(getpid(), SIGSTOP)
+            return
+        case SIGCONT:
+            TaskGroups.shared.signalAll(SIGCONT)
+            return
+        default: break
+        }
         let action: Action = lock.withLock {
             switch phase {
             case .loading:
