@@ -139,6 +139,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     package func taskSucceeded(_ index: Int) {
         lock.withLock {
+            // Whatever this task leaves, the successes held before it may have settled by now.
+            defer { recordSettled() }
             let task = plan.tasks[index]
             var inputFiles = checkedInputs.removeValue(forKey: index) ?? []
             let atStart = inputsAtStart.removeValue(forKey: index)
@@ -163,7 +165,6 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
             if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
-            recordSettled()
         }
     }
 
