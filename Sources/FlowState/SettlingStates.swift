@@ -60,11 +60,15 @@ struct SettlingStates {
         return settled
     }
 
-    /// A file hashed again once settled: a small one that was racy when hashed. A larger one (a
-    /// download, an extraction) keeps its racy record, hashed again by the next run only if
-    /// that run needs its digest, as `InputsAtStart` does not hash it either.
+    /// The most a racy file may hold to be hashed again once settled: one read, so that the
+    /// second hash costs about the open. A larger one (a download or an extraction, whose digest
+    /// the action took as it wrote it) keeps its racy record, hashed again by the next run, as
+    /// before: reading back 200 downloads of 1 MiB would cost more than that run saves.
+    static let largestHeld: Int64 = 64 * 1024
+
+    /// A file hashed again once settled: a small one that was racy when hashed.
     private static func isHeld(_ record: FileRecord) -> Bool {
-        record.size <= InputsAtStart.hashedAtStartLimit && record.status.isRacy(at: record.hashedAtNanoseconds)
+        record.size <= largestHeld && record.status.isRacy(at: record.hashedAtNanoseconds)
     }
 
     private static func settle(_ state: TaskState, digests: inout FileDigests) -> TaskState? {
