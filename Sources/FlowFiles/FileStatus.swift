@@ -18,17 +18,54 @@ package struct FileStatus: Sendable, Hashable {
         self.inode = inode
     }
 
-    /// How far a file's timestamps can trail the moment it changed: a file system stamps with a
-    /// coarse clock (a kernel tick; whole seconds on ext3, two seconds on FAT), so a file changed
-    /// again within that step can keep the same status. Two seconds covers all of them.
-    package static let granularityNanoseconds: Int64 = 2_000_000_000
+    /// How far a file's timestamps can trail the moment it changed, on a file system that keeps
+    /// them to the nanosecond (ext4, XFS, btrfs, tmpfs): Linux stamps files with its coarse clock,
+    /// which the moments here are read from too (`CLOCK_REALTIME_COARSE`), so a change after a
+    /// moment is stamped at or after it. The margin covers moments read from the fine clock,
+    /// one kernel tick (1-10 ms) ahead, as the state kept them before, and a tick that came late
+    /// (7.6 ms behind `CLOCK_REALTIME` measured here, HZ 250, under load 13).
+    package static let fineGranularityNanoseconds: Int64 = 20_000_000
 
-    /// Whether a change right after `moment` could leave the file with this status: its mtime or
-    /// ctime is within `granularityNanoseconds` of `moment` (or after it). A digest taken then is
-    /// not trusted on the status alone later (git's "racy" rule), and the contents are hashed
-    /// again.
+    /// The step of the clock that stamped this status, told from the stamps themselves: a file
+    /// system that keeps whole seconds (ext3, HFS+) or two (FAT) leaves the nanoseconds zero, one
+    /// that keeps hundredths (exFAT) leaves them a multiple of 10 ms. Twice the largest power of
+    /// ten that divides both the mtime's and the ctime's nanoseconds (two seconds for whole
+    /// seconds, as FAT's step is two), and at least `fineGranularityNanoseconds`.
+    package var granularityNanoseconds: Int64 {
+        let modified = Self.fraction(modifiedNanoseconds)
+        let changed = Self.fraction(changedNanoseconds)
+        var step: Int64 = 1
+        while step < 1_000_000_000, modified % (step * 10) == 0, changed % (step * 10) == 0 { step *= 10 }
+        return max(2 * step, Self.fineGranularityNanoseconds)
+    }
+
+    /// The nanoseconds within the second.
+    private static func fraction(_ nanoseconds: Int64) -> Int64 {
+        let fraction = nanoseconds % 1_000_000_000
+        return fraction < 0 ? fraction + 1_000_000_000 : fraction
+    }
+
+    /// The last moment at which a change could still leave the file with this status: its mtime
+    /// or ctime (whichever is later) plus its clock's step (`granularityNanoseconds`).
+    package var racyUntil: Int64 {
+        let (until, overflow) = max(modifiedNanoseconds, changedNanoseconds).addingReportingOverflow(granularityNanoseconds)
+        return overflow ? .max : until
+    }
+
+    /// Whether a change right after `moment` could leave the file with this status: `moment` is
+    /// not past `racyUntil`. A digest taken then is not trusted on the status alone later (git's
+    /// "racy" rule), and the contents are hashed again.
     package func isRacy(at moment: Int64) -> Bool {
-        max(modifiedNanoseconds, changedNanoseconds) >= moment - Self.granularityNanoseconds
+        moment <= racyUntil
+    }
+
+    /// The kernel's coarse wall clock (`CLOCK_REALTIME_COARSE`), in nanoseconds since 1970: the
+    /// clock Linux stamps files with, so a file changed after this moment is stamped at or after
+    /// it, however late the clock's tick.
+    package static var clockNanoseconds: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     package init(_ info: stat) {

@@ -30,7 +30,7 @@ package final class StreamedDigests: @unchecked Sendable {
     package struct Noted: Sendable, Equatable {
         /// Lowercase hex SHA-256.
         package var digest: String
-        /// The wall clock (CLOCK_REALTIME) when it was noted, in nanoseconds since 1970.
+        /// The wall clock as files are stamped (`FileStatus.clockNanoseconds`) when it was noted.
         package var notedAtNanoseconds: Int64
 
         package init(digest: String, notedAtNanoseconds: Int64) {
@@ -41,9 +41,7 @@ package final class StreamedDigests: @unchecked Sendable {
 
     /// Notes `digest` (lowercase hex SHA-256) as the contents of the file with `status`.
     package func note(_ digest: String, for status: FileStatus) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let noted = Noted(digest: digest, notedAtNanoseconds: Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+        let noted = Noted(digest: digest, notedAtNanoseconds: FileStatus.clockNanoseconds)
         lock.withLock {
             if digests.updateValue(noted, forKey: status) == nil { order.append(status) }
             guard order.count > limit else { return }

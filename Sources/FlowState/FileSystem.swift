@@ -14,6 +14,9 @@ package protocol FileSystem: Sendable {
     func hash(of path: String) -> String?
     /// The wall clock, in nanoseconds since 1970, as file timestamps count.
     var nowNanoseconds: Int64 { get }
+    /// Returns once `nowNanoseconds` is past `moment`, at most a fraction of a second ahead
+    /// (files written that long ago have settled: `FileStatus.isRacy`).
+    func waitForClock(toPass moment: Int64)
     /// The digest an action computed of the file with this status while it wrote or read it
     /// (`StreamedDigests`), and when; handed out once; nil if there is none.
     func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted?
@@ -45,9 +48,20 @@ package struct LocalFileSystem: FileSystem {
         StreamedDigests.shared.take(status)
     }
 
+    /// The kernel's coarse clock, the one it stamps files with: a change after this moment is
+    /// stamped at or after it.
     package var nowNanoseconds: Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        FileStatus.clockNanoseconds
+    }
+
+    package func waitForClock(toPass moment: Int64) {
+        while true {
+            let left = moment - nowNanoseconds
+            guard left >= 0 else { return }
+            // The coarse clock moves a tick at a time: sleep to the moment, then look again.
+            var pause = timespec(tv_sec: 0, tv_nsec: Int(min(left, 100_000_000) + 1_000_000))
+            var rest = timespec()
+            while nanosleep(&pause, &rest) != 0, errno == EINTR { pause = rest }
+        }
     }
 }

@@ -37,6 +37,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// The files hashed in this run, for every task's digests.
     private let hashedInRun = HashedInRun()
     private var failure: TaskStatesError?
+    /// Successes whose files were racy when hashed, recorded once they have settled.
+    private var settling = SettlingStates()
     /// Each task's definition and env digests, taken before the run (they depend on the plan
     /// alone), on both cores for a large plan.
     private let definitions: DefinitionDigests
@@ -137,6 +139,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     package func taskSucceeded(_ index: Int) {
         lock.withLock {
+            // Whatever this task leaves, the successes held before it may have settled by now.
+            defer { recordSettled() }
             let task = plan.tasks[index]
             var inputFiles = checkedInputs.removeValue(forKey: index) ?? []
             let atStart = inputsAtStart.removeValue(forKey: index)
@@ -160,7 +164,23 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
             build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
-            note { () throws(TaskStatesError) in try states.recordSuccess(state) }
+            if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
+        }
+    }
+
+    /// Records the successes held (`settling`) whose files have settled by now; with `waiting`,
+    /// all of them, once the clock has passed the last (a few milliseconds at most).
+    private func recordSettled(waiting: Bool = false) {
+        guard let next = settling.firstSettling else { return }
+        if waiting, let last = settling.lastSettling {
+            fileSystem.waitForClock(toPass: last)
+        } else if next >= fileSystem.nowNanoseconds {
+            return
+        }
+        var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+        for (_, state) in settling.takeSettled(digests: &digests) {
+            // nil: a file changed after it was hashed; the task runs again next time.
+            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
         }
     }
 
@@ -189,7 +209,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     /// Writes the state anew if the run changed it; call once the run has ended.
     package func finish() {
-        lock.withLock { note { () throws(TaskStatesError) in try states.compact(plan: plan.tasks.map(\.id)) } }
+        lock.withLock {
+            recordSettled(waiting: true)
+            note { () throws(TaskStatesError) in try states.compact(plan: plan.tasks.map(\.id)) }
+        }
     }
 
     private func remember(_ fingerprint: TaskFingerprint, of task: Int) {

@@ -48,6 +48,18 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
         nowNanoseconds += Int64(seconds * 1e9)
     }
 
+    /// How often the check waited for the clock, and for how long in all.
+    private(set) var waits = 0
+    private(set) var waitedNanoseconds: Int64 = 0
+
+    /// Moves the clock just past `moment`, as waiting for it would.
+    func waitForClock(toPass moment: Int64) {
+        guard nowNanoseconds <= moment else { return }
+        waits += 1
+        waitedNanoseconds += moment + 1 - nowNanoseconds
+        nowNanoseconds = moment + 1
+    }
+
     func status(of path: String) -> FileStatus? { files[path]?.status }
     func regularFileStatus(of path: String) -> FileStatus? { files[path]?.status }
     /// A plain path, or `FOLDER/*`: the files directly in FOLDER, sorted.
