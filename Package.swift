@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "FlowModel"),
         .target(name: "FlowFiles", dependencies: ["CLinux"]),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
-        .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
+        .target(name: "FlowPlanning", dependencies: ["FlowModel", "FlowFiles"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         // The event stream's bytes, shared by the console and the state: the codec and the descriptor writer.
         .target(name: "FlowEvents", dependencies: ["FlowModel", "FlowFiles"]),
