@@ -28,12 +28,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "FlowModel"),
-        .target(name: "FlowFiles"),
+        .target(name: "FlowFiles", dependencies: ["CLinux"]),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
-        .target(name: "FlowPlanning", dependencies: ["FlowModel"]),
+        .target(name: "FlowPlanning", dependencies: ["FlowModel", "FlowFiles"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
         // The event stream's bytes, shared by the console and the state: the codec and the descriptor writer.
-        .target(name: "FlowEvents", dependencies: ["FlowModel"]),
+        .target(name: "FlowEvents", dependencies: ["FlowModel", "FlowFiles"]),
         .target(
             name: "FlowState",
             dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowEvents", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),

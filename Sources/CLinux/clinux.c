@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,6 +20,18 @@
 
 int flowrun_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+static mode_t startup_umask;
+
+/* Before main, while the process has one thread, so that no other thread sees the 0. */
+__attribute__((constructor)) static void read_startup_umask(void) {
+    startup_umask = umask(0);
+    umask(startup_umask);
+}
+
+mode_t flowrun_startup_umask(void) {
+    return startup_umask;
 }
 
 /* Signals the child sets back to their default action: every standard one, whose action
@@ -81,6 +94,10 @@ int flowrun_spawn(const char *path, char *const argv[], char *const envp[], cons
         if (setpgid(0, 0) != 0 || child_stdin < 0 || put_descriptor(child_stdin, 0) != 0 || put_descriptor(stdout_fd, 1) != 0
             || put_descriptor(stderr_fd, 2) != 0 || (directory != NULL && chdir(directory) != 0))
             goto failed;
+        /* The umask flowrun started with: the child inherited whatever the process had at the
+         * vfork, 0 if it came while libarchive read the umask on another thread (a task's
+         * `touch out` then made it 0666). */
+        umask(startup_umask);
         /* Told by the child itself, before it runs anything, so that no moment is left
          * when a SIGKILLed flowrun would leave an untold group behind. */
         tell_watchdog(watchdog_fd, getpid());

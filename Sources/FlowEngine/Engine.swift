@@ -68,6 +68,13 @@ package final class Engine: @unchecked Sendable {
     /// Tasks whose final state is failed (tolerated or not), for `FLOWRUN_FAILED_NEEDS`.
     private var failedTasks = Set<Int>()
     private var cancelReason: String?
+    /// Set by `cancel` before it waits for `lock`, which a gate's check (a long walk) may hold.
+    private let cancelRequest = SetOnceFlag()
+    /// Set with `runStatus`: `isOver` is asked by the signal thread, which must not wait for `lock`.
+    private let ended = SetOnceFlag()
+    /// Tasks let through while a cancel waited for `lock`: not started, ended as cancelled
+    /// once the cancel is applied.
+    private var heldForCancel: [Int] = []
     private var runStatus: RunStatus?
     /// Called once, outside `lock`, after the step that gave the run its status.
     private var whenFinished: (@Sendable (RunStatus) -> Void)?
@@ -141,6 +148,10 @@ package final class Engine: @unchecked Sendable {
     /// whether there is cleanup to run; none with `withCleanup: false` (a kill follows at once).
     @discardableResult
     package func cancel(reason: String, withCleanup: Bool = true) -> Bool {
+        // Before the lock: a check under way holds it until it is told to stop (Ctrl-C during
+        // the walk of a large input tree).
+        cancelRequest.set()
+        gate?.stopChecks()
         let (running, cleanup): ([TaskOperation], Bool) = lock.withLock {
             guard cancelReason == nil else { return ([], false) }
             cancelReason = reason
@@ -151,6 +162,12 @@ package final class Engine: @unchecked Sendable {
                 _ = loop.schedule(at: loop.now + options.graceMilliseconds) { [self] in cleanupDeadlinePassed() }
             }
             perform(scheduler.cancel(reason: reason, withCleanup: withCleanup))
+            for task in heldForCancel {
+                counts.cancelled += 1
+                bus.post(.taskCancelled(task: facts[task].id, reason: reason))
+                perform(scheduler.taskFinished(task, .cancelled))
+            }
+            heldForCancel = []
             let running = operations.indices.compactMap { task in
                 withCleanup && CleanupRule.goesOn(facts[task].when) ? nil : operations[task]
             }
@@ -183,6 +200,7 @@ package final class Engine: @unchecked Sendable {
 
     /// Kills running tasks at once, cleanup included, and starts no more (a second Ctrl-C).
     package func kill(reason: String = "killed") {
+        gate?.stopChecks()
         let running: [TaskOperation] = lock.withLock {
             perform(scheduler.closeCleanup(reason: reason))
             return operations.compactMap { $0 }
@@ -198,7 +216,7 @@ package final class Engine: @unchecked Sendable {
 
     /// Whether every task has its final event: what is left of `run()` is writing.
     package var isOver: Bool {
-        status != nil
+        ended.isSet
     }
 
     /// Whether `suspend()` holds the queues: what the `p` key of the live view toggles.
@@ -263,6 +281,7 @@ package final class Engine: @unchecked Sendable {
             case .ready(let task):
                 bus.post(.taskReady(task: facts[task].id))
             case .start(let task):
+                if holdsForCancel(task) { continue }
                 if let reason = gate?.skipReason(for: task) {
                     counts.skipped += 1
                     if reason == SkipReason.upToDate { counts.upToDate += 1 }
@@ -272,6 +291,8 @@ package final class Engine: @unchecked Sendable {
                     actions += scheduler.taskFinished(task, .succeeded)
                     continue
                 }
+                // The check may have been cut short by a cancel that now waits for `lock`.
+                if holdsForCancel(task) { continue }
                 if facts[task].isGroup {
                     // A group has nothing to run: it succeeds as it starts, one event, and its
                     // slot is free again at once. The gate still saw it, for its fingerprint.
@@ -288,12 +309,21 @@ package final class Engine: @unchecked Sendable {
                 bus.post(.taskSkipped(task: facts[task].id, reason: reason))
             case .finish(let status):
                 runStatus = status
+                ended.set()
                 bus.post(
                     .workflowFinished(
                         workflow: plan.workflow.name, status: status, durationMilliseconds: loop.now - startedAt,
                         counts: counts))
             }
         }
+    }
+
+    /// Whether `task` is held rather than started: a cancel waits for `lock`, and the task would
+    /// not go on as its cleanup. Called with `lock` held.
+    private func holdsForCancel(_ task: Int) -> Bool {
+        guard cancelReason == nil, cancelRequest.isSet, !CleanupRule.goesOn(facts[task].when) else { return false }
+        heldForCancel.append(task)
+        return true
     }
 
     private func start(_ task: Int) {

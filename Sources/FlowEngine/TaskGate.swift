@@ -12,8 +12,13 @@ package protocol TaskGate: Sendable {
     func taskSucceeded(_ task: Int)
     /// The run whose successes `SkipReason.doneBefore` keeps (`--resume`), if any.
     var resumedRun: String? { get }
+    /// The run is being cancelled: a check under way (a walk of a large tree) gives up soon and
+    /// returns nil, keeping nothing of what it found. Called from any thread, outside the lock,
+    /// before the cancel waits for it; later checks give up at once.
+    func stopChecks()
 }
 
 extension TaskGate {
     package var resumedRun: String? { nil }
+    package func stopChecks() {}
 }

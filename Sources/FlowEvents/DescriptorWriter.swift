@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import Foundation
 import Glibc
@@ -43,7 +44,7 @@ package struct DescriptorWriter: ByteSink, Sendable {
     /// Creates or truncates the file at `path` (mode 0644), or opens the device or FIFO there;
     /// `close()` closes it.
     package init(creatingFileAt path: String) throws(OpenError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, StartupUmask.masking(0o644))
         guard descriptor >= 0 else { throw OpenError(path: path, code: errno) }
         self.descriptor = descriptor
         self.name = path

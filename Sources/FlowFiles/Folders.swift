@@ -2,7 +2,8 @@ import Glibc
 
 /// Making and flushing folders.
 package enum Folders {
-    /// `mkdir -p`: each missing folder made with `access`'s mode (under the umask for `shared`).
+    /// `mkdir -p`: each missing folder made with `access`'s mode (masked by the umask flowrun
+    /// started with).
     /// An existing folder of `owner` access that others can read is narrowed to 0700: state
     /// made by an older flowrun. Only `path` itself: the folders above it are the user's (a
     /// project's folder, `~/.cache`), never narrowed.

@@ -41,14 +41,11 @@ package struct OwnOutputs: Sendable {
         /// By bytes: String's == takes the NFC and NFD spellings of a name for one file.
         let globbed: Set<[UInt8]>
 
-        /// Whether `path` is an output, or a file under an output folder.
+        /// Whether `path` is an output, or a file under an output folder: the folder itself
+        /// counts here, unlike for `PathNesting.isInside`.
         package func contains(_ path: String) -> Bool {
             if globbed.contains(Array(path.utf8)) { return true }
-            for output in paths where path.utf8.starts(with: output.utf8) {
-                if path.utf8.count == output.utf8.count || output == "/" { return true }
-                if path.utf8.dropFirst(output.utf8.count).first == UInt8(ascii: "/") { return true }
-            }
-            return false
+            return paths.contains { path.utf8.elementsEqual($0.utf8) || PathNesting.isInside(path, folder: $0) }
         }
     }
 }

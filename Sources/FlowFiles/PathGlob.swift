@@ -22,7 +22,13 @@ package enum PathGlob {
     /// With `.paths`, what a pattern matches instead, by the same walk: combine reads exactly
     /// the files the up-to-date check fingerprints (or refuses a match that is no regular file).
     package static func files(matching pattern: String, as matches: Matches = .regularFiles) -> [String] {
-        var found: [String] = []
+        files(matching: pattern, as: matches, until: nil) ?? []
+    }
+
+    /// The same, asking `stop` at every name: nil once it is requested (a walk of 200,000 files
+    /// takes seconds, and Ctrl-C must not wait for it), what was found until then thrown away.
+    package static func files(matching pattern: String, as matches: Matches = .regularFiles, until stop: StopRequest?) -> [String]? {
+        var found = Found(stop: stop)
         if isPattern(pattern) {
             // The folders before the first wildcard are walked to at once, not one stat each.
             let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
@@ -31,6 +37,13 @@ package enum PathGlob {
         } else {
             addFiles(under: pattern, into: &found)
         }
+        if found.stopNow() { return nil }
+        return unique(found.paths)
+    }
+
+    /// Sorted by bytes, without duplicates.
+    private static func unique(_ found: [String]) -> [String] {
+        var found = found
         if found.count < 2 { return found }
         // By bytes, not by String's ==: that one takes NFC and NFD spellings of a name for one,
         // and they are two files (a Set dropped one: combine left it out, the check never read it).
@@ -44,8 +57,9 @@ package enum PathGlob {
     /// through to reach `path`.
     private static func walk(
         _ path: String, _ rest: ArraySlice<String>, _ matches: Matches, listed: Bool, above: [FolderID] = [],
-        into found: inout [String]
+        into found: inout Found
     ) {
+        guard !found.stopNow() else { return }
         guard let component = rest.first else {
             addMatch(path, matches, listed: listed, above: above, into: &found)
             return
@@ -77,7 +91,7 @@ package enum PathGlob {
     }
 
     /// The end of a walk: `path` as `matches` takes it.
-    private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, above: [FolderID], into found: inout [String]) {
+    private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, above: [FolderID], into found: inout Found) {
         switch matches {
         case .regularFiles:
             addFiles(under: path, listed: listed, above: above, into: &found)
@@ -96,8 +110,9 @@ package enum PathGlob {
     /// again, as `find -L` does: the walk went 40 links deep, reading every file 40 times, and two
     /// such links made it 2^40 steps long.
     private static func addFiles(
-        under path: String, listed: Bool = false, above: [FolderID] = [], into found: inout [String]
+        under path: String, listed: Bool = false, above: [FolderID] = [], into found: inout Found
     ) {
+        guard !found.stopNow() else { return }
         var info = stat()
         guard stat(path, &info) == 0 else {
             if listed && lstat(path, &info) != 0 { found.append(path) }
@@ -111,6 +126,23 @@ package enum PathGlob {
             for name in entries(of: path) {
                 addFiles(under: join(path, name), listed: true, above: above + [here], into: &found)
             }
+        }
+    }
+
+    /// The paths found so far, and whether the walk was asked to stop.
+    private struct Found {
+        let stop: StopRequest?
+        var paths: [String] = []
+        private(set) var isStopped = false
+
+        init(stop: StopRequest?) { self.stop = stop }
+
+        mutating func append(_ path: String) { paths.append(path) }
+
+        /// Whether the walk is to stop: asked at every name, and remembered.
+        mutating func stopNow() -> Bool {
+            if !isStopped, stop?.isRequested == true { isStopped = true }
+            return isStopped
         }
     }
 

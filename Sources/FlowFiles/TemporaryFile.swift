@@ -3,8 +3,8 @@ import Glibc
 /// The one way flowrun creates a temporary file: a random hidden name (`TemporaryName`),
 /// `O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC`, so that nothing planted there in advance (a file, a
 /// symlink) is ever opened or written through, and no task spawned meanwhile inherits it; the
-/// mode from `access`, the umask applied by the kernel (no `umask(0)` to read it, which would
-/// race with files other threads create). It is locked (`OwnerLock`) while open, so that
+/// mode from `access`, already masked by the umask flowrun started with (`StartupUmask`), so that
+/// libarchive's moments of umask 0 on another thread change nothing. It is locked (`OwnerLock`) while open, so that
 /// `LeftoverSweep` removes it only once its owner is gone.
 package enum TemporaryFile {
     /// Creates `.NAME.flowrun-RANDOM` in `folder` for a file that becomes `name`, open for
@@ -28,7 +28,7 @@ package enum TemporaryFile {
     /// it is closed or flowrun dies. `O_TMPFILE` where the file system has it; elsewhere a
     /// temporary file unlinked at once.
     package static func anonymous(in folder: String) throws(FileError) -> Int32 {
-        let descriptor = open(folder, O_RDWR | Self.tmpfile | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = open(folder, O_RDWR | Self.tmpfile | O_EXCL | O_CLOEXEC, FileAccess.owner.fileMode)
         if descriptor >= 0 { return descriptor }
         guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
             throw FileError("create a temporary file in", folder)

@@ -2,7 +2,7 @@ import Glibc
 
 /// A temporary folder made as `TemporaryFile` makes files: `.NAME.flowrun-RANDOM` beside what
 /// it becomes, made by `mkdir` (never an existing folder or a symlink), its mode from `access`
-/// under the umask, and locked (`OwnerLock`) for as long as the value lives.
+/// (masked by the umask flowrun started with), and locked (`OwnerLock`) for as long as the value lives.
 ///
 /// Not thread-safe: one owner uses and closes it.
 package final class TemporaryFolder {

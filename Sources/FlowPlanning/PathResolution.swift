@@ -16,12 +16,4 @@ package enum PathResolution {
         }
         return "/" + parts.joined(separator: "/")
     }
-
-    /// Whether the normalized absolute `path` lies strictly below the folder `folder` (also
-    /// normalized): lexically, as tar names entries.
-    package static func isInside(_ path: String, folder: String) -> Bool {
-        let (path, folder) = (path.utf8, folder.utf8)
-        if folder.elementsEqual("/".utf8) { return path.count > 1 }
-        return path.starts(with: folder) && path.dropFirst(folder.count).first == UInt8(ascii: "/")
-    }
 }

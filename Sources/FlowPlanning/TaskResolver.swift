@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import Foundation
 
@@ -214,7 +215,7 @@ struct TaskResolver {
             diagnostics.append(Diagnostic(.invalidExpandedPrefix(prefix.value, task: task, problem: problem), at: prefix.location))
         }
         if let base, let writtenBase = written.base {
-            for (input, writtenInput) in zip(inputs, written.inputs) where !PathResolution.isInside(input.value, folder: base.value) {
+            for (input, writtenInput) in zip(inputs, written.inputs) where !PathNesting.isInside(input.value, folder: base.value) {
                 diagnostics.append(
                     Diagnostic(.inputOutsideBase(writtenInput.value, base: writtenBase.value, task: task), at: input.location))
             }

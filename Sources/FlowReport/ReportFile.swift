@@ -46,7 +46,7 @@ package enum ReportFile {
     /// Appends `text` to the file at `path` (created if missing) with `O_APPEND`, so that what
     /// others wrote there stays: GitHub's job summary file.
     package static func append(_ text: String, to path: String) throws(WriteFailure) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, StartupUmask.masking(0o644))
         guard descriptor >= 0 else { throw WriteFailure(output: path, code: errno) }
         var failure: Int32?
         do {

@@ -146,6 +146,11 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         return .doneBefore
     }
 
+    /// The up-to-date check's walks stop; this check's own digests (for the record) are taken whole.
+    package func stopChecks() {
+        inner?.stopChecks()
+    }
+
     package func taskSucceeded(_ index: Int) {
         inner?.taskSucceeded(index)
         keep(index)

@@ -1,4 +1,5 @@
 import FlowEvents
+import FlowFiles
 import FlowModel
 import Foundation
 import Glibc
@@ -61,7 +62,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         onFailure: @escaping @Sendable (WriteFailure) -> Void
     ) throws(RecordProblem) {
         // 0600: a task's output may hold a secret. O_EXCL|O_NOFOLLOW: nothing planted is written through.
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, FileAccess.owner.fileMode)
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
         self.path = path
         self.outputCap = header.outputCap

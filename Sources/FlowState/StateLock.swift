@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 import Glibc
 
@@ -35,7 +36,7 @@ package final class StateLock: Sendable {
         } catch {
             throw .unusable(path: path, reason: error.localizedDescription)
         }
-        descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, FileAccess.owner.fileMode)
         guard descriptor >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno

@@ -251,7 +251,7 @@ package final class TaskStates: @unchecked Sendable {
             // A journal that cannot be read on is started afresh; O_NOFOLLOW: nothing planted
             // in the state folder is written through.
             let fresh = !journalIsUsable
-            journalDescriptor = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o600)
+            journalDescriptor = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (fresh ? O_TRUNC : 0), FileAccess.owner.fileMode)
             guard journalDescriptor >= 0 else { throw TaskStatesError("cannot write \(journalPath): \(String(cString: strerror(errno)))") }
             if !fresh, let whole = journalWholeLength {
                 guard ftruncate(journalDescriptor, off_t(whole)) == 0 else {

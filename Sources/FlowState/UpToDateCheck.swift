@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowFiles
 import FlowModel
 import FlowPlanning
 import Foundation
@@ -45,18 +46,23 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Each tracked task's input and output files with their statuses, taken before the run on
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
+    /// Made by `stopChecks()` (Ctrl-C): walks and hashes give up, and what they found is not kept.
+    private let stop: StopRequest
 
     /// - Parameters:
     ///   - force: run every task (`--force`); successes are still recorded.
     ///   - definitions: the tasks' definition digests, when kept with the compiled plan; taken
     ///     here otherwise.
+    ///   - fileSystem: the disk; by default the real one, whose walks and hashes `stopChecks()` cuts short.
     package init(
-        plan: Plan, states: TaskStates, force: Bool, fileSystem: any FileSystem = LocalFileSystem(), definitions: DefinitionDigests? = nil
+        plan: Plan, states: TaskStates, force: Bool, fileSystem: (any FileSystem)? = nil, definitions: DefinitionDigests? = nil
     ) {
         self.plan = plan
         self.states = states
         self.force = force
-        self.fileSystem = fileSystem
+        let stop = StopRequest()
+        self.stop = stop
+        self.fileSystem = fileSystem ?? LocalFileSystem(stop: stop)
         current = FingerprintValues(count: plan.tasks.count)
         asStored = [Bool](repeating: false, count: plan.tasks.count)
         if let definitions, definitions.count == plan.tasks.count {
@@ -64,7 +70,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         } else {
             self.definitions = DefinitionDigests.of(plan.tasks)
         }
-        if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: fileSystem) }
+        if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: self.fileSystem) }
     }
 
     /// Each task's definition and env digests, for the compiled plan to keep.
@@ -104,7 +110,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     outputs = result
                     return (result.digest, result.missing)
                 }
-                if inputs.missing.isEmpty, reason == nil, let outputs {
+                // Not from walks or hashes a cancel cut short (`stopChecks()`).
+                if inputs.missing.isEmpty, reason == nil, let outputs, !stop.isRequested {
                     guard inputs.restamped != nil || outputs.restamped != nil else {
                         asStored[index] = true
                         return Self.reason
@@ -130,11 +137,23 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             // It may change any file: from now on every check stats again.
             filesBeforeRun = nil
             // Taken before the task starts: an input it changes makes it run again next time.
-            inputsAtStart[index] = InputsAtStart(
-                TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
+            let atStart = InputsAtStart(TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
+            // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
+            // was (the engine does not start the task, or only as cleanup, then not recorded).
+            guard !stop.isRequested else {
+                checkedInputs[index] = nil
+                return nil
+            }
+            inputsAtStart[index] = atStart
             note { () throws(TaskStatesError) in try states.forget(task.id, at: index) }
             return nil
         }
+    }
+
+    /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task
+    /// whose check they were is not found up to date, and the state keeps what it had of it.
+    package func stopChecks() {
+        stop.request()
     }
 
     package func taskSucceeded(_ index: Int) {
@@ -159,8 +178,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             }
             let patterns = TaskDefinition.outputs(of: task)
             let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
-            // An output the task did not make: it runs again next time, as make would.
-            guard outputs.missing.isEmpty else { return }
+            // An output the task did not make: it runs again next time, as make would. Nor is a
+            // success recorded from walks or hashes that Ctrl-C cut short.
+            guard outputs.missing.isEmpty, !stop.isRequested else { return }
             let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
             build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)

@@ -37,7 +37,7 @@ import Testing
         let lines = try plainLog(githubActions: false)
         #expect(lines.contains("[lint] allowed failure in 0.2s: exited with status 1 (continue_on_error)"))
         #expect(!lines.contains { $0.hasPrefix("[lint] failed") })
-        #expect(lines.dropLast().last == "workflow ci succeeded in 0.5s: 1 succeeded, 1 allowed failure")
+        #expect(lines.dropLast().last == "workflow ci succeeded in 0.5s: 1 succeeded, 1 failed (1 allowed)")
     }
 
     @Test func gitHubGetsAWarningAnnotationAndNoError() throws {
@@ -65,7 +65,7 @@ import Testing
         let summary = try file.text()
         #expect(summary.contains("lint  allowed        0.2s         1\n"))
         #expect(summary.contains("lint allowed failure: exited with status 1\n"))
-        #expect(summary.hasSuffix("workflow ci succeeded in 0.5s: 1 succeeded, 1 allowed failure\n"))
+        #expect(summary.hasSuffix("workflow ci succeeded in 0.5s: 1 succeeded, 1 failed (1 allowed)\n"))
     }
 
     @Test func theEventSaysAllowedAndTheCountsSayHowMany() throws {

@@ -62,8 +62,12 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
 
     func status(of path: String) -> FileStatus? { files[path]?.status }
     func regularFileStatus(of path: String) -> FileStatus? { files[path]?.status }
+    /// Called at each `files(matching:)`, with the pattern: what happens during a walk.
+    var onWalk: ((String) -> Void)?
+
     /// A plain path, or `FOLDER/*`: the files directly in FOLDER, sorted.
     func files(matching pattern: String) -> [String] {
+        onWalk?(pattern)
         guard pattern.hasSuffix("/*") else { return files[pattern] == nil ? [] : [pattern] }
         let folder = pattern.dropLast()
         return files.keys.filter { $0.hasPrefix(folder) && !$0.dropFirst(folder.count).contains("/") }.sorted()

@@ -24,24 +24,13 @@ import Testing
         }
     }
 
-    func cacheFile(_ folder: WorkflowFolder) -> String? {
-        let state = folder.url.appendingPathComponent(".flowrun").path
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
-        return names.first { $0.hasPrefix("plan-") && $0.hasSuffix(".bin") }.map { state + "/" + $0 }
-    }
-
-    func inode(_ path: String) -> UInt64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
-    }
-
     @Test func theEngineAloneKeepsAndReadsTheCompiledPlanAndSeesAnEdit() async throws {
         let folder = try WorkflowFolder(Self.workflow)
         #expect(try await run(folder) == ["a", "b"])
-        let cache = try #require(cacheFile(folder), "the first run keeps its plan in the state folder its record made")
-        let kept = inode(cache)
+        let cache = try #require(folder.planCacheFile, "the first run keeps its plan in the state folder its record made")
+        let kept = WorkflowFolder.inode(cache)
         #expect(try await run(folder) == ["a", "b"])
-        #expect(inode(cache) == kept, "a run of an unchanged workflow reads the cache and does not write it again")
+        #expect(WorkflowFolder.inode(cache) == kept, "a run of an unchanged workflow reads the cache and does not write it again")
 
         try folder.write("flow.yaml", Self.workflow + "  c: {needs: [b], shell: 'exit 1'}\n")
         #expect(try await run(folder) == ["a", "b", "c"])
@@ -51,7 +40,7 @@ import Testing
     @Test func theEngineAloneLeavesNoRunRecord() async throws {
         let folder = try WorkflowFolder(Self.workflow)
         #expect(try await run(folder) == ["a", "b"])
-        #expect(cacheFile(folder) != nil)
+        #expect(folder.planCacheFile != nil)
         let runs = folder.url.appendingPathComponent(".flowrun/runs").path
         let recorded = FileManager.default.enumerator(atPath: runs)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".jsonl") } ?? []
         #expect(recorded == [])

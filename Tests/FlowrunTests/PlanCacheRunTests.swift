@@ -33,26 +33,15 @@ import Testing
     }
 
     /// The cache file, once there is one.
-    func cacheFile(_ folder: WorkflowFolder) throws -> String? {
-        let state = folder.url.appendingPathComponent(".flowrun").path
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
-        return names.first { $0.hasPrefix("plan-") && $0.hasSuffix(".bin") }.map { state + "/" + $0 }
-    }
-
-    func inode(_ path: String) -> UInt64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
-    }
-
     /// The first run makes the state folder (its record) and keeps the plan at its end; the
     /// next reads it and leaves it as it was.
     @Test func anUnchangedWorkflowsPlanIsKeptAndReadBack() async throws {
         let folder = try project()
         try await run(folder)
-        let cache = try #require(try cacheFile(folder))
-        let kept = inode(cache)
+        let cache = try #require(folder.planCacheFile)
+        let kept = WorkflowFolder.inode(cache)
         try await run(folder)
-        #expect(inode(cache) == kept, "a run of an unchanged workflow does not write the cache again")
+        #expect(WorkflowFolder.inode(cache) == kept, "a run of an unchanged workflow does not write the cache again")
         #expect(try folder.read("greeting.txt") == "hello\n")
     }
 
@@ -62,7 +51,7 @@ import Testing
         let folder = try project()
         try await run(folder)
         try await run(folder)
-        #expect(try cacheFile(folder) != nil)
+        #expect(folder.planCacheFile != nil)
 
         try folder.write(".env", "GREETING=jello\n")
         try await run(folder)
@@ -132,7 +121,7 @@ import Testing
         let folder = try project()
         try await run(folder)
         try await run(folder)
-        #expect(try cacheFile(folder) != nil)
+        #expect(folder.planCacheFile != nil)
         let broken = Self.workflow.replacingOccurrences(of: "needs:", with: "neds: ")
         try folder.write("flow.yaml", broken)
         let cached = try await FlowrunBinary.run(["run", "flow.yaml"], in: folder.url)
@@ -156,14 +145,14 @@ import Testing
             let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
             #expect(result.stderr.hasPrefix("flow.yaml:3:19: warning: the first item of 'shell'"), "\(result.stderr)")
         }
-        #expect(try cacheFile(folder) == nil)
+        #expect(folder.planCacheFile == nil)
     }
 
     @Test func aDamagedCacheIsIgnoredAndWrittenAgain() async throws {
         let folder = try project()
         try await run(folder)
         try await run(folder)
-        let cache = try #require(try cacheFile(folder))
+        let cache = try #require(folder.planCacheFile)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: cache))
         bytes[bytes.count - 3] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: cache))
@@ -178,13 +167,13 @@ import Testing
         let folder = try project()
         try await run(folder)
         try await run(folder)
-        let cache = try #require(try cacheFile(folder))
+        let cache = try #require(folder.planCacheFile)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: cache))
         bytes[13] &+= 1  // the version, after the magic line
         try bytes.write(to: URL(fileURLWithPath: cache))
-        let kept = inode(cache)
+        let kept = WorkflowFolder.inode(cache)
         try await run(folder)
-        #expect(inode(cache) != kept, "written again")
+        #expect(WorkflowFolder.inode(cache) != kept, "written again")
         #expect(try Data(contentsOf: URL(fileURLWithPath: cache)) != bytes)
     }
 
@@ -246,7 +235,7 @@ import Testing
         let first = try expected()
         try await run(folder)  // the cache made
         try await run(folder)  // and read
-        #expect(try cacheFile(folder) != nil)
+        #expect(folder.planCacheFile != nil)
         #expect(try await digests() == [first, first])
 
         try folder.write("flow.yaml", Self.workflow.replacingOccurrences(of: "greeting.txt", with: "greeting.txu"))

@@ -74,7 +74,7 @@ import Testing
         #expect(logs.status == 0, "\(logs.stderr)")
         #expect(logs.stdout == run.stdout)
         #expect(logs.stdout.contains("[lint] allowed failure in "))
-        #expect(logs.stdout.contains("1 succeeded, 1 allowed failure"))
+        #expect(logs.stdout.contains("1 succeeded, 1 failed (1 allowed)"))
         let jsonl = try await flowrun(["logs", "--events", "jsonl"], in: folder)
         let events = try EventStream(jsonl.stdout)
         #expect(events.named("task.failed").first?["allowed"] as? Bool == true)
@@ -103,17 +103,36 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".flowrun/.gitignore").path))
     }
 
-    /// As the run's last line said: a continue_on_error failure did not fail the run.
-    @Test func runsDoesNotCountAnAllowedFailureAsFailed() async throws {
-        let folder = try folder("version: 1\ntasks:\n  lint: {continue_on_error: true, shell: 'exit 1'}\n  build: {shell: 'true'}\n")
+    /// As GitHub Actions shows a continue-on-error step that failed: the task counts as failed
+    /// (FAILED agrees with the run's task.failed events), and the run's result is its own.
+    @Test func runsCountsAnAllowedFailureAsFailedAsTheEventsDo() async throws {
+        let folder = try folder(
+            """
+            version: 1
+            tasks:
+              lint: {continue_on_error: true, shell: 'exit 1'}
+              test: {shell: 'exit 2'}
+              build: {shell: 'true'}
+            """)
+        #expect(try await flowrun(["run", "--keep-going", "flow.yaml"], in: folder).status == 1)
+        try Data("version: 1\ntasks:\n  lint: {continue_on_error: true, shell: 'exit 1'}\n  build: {shell: 'true'}\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
         #expect(try await flowrun(["run", "flow.yaml"], in: folder).status == 0)
-        let counts = try #require(try await runs(in: folder).first?["counts"] as? [String: Int])
-        #expect(counts["failed"] == 1 && counts["allowed"] == 1)
+        let listed = try await runs(in: folder)
+        #expect(listed.map { $0["result"] as? String } == ["succeeded", "failed"])
+        #expect(listed.map { ($0["counts"] as? [String: Int])?["failed"] } == [1, 2])
+        #expect(listed.map { ($0["counts"] as? [String: Int])?["allowed"] } == [1, 1])
+        for (run, failed) in zip(listed.compactMap { $0["id"] as? String }, [1, 2]) {
+            let events = try EventStream(try await flowrun(["logs", run, "--events", "jsonl"], in: folder).stdout)
+            #expect(events.named("task.failed").count == failed)
+        }
         let table = try await flowrun(["runs", "flow.yaml"], in: folder)
-        let columns = table.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(columns.count == 2)
-        let failed = try #require(columns.first?.firstIndex(of: "FAILED"))
-        #expect(columns.last?[failed] == "0", "\(table.stdout)")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        let failed = try #require(lines.first?.range(of: "FAILED")).lowerBound.utf16Offset(in: lines[0])
+        let cells = lines.dropFirst().map { String($0.dropFirst(failed)).components(separatedBy: "  ")[0] }
+        #expect(cells == ["1 (1 allowed)", "2 (1 allowed)"], "\(table.stdout)")
+        #expect(lines[1].contains(" succeeded ") && lines[2].contains(" failed "), "\(table.stdout)")
     }
 
     @Test func logsWithATaskPrintsThatTasksOutputOnly() async throws {

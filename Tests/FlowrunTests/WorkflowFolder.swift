@@ -25,4 +25,17 @@ class WorkflowFolder {
     func remove(_ path: String) throws {
         try FileManager.default.removeItem(at: url.appendingPathComponent(path))
     }
+
+    /// The compiled plan kept in `.flowrun/` (`plan-*.bin`), if there is one.
+    var planCacheFile: String? {
+        let state = url.appendingPathComponent(".flowrun").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
+        return names.first { $0.hasPrefix("plan-") && $0.hasSuffix(".bin") }.map { state + "/" + $0 }
+    }
+
+    /// The inode of the file at `path`: one written again (renamed into place) gets a new one.
+    static func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
 }

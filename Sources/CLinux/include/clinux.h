@@ -20,6 +20,12 @@ int flowrun_pipe_cloexec(int fds[2]);
 int flowrun_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
                   int stdin_fd, int stdout_fd, int stderr_fd, int watchdog_fd, pid_t *pid);
 
+/// The umask flowrun started with, read before main while the process had one thread (reading
+/// it means setting it). libarchive's disk writer sets the umask to 0 for a moment at every
+/// entry (`DiskWriter` in FlowActions): what flowrun creates takes its modes from this value
+/// (`StartupUmask` in FlowFiles), and each task's child is given it back before it execs.
+mode_t flowrun_startup_umask(void);
+
 /// Starts the watchdog, a process that kills every task's process group still running once
 /// flowrun is gone, however it died (SIGKILL included): it reads the groups from a pipe whose
 /// write end only flowrun holds, and acts at end of file. Sets `*pid` and returns the write

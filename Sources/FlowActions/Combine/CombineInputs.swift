@@ -66,7 +66,7 @@ struct CombineInputs {
     private static func name(of path: String, workdir: String, base: String?) throws(ActionFailure) -> String {
         if let base {
             let normalized = PathResolution.normalize(path)
-            guard PathResolution.isInside(normalized, folder: base) else {
+            guard PathNesting.isInside(normalized, folder: base) else {
                 throw ActionFailure("input \(path) is outside base \(base)")
             }
             return String(decoding: normalized.utf8.dropFirst(base == "/" ? 1 : base.utf8.count + 1), as: UTF8.self)

@@ -1,3 +1,4 @@
+import FlowFiles
 import Foundation
 
 /// The few file-system steps extraction needs, on paths, with errno in every failure.
@@ -51,12 +52,12 @@ enum FileTree {
         }
     }
 
-    /// `mkdir -p`.
+    /// `mkdir -p`, with modes from the umask flowrun started with (`Folders`).
     static func makeFolders(_ path: String) throws(ActionFailure) {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try Folders.make(path, access: .shared)
         } catch {
-            throw ActionFailure("cannot create folder '\(path)': \(error.localizedDescription)")
+            throw ActionFailure("\(error)")
         }
     }
 }

@@ -44,8 +44,9 @@ struct RunsCommand: ParsableCommand {
             [
                 record.run, started(record.header.startedMilliseconds),
                 DurationText.string(milliseconds: summary.endedMilliseconds - record.header.startedMilliseconds),
-                // As the console's last line: an allowed failure (continue_on_error) did not fail the run.
-                summary.result.rawValue, "\(summary.counts.succeeded)", "\(summary.counts.failed - summary.counts.allowed)",
+                // Every task.failed, as the console's last line: an allowed failure (continue_on_error)
+                // is one, marked; the result says whether it failed the run.
+                summary.result.rawValue, "\(summary.counts.succeeded)", SummaryText.failedCell(summary.counts),
                 "\(summary.counts.cancelled)", "\(summary.counts.skipped)",
             ]
         }
