@@ -24,168 +24,33 @@ package struct Plan: Sendable {
 }
 
 /// One task as it would run: variables expanded, paths absolute.
-///
-/// Its fields live in one shared box, copied on write: taking a task out of `Plan.tasks`
-/// (the up-to-date check, the engine, the sinks do it for each task) is one retain and
-/// one release rather than one of each for every array and string inside (about 30; 10% of
-/// a 20,000-task no-op's time went to them).
 package struct PlannedTask: Sendable {
-    private var fields: Fields
-
-    init(
-        spec: TaskSpec, fileIndex: Int, needs: [Int], wave: Int, workdir: String, workflowDirectory: String,
-        environment: [EnvironmentEntry], action: Action, shown: ShownFields?
-    ) {
-        fields = Fields(
-            spec: spec, fileIndex: fileIndex, needs: needs, wave: wave, workdir: workdir, workflowDirectory: workflowDirectory,
-            environment: environment, action: action, shown: shown)
-    }
-
-    package var spec: TaskSpec {
-        _read { yield fields.spec }
-        _modify {
-            unshare()
-            yield &fields.spec
-        }
-    }
+    package var spec: TaskSpec
     /// Position in the file: the tie-break after priority.
-    package var fileIndex: Int {
-        _read { yield fields.fileIndex }
-        _modify {
-            unshare()
-            yield &fields.fileIndex
-        }
-    }
+    package var fileIndex: Int
     /// Positions in `Plan.tasks` of the tasks this one needs.
-    package var needs: [Int] {
-        _read { yield fields.needs }
-        _modify {
-            unshare()
-            yield &fields.needs
-        }
-    }
+    package var needs: [Int]
     /// 1 for tasks that need nothing; otherwise one more than the latest wave among its needs.
-    package var wave: Int {
-        _read { yield fields.wave }
-        _modify {
-            unshare()
-            yield &fields.wave
-        }
-    }
-    package var workdir: String {
-        _read { yield fields.workdir }
-        _modify {
-            unshare()
-            yield &fields.workdir
-        }
-    }
+    package var wave: Int
+    package var workdir: String
     /// The folder of the workflow file: `${FLOWRUN_WORKFLOW_DIR}`, also exported to shell tasks.
-    package var workflowDirectory: String {
-        _read { yield fields.workflowDirectory }
-        _modify {
-            unshare()
-            yield &fields.workflowDirectory
-        }
-    }
+    package var workflowDirectory: String
     /// Workflow env (with `--env` overrides) merged with the task's env; the process
     /// environment comes under it at run time.
-    package var environment: [EnvironmentEntry] {
-        _read { yield fields.environment }
-        _modify {
-            unshare()
-            yield &fields.environment
-        }
-    }
+    package var environment: [EnvironmentEntry]
     /// The action with `${...}` expanded and relative paths resolved against `workdir`.
-    package var action: Action {
-        _read { yield fields.action }
-        _modify {
-            unshare()
-            yield &fields.action
-        }
-    }
+    package var action: Action
     /// The workdir, action, inputs and outputs as `--dry-run` prints them, when a `${NAME}` in
     /// them took a secret value from `--env` or the process environment (`SecretName`): that
     /// value is `***` here.
-    package var shown: ShownFields? {
-        _read { yield fields.shown }
-        _modify {
-            unshare()
-            yield &fields.shown
-        }
-    }
+    package var shown: ShownFields?
     /// `inputs` and `outputs` with `${...}` expanded and made absolute against `workdir`; globs stay globs.
-    package var inputs: [String] {
-        _read { yield fields.inputs }
-        _modify {
-            unshare()
-            yield &fields.inputs
-        }
-    }
-    package var outputs: [String] {
-        _read { yield fields.outputs }
-        _modify {
-            unshare()
-            yield &fields.outputs
-        }
-    }
+    package var inputs: [String] = []
+    package var outputs: [String] = []
     /// The words after `--` on the command line, for a task named there (`PlanningOptions.taskArguments`).
-    package var arguments: [String] {
-        _read { yield fields.arguments }
-        _modify {
-            unshare()
-            yield &fields.arguments
-        }
-    }
+    package var arguments: [String] = []
 
-    package var id: TaskID { fields.spec.id }
-
-    /// Before a change: a box another copy of this task shares is copied first.
-    private mutating func unshare() {
-        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-    }
-
-    /// The box; changed only through `PlannedTask`, after `unshare()`, so that no copy of a
-    /// task ever sees another's change (hence `@unchecked Sendable`: a shared box is read only).
-    private final class Fields: @unchecked Sendable {
-        var spec: TaskSpec
-        var fileIndex: Int
-        var needs: [Int]
-        var wave: Int
-        var workdir: String
-        var workflowDirectory: String
-        var environment: [EnvironmentEntry]
-        var action: Action
-        var shown: ShownFields?
-        var inputs: [String] = []
-        var outputs: [String] = []
-        var arguments: [String] = []
-
-        init(
-            spec: TaskSpec, fileIndex: Int, needs: [Int], wave: Int, workdir: String, workflowDirectory: String,
-            environment: [EnvironmentEntry], action: Action, shown: ShownFields?
-        ) {
-            self.spec = spec
-            self.fileIndex = fileIndex
-            self.needs = needs
-            self.wave = wave
-            self.workdir = workdir
-            self.workflowDirectory = workflowDirectory
-            self.environment = environment
-            self.action = action
-            self.shown = shown
-        }
-
-        func copy() -> Fields {
-            let copy = Fields(
-                spec: spec, fileIndex: fileIndex, needs: needs, wave: wave, workdir: workdir, workflowDirectory: workflowDirectory,
-                environment: environment, action: action, shown: shown)
-            copy.inputs = inputs
-            copy.outputs = outputs
-            copy.arguments = arguments
-            return copy
-        }
-    }
+    package var id: TaskID { spec.id }
 }
 
 /// A task's fields with the secret values they took shown as `***` (`PlannedTask.shown`); a

@@ -108,10 +108,8 @@ import Testing
                 "file", "directory", "name", "concurrency", "failFast", "env", "dotenvFiles", "dotenv", "includes", "queues", "tasks",
                 "matrixCombinations",
             ])
-        // A planned task keeps its fields in one box (copied on write): the box's are listed.
-        #expect(fields(task) == ["fields"])
         #expect(
-            fields(try #require(Mirror(reflecting: task).children.first?.value)) == [
+            fields(task) == [
                 "spec", "fileIndex", "needs", "wave", "workdir", "workflowDirectory", "environment", "action", "shown", "inputs", "outputs",
                 "arguments",
             ])
