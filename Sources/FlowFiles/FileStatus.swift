@@ -77,9 +77,10 @@ package struct FileStatus: Sendable, Hashable {
     }
 
     /// The status of the regular file at `path` now (symlinks followed); nil otherwise.
+    /// A path in the working folder is looked up from there (`WorkingFolder`).
     package static func of(path: String) -> FileStatus? {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard WorkingFolder.withLookupPath(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return FileStatus(info)
     }
 

@@ -55,6 +55,14 @@ import Testing
         try bytes.withUnsafeBytes { (raw) throws(CompiledPlanError) in try Plan(compiled: raw, keepingFileTasks: keepingFileTasks) }
     }
 
+    /// `spec` as a run's read gives it: without its `inputs` and `outputs` as written in the file.
+    static func forRun(_ spec: TaskSpec) -> TaskSpec {
+        var spec = spec
+        spec.inputs = []
+        spec.outputs = []
+        return spec
+    }
+
     /// `plan` read back from its bytes, field by field.
     func expectReadBackWhole(_ plan: Plan) throws {
         let bytes = plan.compiled
@@ -137,6 +145,29 @@ import Testing
         #expect(read.takenAsDone.map(\.outputs) == plan.takenAsDone.map(\.outputs))
     }
 
+    /// A run's read leaves out the specs' `inputs` and `outputs` as written, which a run never
+    /// reads: the planned tasks' own (resolved, what the up-to-date check and the record read)
+    /// and the spec's `needs` (where `--only` finds the needs taken as done) are all there.
+    @Test func aPlanReadForARunLeavesOutTheFilesWordsOfInputsAndOutputsOnly() throws {
+        let loaded = WorkflowLoader.decode(Array(Self.everything.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        var options = PlanningOptions()
+        options.targets = ["pics", "pack"]
+        options.onlyTargets = true
+        options.processEnvironment = ["GH_TOKEN": "ghp_1"]
+        let workflow = try #require(loaded.workflow)
+        let only = try #require(try Planner.plan(workflow, options: options).plan)
+        for plan in [try plan(Self.everything), only] {
+            let read = try readBack(plan.compiled, keepingFileTasks: false)
+            #expect(plan.tasks.contains { !$0.spec.inputs.isEmpty && !$0.spec.outputs.isEmpty }, "the test covers them")
+            #expect(read.tasks.allSatisfy { $0.spec.inputs.isEmpty && $0.spec.outputs.isEmpty })
+            #expect(read.tasks.map(\.inputs) == plan.tasks.map(\.inputs) && read.tasks.map(\.outputs) == plan.tasks.map(\.outputs))
+            #expect(read.tasks.map(\.spec.needs) == plan.tasks.map(\.spec.needs))
+            #expect(read.takenAsDone.map(\.outputs) == plan.takenAsDone.map(\.outputs))
+            #expect(OnlySelection.requiredOutputs(of: read) == OnlySelection.requiredOutputs(of: plan))
+        }
+        #expect(!OnlySelection.requiredOutputs(of: only).isEmpty, "the test covers --only")
+    }
+
     @Test(arguments: [true, false]) func bytesCutShortAreNeverAPlan(keepingFileTasks: Bool) throws {
         let bytes = try plan(Self.everything).compiled
         for length in 0..<bytes.count {
@@ -156,7 +187,7 @@ import Testing
             #expect(read.workflow == withoutTasks)
             #expect(read.concurrency == plan.concurrency && read.waveCount == plan.waveCount)
             for (was, now) in zip(plan.tasks + plan.takenAsDone, read.tasks + read.takenAsDone) {
-                #expect(now.spec == was.spec && now.fileIndex == was.fileIndex && now.needs == was.needs && now.wave == was.wave)
+                #expect(now.spec == Self.forRun(was.spec) && now.fileIndex == was.fileIndex && now.needs == was.needs && now.wave == was.wave)
                 #expect(now.action == was.action && now.inputs == was.inputs && now.outputs == was.outputs && now.environment == was.environment)
             }
             #expect(read.tasks.count == plan.tasks.count && read.takenAsDone.count == plan.takenAsDone.count)
@@ -174,7 +205,7 @@ import Testing
                 damaged[index] ^= change
                 let forRun = try? readBack(damaged, keepingFileTasks: false)
                 guard let forRun, let whole = try? readBack(damaged) else { continue }
-                #expect(forRun.tasks.map(\.spec) == whole.tasks.map(\.spec), "byte \(index) ^ \(change)")
+                #expect(forRun.tasks.map(\.spec) == whole.tasks.map { Self.forRun($0.spec) }, "byte \(index) ^ \(change)")
                 #expect(forRun.tasks.map(\.action) == whole.tasks.map(\.action), "byte \(index) ^ \(change)")
             }
         }

@@ -88,7 +88,10 @@ import Testing
         try cache.store(plan, sources: sources, settings: settings)
         let read = try #require(cache.kept(settings: settings, keepingFileTasks: false)?.plan)
         #expect(read.workflow.tasks.isEmpty && plan.workflow.tasks.count == 2)
-        #expect(read.tasks.map(\.spec) == plan.tasks.map(\.spec))
+        // Without the specs' inputs and outputs as written (`Plan(compiled:keepingFileTasks:)`).
+        #expect(read.tasks.map(\.spec.id) == plan.tasks.map(\.spec.id) && read.tasks.map(\.spec.action) == plan.tasks.map(\.spec.action))
+        #expect(read.tasks.map(\.spec.needs) == plan.tasks.map(\.spec.needs) && read.tasks.allSatisfy(\.spec.inputs.isEmpty))
+        #expect(read.tasks.map(\.inputs) == plan.tasks.map(\.inputs) && read.tasks.map(\.outputs) == plan.tasks.map(\.outputs))
         #expect(read.tasks.map(\.environment) == plan.tasks.map(\.environment))
     }
 

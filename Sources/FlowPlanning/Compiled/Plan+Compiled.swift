@@ -18,19 +18,28 @@ extension Plan {
         return writer.bytes
     }
 
-    /// The plan `compiled` made of these bytes. Without `keepingFileTasks` the workflow's
-    /// tasks are left out (`workflow.tasks` empty: a run takes every task from `tasks`), and
-    /// a spec is read only for a planned task that shares it, straight into that task; a spec
-    /// no planned task shares is stepped over unread.
+    /// The plan `compiled` made of these bytes. Without `keepingFileTasks` (a run's read) the
+    /// workflow's tasks are left out (`workflow.tasks` empty: a run takes every task from
+    /// `tasks`), and a spec is read only for a planned task that shares it, straight into that
+    /// task; a spec no planned task shares is stepped over unread. Such a read also leaves each
+    /// spec's `inputs` and `outputs` as written in the file empty (`PlanReader.fileWords`): a
+    /// run reads the planned task's own, resolved; only `validate`, `list`, `--dry-run` and
+    /// `export` show the file's words, and they read the file. (The spec's `needs` are kept:
+    /// `--only` finds there the needs taken as done, which the planned task's `needs` leave out.)
+    /// Every byte is still checked as in the whole read.
     package init(compiled bytes: UnsafeRawBufferPointer, keepingFileTasks: Bool = true) throws(CompiledPlanError) {
         var reader = try PlanReader(bytes)
         let (workflow, specs) = try reader.workflow(keepingTasks: keepingFileTasks)
         let concurrency = try reader.int()
         let waveCount = try reader.int()
-        let tasks = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow, specs: specs) }
+        let tasks = try reader.array { (reader) throws(CompiledPlanError) in
+            try reader.plannedTask(in: workflow, specs: specs, keepingFileWords: keepingFileTasks)
+        }
         var secrets: [String: String] = [:]
         for _ in 0..<(try reader.count()) { secrets[try reader.string()] = try reader.string() }
-        let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in try reader.plannedTask(in: workflow, specs: specs) }
+        let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in
+            try reader.plannedTask(in: workflow, specs: specs, keepingFileWords: keepingFileTasks)
+        }
         guard reader.isAtEnd else { throw CompiledPlanError() }
         // Each need is a task of the plan and each wave in range, so that no index read here
         // is out of bounds later. (Two loops: `tasks + takenAsDone` copied every task.)
@@ -218,17 +227,22 @@ extension PlanReader {
     }
 
     /// A planned task; `specs`: where the workflow's tasks' specs lie, read from there when
-    /// `workflow` does not hold them.
-    mutating func plannedTask(in workflow: Workflow, specs: [Range<Int>]) throws(CompiledPlanError) -> PlannedTask {
+    /// `workflow` does not hold them; `keepingFileWords`: as in `taskSpec`.
+    mutating func plannedTask(
+        in workflow: Workflow, specs: [Range<Int>], keepingFileWords: Bool = true
+    ) throws(CompiledPlanError)
+        -> PlannedTask
+    {
         let fileIndex = try int()
         let spec: TaskSpec
         if try bool() {
             guard specs.indices.contains(fileIndex) else { throw CompiledPlanError() }
             spec =
                 workflow.tasks.isEmpty
-                ? try sized(at: specs[fileIndex]) { (reader) throws(CompiledPlanError) in try reader.taskSpec() } : workflow.tasks[fileIndex]
+                ? try sized(at: specs[fileIndex]) { (reader) throws(CompiledPlanError) in try reader.taskSpec(keepingFileWords: keepingFileWords) }
+                : workflow.tasks[fileIndex]
         } else {
-            spec = try taskSpec()
+            spec = try taskSpec(keepingFileWords: keepingFileWords)
         }
         let needs = try array { (reader) throws(CompiledPlanError) in try reader.count() }
         var task = PlannedTask(
@@ -243,7 +257,9 @@ extension PlanReader {
         return task
     }
 
-    mutating func taskSpec() throws(CompiledPlanError) -> TaskSpec {
+    /// A spec; without `keepingFileWords`, its `inputs` and `outputs` as written in the file
+    /// are checked and stepped over, and left empty (`Plan(compiled:keepingFileTasks:)`).
+    mutating func taskSpec(keepingFileWords: Bool = true) throws(CompiledPlanError) -> TaskSpec {
         var spec = TaskSpec(
             id: try string(), location: try location(),
             needs: try array { (reader) throws(CompiledPlanError) in try reader.located() },
@@ -253,11 +269,27 @@ extension PlanReader {
             continueOnError: try bool(), env: try environment(),
             workdir: try optional { (reader) throws(CompiledPlanError) in try reader.located() },
             description: try optional { (reader) throws(CompiledPlanError) in try reader.string() }, action: .group)
-        spec.inputs = try array { (reader) throws(CompiledPlanError) in try reader.located() }
-        spec.outputs = try array { (reader) throws(CompiledPlanError) in try reader.located() }
+        spec.inputs = try fileWords(keeping: keepingFileWords)
+        spec.outputs = try fileWords(keeping: keepingFileWords)
         spec.interpreter = try interpreter()
         spec.action = try action()
         return spec
+    }
+
+    /// A list of `Located` words; when not `keeping` them, each is checked as `located()`
+    /// checks it and the list is left empty (no array, no string retained).
+    mutating func fileWords(keeping: Bool) throws(CompiledPlanError) -> [Located<String>] {
+        if keeping { return try array { (reader) throws(CompiledPlanError) in try reader.located() } }
+        let count = try count()
+        // Every element takes at least a byte, as in `array`.
+        guard count <= remainingCount else { throw CompiledPlanError() }
+        for _ in 0..<count {
+            try stringIndex()
+            try stringIndex()
+            _ = try int()
+            _ = try int()
+        }
+        return []
     }
 
     mutating func interpreter() throws(CompiledPlanError) -> Interpreter {

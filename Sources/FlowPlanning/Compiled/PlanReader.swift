@@ -63,6 +63,14 @@ struct PlanReader {
         return table[index]
     }
 
+    /// Checks a string as `string()` does, without taking it.
+    mutating func stringIndex() throws(CompiledPlanError) {
+        guard try count() < table.count else { throw CompiledPlanError() }
+    }
+
+    /// How many bytes are left to read.
+    var remainingCount: Int { bytes.count - offset }
+
     mutating func optional<Value>(_ read: (inout Self) throws(CompiledPlanError) -> Value) throws(CompiledPlanError) -> Value? {
         try bool() ? try read(&self) : nil
     }
