@@ -33,9 +33,15 @@ package final class TaskGroups: @unchecked Sendable {
         return nil
     }
 
-    /// The child `pid` leads a new group.
-    func added(_ pid: pid_t) {
-        _ = lock.withLock { leaders.insert(pid) }
+    /// Runs `spawn`, which starts a child leading a new group and returns spawn's status and the
+    /// child's pid, and knows the group before any signal to every group can go out: else a
+    /// Ctrl-Z in the moment between the spawn and the group's record missed a task, which ran on.
+    func spawning(_ spawn: () -> (status: Int32, pid: pid_t)) -> (status: Int32, pid: pid_t) {
+        lock.withLock {
+            let spawned = spawn()
+            if spawned.status == 0 { leaders.insert(spawned.pid) }
+            return spawned
+        }
     }
 
     /// The leader `pid` is about to be reaped: its group is forgotten while its id is still its own.
@@ -51,6 +57,15 @@ package final class TaskGroups: @unchecked Sendable {
     package func signalAll(_ signal: Int32) {
         lock.withLock {
             for leader in leaders { kill(-leader, signal) }
+        }
+    }
+
+    /// Ctrl-Z: stops every task's group, then flowrun itself. The lock is held until flowrun is
+    /// continued, so that no task is spawned between the two and runs on while flowrun is stopped.
+    package func stopAllThenSelf() {
+        lock.withLock {
+            for leader in leaders { kill(-leader, SIGTSTP) }
+            kill(getpid(), SIGSTOP)
         }
     }
 
