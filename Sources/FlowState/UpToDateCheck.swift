@@ -235,7 +235,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func finish() {
         lock.withLock {
             recordSettled(waiting: true)
-            note { () throws(TaskStatesError) in try states.compact(plan: plan.tasks.map(\.id)) }
+            // The ids read in place: `plan.tasks.map(\.id)` would copy each whole task.
+            let ids = plan.tasks.withUnsafeBufferPointer { tasks in tasks.indices.map { tasks[$0].id } }
+            note { () throws(TaskStatesError) in try states.compact(plan: ids) }
         }
     }
 
