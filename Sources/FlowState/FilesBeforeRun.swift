@@ -15,12 +15,12 @@ struct FilesBeforeRun {
     init?(_ tasks: [PlannedTask], fileSystem: any FileSystem) {
         guard tasks.count >= Self.minimumTasks, ChunkedWork.cores > 1 else { return nil }
         files = ChunkedWork.map(tasks.count) { range in
-            // Each task read in place: `tasks[index]` would copy it whole.
-            tasks.withUnsafeBufferPointer { tasks in range.map { Self.files(of: tasks[$0], fileSystem: fileSystem) } }
+            // Each task's files read in place: `tasks[index]` would copy it whole.
+            tasks.withUnsafeBufferPointer { tasks in range.map { Self.files(of: TaskFiles(in: tasks, at: $0), fileSystem: fileSystem) } }
         }.flatMap { $0 }
     }
 
-    private static func files(of task: borrowing PlannedTask, fileSystem: any FileSystem) -> (inputs: [FoundFile], outputs: [FoundFile])? {
+    private static func files(of task: TaskFiles, fileSystem: any FileSystem) -> (inputs: [FoundFile], outputs: [FoundFile])? {
         guard TaskDefinition.isTracked(task) else { return nil }
         return (
             FileDigests.statuses(

@@ -85,12 +85,16 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func skipReason(for index: Int) -> String? {
         // Read in place: a copy of the task would retain and release each of its fields, per
         // task (86 M of 1,709 M instructions of a 20,000-task no-op).
-        lock.withLock { plan.tasks.withUnsafeBufferPointer { tasks in skipReason(for: tasks[index], at: index) } }
+        lock.withLock {
+            plan.tasks.withUnsafeBufferPointer { tasks in
+                skipReason(for: TaskFiles(in: tasks, at: index), id: tasks[index].spec.id, needs: tasks[index].needs, at: index)
+            }
+        }
     }
 
-    /// `skipReason(for:)` of `task`, the one at `index`, borrowed from the plan (not copied).
-    private func skipReason(for task: borrowing PlannedTask, at index: Int) -> String? {
-        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+    /// `skipReason(for:)` of the task at `index`, given the fields it needs (`task`: its files).
+    private func skipReason(for task: TaskFiles, id: TaskID, needs: [Int], at index: Int) -> String? {
+        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needs.map(value(of:)))
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
             filesBeforeRun = nil  // it runs, and may change any file
@@ -100,7 +104,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         // has them hashed at its success, so that a large input it was never run on (a new
         // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
         var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
-        if !force, let stored = states.stored(at: index, id: task.id), stored.part(.definition, is: fingerprint.definition),
+        if !force, let stored = states.stored(at: index, id: id), stored.part(.definition, is: fingerprint.definition),
             stored.part(.environment, is: fingerprint.environment), stored.part(.needs, is: fingerprint.needs)
         {
             let found = filesBeforeRun?.files(of: index)
@@ -129,7 +133,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 // kept, so that they are not hashed next time.
                 states.refresh(
                     TaskState(
-                        id: task.id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                        id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
                         outputs: outputs.restamped ?? stored.files(outputs: true)))
                 return Self.reason
             }
@@ -150,7 +154,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             return nil
         }
         inputsAtStart[index] = atStart
-        note { () throws(TaskStatesError) in try states.forget(task.id, at: index) }
+        note { () throws(TaskStatesError) in try states.forget(id, at: index) }
         return nil
     }
 
@@ -236,7 +240,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             recordSettled(waiting: true)
             // The ids read in place: `plan.tasks.map(\.id)` would copy each whole task.
-            let ids = plan.tasks.withUnsafeBufferPointer { tasks in tasks.indices.map { tasks[$0].id } }
+            let ids = plan.tasks.withUnsafeBufferPointer { tasks in tasks.indices.map { tasks[$0].spec.id } }
             note { () throws(TaskStatesError) in try states.compact(plan: ids) }
         }
     }
