@@ -15,16 +15,18 @@ struct FilesBeforeRun {
     init?(_ tasks: [PlannedTask], fileSystem: any FileSystem) {
         guard tasks.count >= Self.minimumTasks, ChunkedWork.cores > 1 else { return nil }
         files = ChunkedWork.map(tasks.count) { range in
-            range.map { index -> (inputs: [FoundFile], outputs: [FoundFile])? in
-                let task = tasks[index]
-                guard TaskDefinition.isTracked(task) else { return nil }
-                return (
-                    FileDigests.statuses(
-                        ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), fileSystem: fileSystem),
-                    FileDigests.statuses(ofPatterns: TaskDefinition.outputs(of: task), fileSystem: fileSystem)
-                )
-            }
+            // Each task's files read in place: `tasks[index]` would copy it whole.
+            tasks.withUnsafeBufferPointer { tasks in range.map { Self.files(of: TaskFiles(in: tasks, at: $0), fileSystem: fileSystem) } }
         }.flatMap { $0 }
+    }
+
+    private static func files(of task: TaskFiles, fileSystem: any FileSystem) -> (inputs: [FoundFile], outputs: [FoundFile])? {
+        guard TaskDefinition.isTracked(task) else { return nil }
+        return (
+            FileDigests.statuses(
+                ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), fileSystem: fileSystem),
+            FileDigests.statuses(ofPatterns: TaskDefinition.outputs(of: task), fileSystem: fileSystem)
+        )
     }
 
     func files(of index: Int) -> (inputs: [FoundFile], outputs: [FoundFile])? { files[index] }

@@ -47,7 +47,9 @@ package enum TaskDefinition {
 
     /// The task's declared inputs and those its action implies (a decompress task's `from`, a
     /// combine task's `inputs`). A download's input is its URL and sha256, in its definition.
-    package static func inputs(of task: PlannedTask) -> [String] {
+    package static func inputs(of task: PlannedTask) -> [String] { inputs(of: TaskFiles(task)) }
+
+    package static func inputs(of task: TaskFiles) -> [String] {
         switch task.action {
         case .shell, .download, .group: task.inputs
         case .decompress(let decompress): [decompress.from.value] + task.inputs
@@ -56,7 +58,9 @@ package enum TaskDefinition {
     }
 
     /// The task's declared outputs and the `to` of download, decompress and combine.
-    package static func outputs(of task: PlannedTask) -> [String] {
+    package static func outputs(of task: PlannedTask) -> [String] { outputs(of: TaskFiles(task)) }
+
+    package static func outputs(of task: TaskFiles) -> [String] {
         switch task.action {
         case .shell, .group: task.outputs
         case .download(let download): [download.to.value] + task.outputs
@@ -66,16 +70,37 @@ package enum TaskDefinition {
     }
 
     /// The task's outputs, which its input globs and folders leave out (`OwnOutputs`).
-    package static func ownOutputs(of task: PlannedTask) -> OwnOutputs {
+    package static func ownOutputs(of task: PlannedTask) -> OwnOutputs { ownOutputs(of: TaskFiles(task)) }
+
+    package static func ownOutputs(of task: TaskFiles) -> OwnOutputs {
         OwnOutputs(outputs(of: task))
     }
 
     /// Whether the task can be up to date: it declares inputs or outputs, or its action implies
     /// them. Any other task always runs.
-    package static func isTracked(_ task: PlannedTask) -> Bool {
+    package static func isTracked(_ task: PlannedTask) -> Bool { isTracked(TaskFiles(task)) }
+
+    package static func isTracked(_ task: TaskFiles) -> Bool {
         switch task.action {
         case .shell, .group: !task.inputs.isEmpty || !task.outputs.isEmpty
         case .download, .decompress, .combine: true
         }
+    }
+}
+
+/// The fields of a task that name its files (`TaskDefinition`), taken from the plan in place:
+/// a whole `PlannedTask` passed by value is copied, a retain and a release of each of its fields.
+package struct TaskFiles {
+    let action: Action
+    let inputs: [String]
+    let outputs: [String]
+
+    init(_ task: PlannedTask) {
+        (action, inputs, outputs) = (task.action, task.inputs, task.outputs)
+    }
+
+    /// The task at `index`, its stored fields read where they are (no copy of the task).
+    init(in tasks: UnsafeBufferPointer<PlannedTask>, at index: Int) {
+        (action, inputs, outputs) = (tasks[index].action, tasks[index].inputs, tasks[index].outputs)
     }
 }

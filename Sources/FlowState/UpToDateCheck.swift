@@ -83,71 +83,79 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package var writeFailure: TaskStatesError? { lock.withLock { failure } }
 
     package func skipReason(for index: Int) -> String? {
+        // The fields read in place (`TaskFiles`): a copy of the whole task, which passing
+        // `tasks[index]` makes, retains and releases each of its fields, per task.
         lock.withLock {
-            let task = plan.tasks[index]
-            var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
-            guard TaskDefinition.isTracked(task) else {
-                remember(fingerprint, of: index)
-                filesBeforeRun = nil  // it runs, and may change any file
-                return nil
+            plan.tasks.withUnsafeBufferPointer { tasks in
+                skipReason(for: TaskFiles(in: tasks, at: index), id: tasks[index].spec.id, needs: tasks[index].needs, at: index)
             }
-            // Inputs are looked at only when all else matches the record. A task that runs anyway
-            // has them hashed at its success, so that a large input it was never run on (a new
-            // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
-            var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
-            if !force, let stored = states.stored(at: index, id: task.id), stored.part(.definition, is: fingerprint.definition),
-                stored.part(.environment, is: fingerprint.environment), stored.part(.needs, is: fingerprint.needs)
-            {
-                let found = filesBeforeRun?.files(of: index)
-                let inputs = StampedCheck.files(
-                    TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task), kept: stored,
-                    outputs: false, digests: &digests)
-                fingerprint.inputs = inputs.digest
-                var outputs: StampedCheck.Result?
-                let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
-                    let result = StampedCheck.files(
-                        TaskDefinition.outputs(of: task), found: found?.outputs, kept: stored, outputs: true, digests: &digests)
-                    outputs = result
-                    return (result.digest, result.missing)
-                }
-                // Not from walks or hashes a cancel cut short (`stopChecks()`).
-                if inputs.missing.isEmpty, reason == nil, let outputs, !stop.isRequested {
-                    guard inputs.restamped != nil || outputs.restamped != nil else {
-                        asStored[index] = true
-                        return Self.reason
-                    }
-                    let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
-                    build(record, at: index)
-                    // Its four parts are those kept: so is their digest, not hashed again.
-                    current.remember(fingerprint, of: index, value: stored.hex(.value))
-                    // Files hashed again with the same contents (touched): their new stamps are
-                    // kept, so that they are not hashed next time.
-                    states.refresh(
-                        TaskState(
-                            id: task.id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
-                            outputs: outputs.restamped ?? stored.files(outputs: true)))
-                    return Self.reason
-                }
-                checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
-            } else {
-                inputsAtSuccess.insert(index)
-            }
-            // Its fingerprint as it starts (with its inputs' digest when they were taken).
+        }
+    }
+
+    /// `skipReason(for:)` of the task at `index`, given the fields it needs (`task`: its files).
+    private func skipReason(for task: TaskFiles, id: TaskID, needs: [Int], at index: Int) -> String? {
+        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needs.map(value(of:)))
+        guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
-            // It may change any file: from now on every check stats again.
-            filesBeforeRun = nil
-            // Taken before the task starts: an input it changes makes it run again next time.
-            let atStart = InputsAtStart(TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
-            // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
-            // was (the engine does not start the task, or only as cleanup, then not recorded).
-            guard !stop.isRequested else {
-                checkedInputs[index] = nil
-                return nil
-            }
-            inputsAtStart[index] = atStart
-            note { () throws(TaskStatesError) in try states.forget(task.id, at: index) }
+            filesBeforeRun = nil  // it runs, and may change any file
             return nil
         }
+        // Inputs are looked at only when all else matches the record. A task that runs anyway
+        // has them hashed at its success, so that a large input it was never run on (a new
+        // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
+        var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+        if !force, let stored = states.stored(at: index, id: id), stored.part(.definition, is: fingerprint.definition),
+            stored.part(.environment, is: fingerprint.environment), stored.part(.needs, is: fingerprint.needs)
+        {
+            let found = filesBeforeRun?.files(of: index)
+            let inputs = StampedCheck.files(
+                TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task), kept: stored,
+                outputs: false, digests: &digests)
+            fingerprint.inputs = inputs.digest
+            var outputs: StampedCheck.Result?
+            let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
+                let result = StampedCheck.files(
+                    TaskDefinition.outputs(of: task), found: found?.outputs, kept: stored, outputs: true, digests: &digests)
+                outputs = result
+                return (result.digest, result.missing)
+            }
+            // Not from walks or hashes a cancel cut short (`stopChecks()`).
+            if inputs.missing.isEmpty, reason == nil, let outputs, !stop.isRequested {
+                guard inputs.restamped != nil || outputs.restamped != nil else {
+                    asStored[index] = true
+                    return Self.reason
+                }
+                let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
+                build(record, at: index)
+                // Its four parts are those kept: so is their digest, not hashed again.
+                current.remember(fingerprint, of: index, value: stored.hex(.value))
+                // Files hashed again with the same contents (touched): their new stamps are
+                // kept, so that they are not hashed next time.
+                states.refresh(
+                    TaskState(
+                        id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                        outputs: outputs.restamped ?? stored.files(outputs: true)))
+                return Self.reason
+            }
+            checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
+        } else {
+            inputsAtSuccess.insert(index)
+        }
+        // Its fingerprint as it starts (with its inputs' digest when they were taken).
+        remember(fingerprint, of: index)
+        // It may change any file: from now on every check stats again.
+        filesBeforeRun = nil
+        // Taken before the task starts: an input it changes makes it run again next time.
+        let atStart = InputsAtStart(TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
+        // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
+        // was (the engine does not start the task, or only as cleanup, then not recorded).
+        guard !stop.isRequested else {
+            checkedInputs[index] = nil
+            return nil
+        }
+        inputsAtStart[index] = atStart
+        note { () throws(TaskStatesError) in try states.forget(id, at: index) }
+        return nil
     }
 
     /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task
@@ -231,7 +239,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package func finish() {
         lock.withLock {
             recordSettled(waiting: true)
-            note { () throws(TaskStatesError) in try states.compact(plan: plan.tasks.map(\.id)) }
+            // The ids read in place: `plan.tasks.map(\.id)` would copy each whole task.
+            let ids = plan.tasks.withUnsafeBufferPointer { tasks in tasks.indices.map { tasks[$0].spec.id } }
+            note { () throws(TaskStatesError) in try states.compact(plan: ids) }
         }
     }
 

@@ -284,9 +284,13 @@ struct RunCommand: ParsableCommand {
     /// A plan with an action this flowrun does not run yet is refused before anything starts,
     /// rather than failing half-way.
     static func refuseUnsupportedActions(in plan: Plan) throws {
-        let unsupported = plan.tasks.filter { !ActionRunner.runnableKinds.contains($0.spec.action.kind) }
+        // Their positions, read in place: filtering `plan.tasks` would copy each whole task.
+        let unsupported = plan.tasks.withUnsafeBufferPointer { tasks in
+            tasks.indices.filter { !ActionRunner.runnableKinds.contains(tasks[$0].spec.action.kind) }
+        }
         guard !unsupported.isEmpty else { return }
-        let list = unsupported.prefix(5).map { "'\($0.id)' (\($0.spec.action.kind), \($0.spec.location))" }.joined(separator: ", ")
+        let list = unsupported.prefix(5).map { plan.tasks[$0] }.map { "'\($0.id)' (\($0.spec.action.kind), \($0.spec.location))" }
+            .joined(separator: ", ")
         let runnable = ActionRunner.runnableKinds.sorted().joined(separator: ", ")
         throw CommandFailure(
             """
