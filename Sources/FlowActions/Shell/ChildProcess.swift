@@ -42,7 +42,6 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         self.loop = loop
         owner = loop.makeOwner()
         self.completion = completion
-        TaskGroups.shared.added(pid)
         var watches: [OutputLoop.Watch] = []
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)

@@ -11,12 +11,17 @@ import Glibc
 /// so a signal to the group cannot reach a stranger. The child tells the watchdog of its group
 /// itself, before it execs (`flowrun_spawn`).
 ///
-/// - Warning: `leaders` is guarded by `lock`.
+/// - Warning: `leaders`, `spawns` and `stopping` are guarded by `lock`.
 package final class TaskGroups: @unchecked Sendable {
     package static let shared = TaskGroups()
 
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var leaders: Set<pid_t> = []
+    /// Spawns under way: their child may run its task (it is past its exec) before the spawn
+    /// returns its pid, and a Ctrl-Z must stop it too (`stopAll`).
+    private var spawns = 0
+    /// A Ctrl-Z waits for the spawns under way: none starts meanwhile.
+    private var stopping = false
     /// The write end of the watchdog's pipe, -1 without a watchdog.
     private(set) var watchdogDescriptor: Int32 = -1
     /// The watchdog's pid, which is flowrun's child but no task.
@@ -33,9 +38,20 @@ package final class TaskGroups: @unchecked Sendable {
         return nil
     }
 
-    /// The child `pid` leads a new group.
-    func added(_ pid: pid_t) {
-        _ = lock.withLock { leaders.insert(pid) }
+    /// Runs `spawn`, which returns the pid of the child it spawned, the leader of a new group
+    /// known from then on, or nil if it spawned none.
+    func spawning(_ spawn: () -> pid_t?) -> pid_t? {
+        lock.withLock {
+            while stopping { lock.wait() }
+            spawns += 1
+        }
+        let pid = spawn()
+        lock.withLock {
+            spawns -= 1
+            if let pid { leaders.insert(pid) }
+            lock.broadcast()
+        }
+        return pid
     }
 
     /// The leader `pid` is about to be reaped: its group is forgotten while its id is still its own.
@@ -53,6 +69,22 @@ package final class TaskGroups: @unchecked Sendable {
             for leader in leaders { kill(-leader, signal) }
         }
     }
+
+    /// Sends SIGTSTP (Ctrl-Z) to every task's group, those of the spawns under way included,
+    /// once they have returned: a task that had started but whose group was not known yet went
+    /// on running while flowrun stopped (seen in JobControlTests under load).
+    package func stopAll() {
+        lock.withLock {
+            stopping = true
+            while spawns > 0 { lock.wait() }
+            for leader in leaders { kill(-leader, SIGTSTP) }
+            stopping = false
+            lock.broadcast()
+        }
+    }
+
+    /// Whether a `stopAll` waits for spawns under way (for tests).
+    var isStopping: Bool { lock.withLock { stopping } }
 
     /// The groups of the tasks that run now, for `signal(_:groups:)`.
     package var current: Set<pid_t> { lock.withLock { leaders } }
