@@ -202,9 +202,11 @@ import Testing
             environment: ["FLOWRUN_CACHE_DIR": folder.url.appendingPathComponent("cache").path])
         #expect(await run.waitFor("\"task.progress\""))
         run.send(SIGINT)
-        #expect(await run.wait() == 130)
+        // The events and stderr with a failure: a flake seen once (`task.failed`, exit not 130)
+        // left no reason to go on.
+        #expect(await run.wait() == 130, "\(run.stdout)\(run.stderr)")
         let events = try EventStream(run.stdout)
-        #expect(events.finals == ["fetch": "task.cancelled"])
+        #expect(events.finals == ["fetch": "task.cancelled"], "\(run.stdout)\(run.stderr)")
         #expect(tree(folder) == ["app.bin", "flow.yaml"])
         #expect(contents(folder, "app.bin") == Array("version 1 of the app".utf8))
     }

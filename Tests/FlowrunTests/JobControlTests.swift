@@ -26,13 +26,19 @@ import Testing
     /// SIGTSTP (Ctrl-Z) stopped flowrun alone: its tasks, in process groups of their own that
     /// the terminal does not signal, went on running in the background, as `make`'s never do.
     /// Now they stop with it, and SIGCONT (`fg`, `bg`) continues them too.
+    ///
+    /// The task waits in `read` on a FIFO, a builtin: a loop of `sleep`s could be stopped
+    /// between dash's vfork and its exec, leaving the shell in D (waiting for a child that is
+    /// stopped) rather than T, though nothing of the task runs (seen under load).
     @Test func ctrlZStopsTheTasksAndFgContinuesThem() async throws {
         let folder = try TemporaryFolder()
+        let gate = folder.url.appendingPathComponent("gate").path
+        #expect(mkfifo(gate, 0o600) == 0)
         try Data(
             """
             version: 1
             tasks:
-              spin: {shell: 'echo $$ > pid; while [ ! -e go ]; do sleep 0.01; done; echo went'}
+              spin: {shell: 'echo $$ > pid; read line < gate; echo went'}
             """.utf8
         ).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let run = try LiveRun(["run", "--events", "plain", "--no-record", "flow.yaml"], in: folder.url)
@@ -45,7 +51,15 @@ import Testing
             "flowrun \(String(describing: Self.state(flowrun))), task \(String(describing: Self.state(pid)))")
         run.send(SIGCONT)
         #expect(await Self.eventually { Self.state(flowrun) != "T" && Self.state(pid) != "T" })
-        FileManager.default.createFile(atPath: folder.url.appendingPathComponent("go").path, contents: nil)
+        // Once the continued shell has the FIFO open for its `read`.
+        var writer: Int32 = -1
+        #expect(
+            await Self.eventually {
+                writer = open(gate, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                return writer >= 0
+            })
+        #expect(write(writer, "go\n", 3) == 3)
+        close(writer)
         #expect(await run.wait() == 0)
         #expect(run.stdout.contains("[spin] | went\n"), "\(run.stdout)")
     }

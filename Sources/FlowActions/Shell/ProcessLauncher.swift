@@ -58,16 +58,17 @@ enum ProcessLauncher {
         // Its own process group, so that cancelling kills the whole tree; default signal
         // actions and an empty mask, because flowrun ignores SIGPIPE and blocks SIGINT and
         // friends, and exec would pass that on.
+        var pid: pid_t = 0
+        var status: Int32 = 0
         // No chdir into the folder the child starts in anyway (flowrun's own, most often the
         // workflow's): a path walk per task for nothing.
-        let (status, pid) = TaskGroups.shared.spawning {
-            var pid: pid_t = 0
-            let status = withCStrings(argv) { cArgv in
+        _ = TaskGroups.shared.spawning {
+            status = withCStrings(argv) { cArgv in
                 directory == currentDirectory
                     ? flowrun_spawn(executable, cArgv, environment, nil, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
                     : flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
             }
-            return (status, pid)
+            return status == 0 ? pid : nil
         }
         guard status == 0 else {
             close(out[0]); close(err[0])

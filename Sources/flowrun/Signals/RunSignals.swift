@@ -173,7 +173,7 @@ final class RunSignals: @unchecked Sendable {
             // The kernel discards SIGTSTP in an orphaned process group, where nobody could
             // continue it: flowrun's parent in another session (setsid, a shell gone). So here.
             guard getsid(getppid()) == getsid(0) else { return }
-            TaskGroups.shared.stopAllThenSelf()
+            TaskGroups.shared.stopAll { kill(getpid(), SIGSTOP) }
             return
         case SIGCONT:
             TaskGroups.shared.signalAll(SIGCONT)
