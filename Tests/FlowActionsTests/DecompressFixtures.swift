@@ -22,6 +22,17 @@ struct DecompressFixtures {
         try run(["python3", "-c", "import os, sys, io, tarfile, zipfile, gzip, struct\nos.chdir(sys.argv[1])\n" + script, folder])
     }
 
+    /// `many.tar`: 400 empty files `f000`..`f399` of mode 0666, whose extracted modes show the
+    /// umask the extraction ran under.
+    func makeTarOfEmptyFiles() throws {
+        try python(
+            """
+            with tarfile.open('many.tar', 'w') as t:
+                for i in range(400):
+                    info = tarfile.TarInfo('f%03d' % i); info.mode = 0o666; t.addfile(info, io.BytesIO(b''))
+            """)
+    }
+
     func run(_ argv: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -61,12 +61,7 @@ import Testing
     @Test func extractionsAtOnceMaskModesByTheRealUmask() async throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(
-            """
-            with tarfile.open('many.tar', 'w') as t:
-                for i in range(400):
-                    info = tarfile.TarInfo('f%03d' % i); info.mode = 0o666; t.addfile(info, io.BytesIO(b''))
-            """)
+        try fixtures.makeTarOfEmptyFiles()
         let expected = 0o666 & ~Self.umask
         try await withThrowingTaskGroup(of: [String].self) { group in
             for copy in 0..<4 {

@@ -75,12 +75,7 @@ import Testing
     static func whileExtracting(_ body: () async throws -> Void) async throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
-        try fixtures.python(
-            """
-            with tarfile.open('many.tar', 'w') as t:
-                for i in range(400):
-                    info = tarfile.TarInfo('f%03d' % i); info.mode = 0o666; t.addfile(info, io.BytesIO(b''))
-            """)
+        try fixtures.makeTarOfEmptyFiles()
         let stop = LockedBox(false)
         let finished = DispatchGroup()
         for thread in 0..<2 {

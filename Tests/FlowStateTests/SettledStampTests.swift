@@ -18,16 +18,7 @@ import Testing
 
     /// A task per name, copying `/w/in/NAME` to `/w/out/NAME`.
     func plan(_ names: [String]) throws -> Plan {
-        var text = "version: 1\ntasks:\n"
-        for name in names {
-            text += "  \(name): {inputs: [/w/in/NAME], outputs: [/w/out/NAME], shell: [cp, /w/in/NAME, /w/out/NAME]}\n"
-                .replacingOccurrences(of: "NAME", with: name)
-        }
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: base + "/flow.yaml"))
-        let loaded = WorkflowLoader.load(path: base + "/flow.yaml")
-        let workflow = try #require(loaded.workflow, "\(loaded.diagnostics)")
-        return try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        try UpToDateStampTests.copyPlan(names, writtenIn: base)
     }
 
     var states: TaskStates {

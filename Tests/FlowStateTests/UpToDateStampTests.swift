@@ -15,6 +15,11 @@ import Testing
 
     /// A task per name, copying `/w/in/NAME` to `/w/out/NAME`; `glob` adds `/w/parts/*` to each's inputs.
     func plan(_ names: [String], glob: Bool = false) throws -> Plan {
+        try Self.copyPlan(names, glob: glob, writtenIn: base)
+    }
+
+    /// The plan of `plan(_:glob:)`, its workflow file written in `base` (SettledStampTests too).
+    static func copyPlan(_ names: [String], glob: Bool = false, writtenIn base: String) throws -> Plan {
         let inputs = glob ? "[/w/in/NAME, /w/parts/*]" : "[/w/in/NAME]"
         var text = "version: 1\ntasks:\n"
         for name in names {
