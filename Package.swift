@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "FlowFiles", dependencies: ["CLinux"]),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel", "FlowFiles"]),
-        .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),
         // The event stream's bytes, shared by the console and the state: the codec and the descriptor writer.
         .target(name: "FlowEvents", dependencies: ["FlowModel", "FlowFiles"]),
         .target(

@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import FlowPlanning
 import Foundation

@@ -27,7 +27,7 @@ package enum PathGlob {
 
     /// The same, asking `stop` at every name: nil once it is requested (a walk of 200,000 files
     /// takes seconds, and Ctrl-C must not wait for it), what was found until then thrown away.
-    package static func files(matching pattern: String, as matches: Matches = .regularFiles, until stop: StopRequest?) -> [String]? {
+    package static func files(matching pattern: String, as matches: Matches = .regularFiles, until stop: SetOnceFlag?) -> [String]? {
         var found = Found(stop: stop)
         if isPattern(pattern) {
             // The folders before the first wildcard are walked to at once, not one stat each.
@@ -131,17 +131,17 @@ package enum PathGlob {
 
     /// The paths found so far, and whether the walk was asked to stop.
     private struct Found {
-        let stop: StopRequest?
+        let stop: SetOnceFlag?
         var paths: [String] = []
         private(set) var isStopped = false
 
-        init(stop: StopRequest?) { self.stop = stop }
+        init(stop: SetOnceFlag?) { self.stop = stop }
 
         mutating func append(_ path: String) { paths.append(path) }
 
         /// Whether the walk is to stop: asked at every name, and remembered.
         mutating func stopNow() -> Bool {
-            if !isStopped, stop?.isRequested == true { isStopped = true }
+            if !isStopped, stop?.isSet == true { isStopped = true }
             return isStopped
         }
     }

@@ -51,7 +51,7 @@ package struct FileRecord: Sendable, Equatable {
 
     /// The SHA-256 of the file's contents, read in chunks; nil if it cannot be read, or once
     /// `stop` is requested (asked between chunks: a large input must not hold up Ctrl-C).
-    package static func hash(of path: String, until stop: StopRequest? = nil) -> String? {
+    package static func hash(of path: String, until stop: SetOnceFlag? = nil) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -60,7 +60,7 @@ package struct FileRecord: Sendable, Equatable {
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { break }
-            if stop?.isRequested == true { return nil }
+            if stop?.isSet == true { return nil }
             if count < 0 {
                 if errno == EINTR { continue }
                 return nil

@@ -27,15 +27,15 @@ package struct LocalFileSystem: FileSystem {
     /// Asked by walks, stats and hashes, which give up once it is requested: a cut-short walk
     /// finds no file, a stat no status and a hash none (the check then takes nothing of them,
     /// `UpToDateCheck`).
-    private let stop: StopRequest?
+    private let stop: SetOnceFlag?
 
-    package init(stop: StopRequest? = nil) {
+    package init(stop: SetOnceFlag? = nil) {
         self.stop = stop
     }
 
     package func status(of path: String) -> FileStatus? {
         // The stat after a walk, one a file: 200,000 of them take seconds too.
-        if stop?.isRequested == true { return nil }
+        if stop?.isSet == true { return nil }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return FileStatus(info)

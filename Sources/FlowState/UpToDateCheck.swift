@@ -47,7 +47,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
     /// Made by `stopChecks()` (Ctrl-C): walks and hashes give up, and what they found is not kept.
-    private let stop: StopRequest
+    private let stop: SetOnceFlag
 
     /// - Parameters:
     ///   - force: run every task (`--force`); successes are still recorded.
@@ -60,7 +60,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.plan = plan
         self.states = states
         self.force = force
-        let stop = StopRequest()
+        let stop = SetOnceFlag()
         self.stop = stop
         self.fileSystem = fileSystem ?? LocalFileSystem(stop: stop)
         current = FingerprintValues(count: plan.tasks.count)
@@ -120,7 +120,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 return (result.digest, result.missing)
             }
             // Not from walks or hashes a cancel cut short (`stopChecks()`).
-            if inputs.missing.isEmpty, reason == nil, let outputs, !stop.isRequested {
+            if inputs.missing.isEmpty, reason == nil, let outputs, !stop.isSet {
                 guard inputs.restamped != nil || outputs.restamped != nil else {
                     asStored[index] = true
                     return Self.reason
@@ -149,7 +149,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         let atStart = InputsAtStart(TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
         // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
         // was (the engine does not start the task, or only as cleanup, then not recorded).
-        guard !stop.isRequested else {
+        guard !stop.isSet else {
             checkedInputs[index] = nil
             return nil
         }
@@ -161,7 +161,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task
     /// whose check they were is not found up to date, and the state keeps what it had of it.
     package func stopChecks() {
-        stop.request()
+        stop.set()
     }
 
     package func taskSucceeded(_ index: Int) {
@@ -188,7 +188,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
             // An output the task did not make: it runs again next time, as make would. Nor is a
             // success recorded from walks or hashes that Ctrl-C cut short.
-            guard outputs.missing.isEmpty, !stop.isRequested else { return }
+            guard outputs.missing.isEmpty, !stop.isSet else { return }
             let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
             build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)

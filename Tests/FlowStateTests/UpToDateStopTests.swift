@@ -86,11 +86,11 @@ import Testing
             try FileManager.default.createDirectory(atPath: base + "/big/\(folder)", withIntermediateDirectories: true)
             for file in 0..<20 { try Data("x".utf8).write(to: URL(fileURLWithPath: base + "/big/\(folder)/\(file)")) }
         }
-        let stop = StopRequest()
+        let stop = SetOnceFlag()
         let disk = LocalFileSystem(stop: stop)
         #expect(disk.files(matching: base + "/big/**").count == 60)
         #expect(disk.hash(of: base + "/big/0/0") != nil)
-        stop.request()
+        stop.set()
         #expect(disk.files(matching: base + "/big/**").isEmpty)
         #expect(PathGlob.files(matching: base + "/big/**", until: stop) == nil)
         #expect(disk.hash(of: base + "/big/0/0") == nil)
