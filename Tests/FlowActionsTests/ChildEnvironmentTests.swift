@@ -42,6 +42,44 @@ import Testing
         #expect(Self.entries(environment, few) == expected)
     }
 
+    static func taskEntries(_ environment: ChildEnvironment, folder: String, task: String) -> [String] {
+        environment.withTaskEntries(workflowDirectory: folder, task: task) { strings(of: $0) }
+    }
+
+    static func strings(of envp: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> [String] {
+        var strings: [String] = []
+        var index = 0
+        while let entry = envp[index] {
+            strings.append(String(cString: entry))
+            index += 1
+        }
+        return strings
+    }
+
+    /// A task without env of its own gets what the overrides of flowrun's two variables give,
+    /// in the same order, spawn after spawn, when the folder changes, and with flowrun's own
+    /// environment holding the two names already (a flowrun run from a task).
+    @Test func aTaskWithoutEnvGetsWhatFlowrunsTwoOverridesGive() {
+        let environment = ChildEnvironment(["PATH": "/bin", "FLOWRUN_TASK": "outer", "FLOWRUN_WORKFLOW_DIR": "/outer", "ZZ": "z"])
+        for (folder, task) in [("/w", "t1"), ("/w", "second"), ("/other", "t1"), ("/w", "")] {
+            let overrides: [(name: String, value: String)] = [("FLOWRUN_WORKFLOW_DIR", folder), ("FLOWRUN_TASK", task)]
+            #expect(Self.taskEntries(environment, folder: folder, task: task) == Self.entries(environment, overrides))
+        }
+        #expect(Self.taskEntries(environment, folder: "/w", task: "t9") == ["PATH=/bin", "ZZ=z", "FLOWRUN_TASK=t9", "FLOWRUN_WORKFLOW_DIR=/w"])
+    }
+
+    /// A spawn made while another holds the kept entries (from inside it here) gets its own.
+    @Test func aSpawnWhileTheKeptEntriesAreInUseGetsItsOwn() {
+        let environment = ChildEnvironment(["HOME": "/root"])
+        let (outer, inner) = environment.withTaskEntries(workflowDirectory: "/w", task: "a") { envp in
+            let inner = Self.taskEntries(environment, folder: "/v", task: "b")
+            return (Self.strings(of: envp), inner)
+        }
+        #expect(outer == ["HOME=/root", "FLOWRUN_TASK=a", "FLOWRUN_WORKFLOW_DIR=/w"])
+        #expect(inner == ["HOME=/root", "FLOWRUN_TASK=b", "FLOWRUN_WORKFLOW_DIR=/v"])
+        #expect(Self.taskEntries(environment, folder: "/w", task: "c") == ["HOME=/root", "FLOWRUN_TASK=c", "FLOWRUN_WORKFLOW_DIR=/w"])
+    }
+
     @Test func valuesKeepTheirBytes() {
         let environment = ChildEnvironment([:])
         #expect(Self.entries(environment, [("NAME", "a=b c\u{e9}\u{1F600}")]) == ["NAME=a=b c\u{e9}\u{1F600}"])

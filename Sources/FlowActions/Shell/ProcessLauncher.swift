@@ -95,7 +95,10 @@ enum ProcessLauncher {
 
     /// A NULL-terminated array of C strings that lives for the duration of `body`.
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-        var pointers = strings.map { strdup($0) }
+        // Made whole at once: `map` then `append(nil)` would allocate twice.
+        var pointers: [UnsafeMutablePointer<CChar>?] = []
+        pointers.reserveCapacity(strings.count + 1)
+        for string in strings { pointers.append(strdup(string)) }
         pointers.append(nil)
         defer { pointers.forEach { free($0) } }
         return body(pointers)

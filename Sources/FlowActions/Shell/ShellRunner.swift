@@ -10,6 +10,8 @@ import Foundation
 /// the task's env, plus `FLOWRUN_WORKFLOW_DIR`. Nothing is substituted into the script itself.
 package struct ShellRunner: TaskRunner {
     private let baseEnvironment: ChildEnvironment
+    /// The PATH of a task that does not set it: flowrun's own.
+    private let basePath: String?
     private let executables = ExecutableLookup()
     /// The run's loop (`OutputLoop`): the engine's loop too, so that a child's exit, the
     /// engine's step and the next spawn happen on one thread.
@@ -27,6 +29,7 @@ package struct ShellRunner: TaskRunner {
         self.loop = loop
         let forced = forceColour && (processEnvironment["NO_COLOR"] ?? "").isEmpty ? Self.forcedColour : [:]
         baseEnvironment = ChildEnvironment(processEnvironment.merging(forced) { own, _ in own })
+        basePath = baseEnvironment.value(of: "PATH", overrides: [])
         // With SIGCHLD ignored (a parent may pass that on), the kernel reaps children itself and
         // their exit status is lost: every task would look as if it succeeded.
         signal(SIGCHLD, SIG_DFL)
@@ -43,13 +46,21 @@ package struct ShellRunner: TaskRunner {
         let argv: [String]
         switch shell {
         case .script(let script): argv = task.spec.interpreter.argv(running: script, arguments: task.arguments)
-        case .argv(let words): argv = words + task.arguments
+        case .argv(let words): argv = task.arguments.isEmpty ? words : words + task.arguments
         }
-        let overrides = environmentOverrides(for: task)
-        let path = baseEnvironment.value(of: "PATH", overrides: overrides)
         do {
-            let launched = try baseEnvironment.withEntries(overrides: overrides) { environment in
-                try launch(argv, path: path, environment: environment, workdir: task.workdir)
+            let launched: ProcessLauncher.Launched
+            if task.environment.isEmpty {
+                // flowrun's own two variables only: its PATH, and the envp kept for the folder.
+                launched = try baseEnvironment.withTaskEntries(workflowDirectory: task.workflowDirectory, task: task.id) { environment in
+                    try launch(argv, path: basePath, environment: environment, workdir: task.workdir)
+                }
+            } else {
+                let overrides = environmentOverrides(for: task)
+                let path = baseEnvironment.value(of: "PATH", overrides: overrides)
+                launched = try baseEnvironment.withEntries(overrides: overrides) { environment in
+                    try launch(argv, path: path, environment: environment, workdir: task.workdir)
+                }
             }
             return ChildProcess(launched, loop: loop, events: events, completion: completion)
         } catch let error as ProcessLauncher.LaunchError {
@@ -81,10 +92,11 @@ package struct ShellRunner: TaskRunner {
         }
     }
 
-    /// What a task sets over the process environment: its variables, then flowrun's own.
+    /// What a task sets over the process environment: its variables, then flowrun's own
+    /// (`ChildEnvironment.withTaskEntries` gives the same for a task with none of its own).
     func environmentOverrides(for task: PlannedTask) -> [(name: String, value: String)] {
         task.environment.map { ($0.name, $0.value) }
-            + [("FLOWRUN_WORKFLOW_DIR", task.workflowDirectory), ("FLOWRUN_TASK", task.id)]
+            + [(ChildEnvironment.workflowDirectoryName, task.workflowDirectory), (ChildEnvironment.taskName, task.id)]
     }
 
     struct NotStarted: RunningAttempt {
