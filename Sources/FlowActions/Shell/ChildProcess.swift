@@ -43,6 +43,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         owner = loop.makeOwner()
         self.completion = completion
         var watches: [OutputLoop.Watch] = []
+        watches.reserveCapacity(3)  // two pipes and the exit: no growing on the loop, a task
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
             var lines: [String] = []

@@ -58,7 +58,7 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
     private let epoll: Int32
     private let lock = NSLock()
     /// Each watched descriptor, with the owner that added it and the tag epoll reports it with.
-    private var watches: [Int32: (owner: UInt64, watch: Watch, tag: UInt64)] = [:]
+    private var watches = DescriptorTable<(owner: UInt64, watch: Watch, tag: UInt64)>()
     private var owners: UInt64 = 0
     /// The number of descriptors watched so far: the upper half of each one's tag.
     private var watchedCount: UInt64 = 0
@@ -161,15 +161,15 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
     /// Watches the descriptors (which the loop now owns and closes) until each is done: a pipe
     /// at end of file, a pidfd at the exit.
     func watch(_ added: [Watch], owner: UInt64) {
-        for watch in added {
-            let descriptor = watch.descriptor
-            let tag: UInt64 = lock.withLock {
+        // One hold of the lock for a child's three descriptors (epoll_ctl is quick), each in the
+        // table before epoll can report it.
+        lock.withLock {
+            for watch in added {
                 watchedCount += 1
-                let tag = Self.tag(descriptor, number: watchedCount)
-                watches[descriptor] = (owner, watch, tag)
-                return tag
+                let tag = Self.tag(watch.descriptor, number: watchedCount)
+                watches[watch.descriptor] = (owner, watch, tag)
+                precondition(flowrun_epoll_add(epoll, watch.descriptor, tag, 1) == 0, "cannot watch a child's descriptor: errno \(errno)")
             }
-            precondition(flowrun_epoll_add(epoll, descriptor, tag, 1) == 0, "cannot watch a child's descriptor: errno \(errno)")
         }
     }
 
@@ -214,13 +214,13 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
                 resumeIfRequested()
                 continue
             }
-            guard !paused.contains(descriptor), let watch = lock.withLock({ watches[descriptor].flatMap { $0.tag == tag ? $0.watch : nil } })
+            guard !isPaused(descriptor), let watch = lock.withLock({ watches[descriptor].flatMap { $0.tag == tag ? $0.watch : nil } })
             else { continue }
             switch watch {
             case .output(_, let handler):
                 if !drain(descriptor, handler) {
                     done.append(descriptor)
-                } else if !paused.contains(descriptor) {
+                } else if !isPaused(descriptor) {
                     precondition(flowrun_epoll_rearm(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")
                 }
             case .exit(_, let handler):
@@ -232,7 +232,7 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
         // until the close takes it out (see the type).
         for descriptor in done {
             lock.withLock { watches[descriptor] = nil }
-            paused.remove(descriptor)
+            if !paused.isEmpty { paused.remove(descriptor) }
             close(descriptor)
         }
         done.removeAll(keepingCapacity: true)
@@ -243,12 +243,12 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
     private func finishEnding() {
         let left: [Int32] = lock.withLock {
             defer {
-                watches = [:]
+                watches = DescriptorTable()
                 timers = LoopTimers()
                 abandoned = []
                 ended = true
             }
-            return Array(watches.keys)
+            return watches.entries.map(\.descriptor)
         }
         for descriptor in left { close(descriptor) }
         paused.removeAll()
@@ -266,9 +266,11 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
         var byte: UInt8 = 0
         while read(wakeRead, &byte, 1) > 0 {}
         let ended: [(Int32, (ArraySlice<UInt8>?) -> Void)] = lock.withLock {
+            // Most wake-ups are nudges: no pipe abandoned, no walk over every one watched.
+            guard !abandoned.isEmpty else { return [] }
             let owners = Set(abandoned)
             abandoned.removeAll()
-            return watches.compactMap { descriptor, entry in
+            return watches.entries.compactMap { descriptor, entry in
                 guard owners.contains(entry.owner), case .output(_, let handler) = entry.watch else { return nil }
                 return (descriptor, handler)
             }
@@ -276,10 +278,15 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
         for (descriptor, handler) in ended where !done.contains(descriptor) {
             // Paused with every writer gone, it holds only what the child wrote before its
             // exit: that is read to its end once the events have room, not thrown away.
-            if paused.contains(descriptor) && Self.isHungUp(descriptor) { continue }
+            if isPaused(descriptor) && Self.isHungUp(descriptor) { continue }
             handler(nil)
             done.append(descriptor)
         }
+    }
+
+    /// Whether `descriptor`'s reading is paused; mostly none is, and then nothing is hashed.
+    private func isPaused(_ descriptor: Int32) -> Bool {
+        !paused.isEmpty && paused.contains(descriptor)
     }
 
     private func resumeIfRequested() {
