@@ -45,7 +45,9 @@ struct RunsCommand: ParsableCommand {
         let cells = rows.map { record, summary in
             [
                 record.run, started(record.header.startedMilliseconds),
-                DurationText.string(milliseconds: Self.ended(summary) - record.header.startedMilliseconds),
+                // An interrupted run lasted at least until its last recorded event: its end was not seen.
+                (summary.result == .interrupted ? ">" : "")
+                    + DurationText.string(milliseconds: Self.ended(summary) - record.header.startedMilliseconds),
                 // Every task.failed, as the console's last line: an allowed failure (continue_on_error)
                 // is one, marked; the result says whether it failed the run.
                 summary.result.rawValue, "\(summary.counts.succeeded)", SummaryText.failedCell(summary.counts),
