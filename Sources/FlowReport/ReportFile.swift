@@ -12,7 +12,9 @@ package enum ReportFile {
     package static func checkDestination(_ path: String) throws(WriteFailure) {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw WriteFailure(output: path, code: EISDIR) }
-        let folder = (path as NSString).deletingLastPathComponent
+        // The folder the file lands in: a link's target's, a dangling one's too.
+        guard let target = LinkTarget.end(of: path) else { throw WriteFailure(output: path, code: ELOOP) }
+        let folder = (target as NSString).deletingLastPathComponent
         if stat(folder.isEmpty ? "." : folder, &status) != 0 { throw WriteFailure(output: path, code: errno) }
         if status.st_mode & S_IFMT != S_IFDIR { throw WriteFailure(output: path, code: ENOTDIR) }
     }
@@ -35,12 +37,10 @@ package enum ReportFile {
     }
 
     /// The file a symlink at `path` points to, whose contents are replaced, not the link (as
-    /// `--junit` and `--events-file` do); `path` itself when it is no link or points to nothing.
+    /// `--junit` and `--events-file` do), also when it points to nothing yet (the file is made
+    /// there, as `tee` makes it); `path` itself when it is no link, or the links loop.
     package static func destination(of path: String) -> String {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        LinkTarget.end(of: path) ?? path
     }
 
     /// Appends `text` to the file at `path` (created if missing) with `O_APPEND`, so that what

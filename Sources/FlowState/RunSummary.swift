@@ -3,9 +3,10 @@ import FlowModel
 /// One line of `flowrun runs`: how a past run ended, and its counts.
 package struct RunSummary: Sendable, Equatable {
     /// How the run ended; `interrupted` when its record has no end (flowrun was killed, or the
-    /// machine went down), and then the counts are those of the tasks that ended.
+    /// machine went down), and then the counts are those of the tasks that ended; `running`
+    /// when it has no end yet because a flowrun is still writing it (`RecordedRuns.running`).
     package enum Result: String, Sendable {
-        case succeeded, failed, cancelled, interrupted
+        case succeeded, failed, cancelled, interrupted, running
     }
 
     package var result = Result.interrupted

@@ -71,6 +71,30 @@ package final class StateLock: Sendable {
         return text.isEmpty || !text.allSatisfy(\.isNumber) ? nil : text
     }
 
+    /// The pid of the process holding the lock of `folder` now, if one does: a flowrun running
+    /// a workflow of that folder. Read from the kernel's list of locks (`/proc/locks`), so that
+    /// looking never takes the lock, which would make a run starting that moment wait.
+    package static func holder(of folder: StateFolder) -> Int32? {
+        var status = stat()
+        guard stat(folder.file("lock"), &status) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
+            return nil
+        }
+        // `1: FLOCK  ADVISORY  WRITE 1438 fe:00:5384 0 EOF` (major:minor in hex, then the inode);
+        // a waiter's line has `->` after the number, and is no holder.
+        let device = UInt64(status.st_dev)
+        let major = (device >> 8) & 0xfff | (device >> 32) & ~0xfff
+        let minor = device & 0xff | (device >> 12) & ~0xff
+        for line in locks.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
+            let file = fields[5].split(separator: ":")
+            if file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor, UInt64(file[2]) == UInt64(status.st_ino) {
+                return pid
+            }
+        }
+        return nil
+    }
+
     /// Lets the lock go (closing the descriptor); the process ending does the same.
     package func release() {
         close(descriptor)

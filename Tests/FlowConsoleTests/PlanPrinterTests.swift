@@ -38,6 +38,27 @@ import Testing
         #expect(numbers == Array(1...3_000))
     }
 
+    /// A value with a newline (a dotenv file's double-quoted `"a\nb"`), an escape sequence or
+    /// spaces keeps the plan's layout: one `env:` line per task, the value written as YAML's
+    /// double-quoted form, which can be pasted back into the file. It was printed raw: the
+    /// rest of the value started a line of its own, and `\e[2J` reached the terminal.
+    @Test func envValuesWithNewlinesAndEscapesStayOnTheirLine() throws {
+        let text = """
+            version: 1
+            env: {ML: "first\\nsecond", ESC: "\\e[31mred", SPACED: "a b", QUOTE: 'say "hi"', PLAIN: a=b}
+            tasks:
+              t: {description: "two\\nlines", shell: "true"}
+            """
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        let workflow = try #require(loaded.workflow, "\(loaded.diagnostics)")
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        let lines = written(plan, tasksPerChunk: 1).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.contains("  1. t  shell  wave 1  # two\\nlines"), "\(lines)")
+        let env = try #require(lines.first { $0.hasPrefix("       env: ") })
+        #expect(env == #"       env: ML="first\nsecond" ESC="\x1B[31mred" SPACED="a b" QUOTE="say \"hi\"" PLAIN=a=b"#, "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("second") || $0.hasPrefix("lines") }, "\(lines)")
+    }
+
     @Test func tasksAreNumberedInTheGivenOrder() throws {
         let plan = try plan()
         let order = Array(plan.tasks.indices.reversed())

@@ -68,6 +68,40 @@ import Testing
         }
     }
 
+    /// A symlink to a file not made yet (a dangling link) is written through too, as `tee`,
+    /// `curl -o` and `--junit` create the file it names; the link was replaced by a regular file.
+    @Test func aDanglingSymlinkAtAReportPathCreatesItsTarget() async throws {
+        let folder = try WorkflowFolder(workflow, files: ["kept/.keep": ""])
+        for name in ["run.html", "run.json", "again.html", "ci.yml"] {
+            try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent(name).path, withDestinationPath: "kept/\(name)")
+        }
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "--report-html", "run.html", "--trace", "run.json", "flow.yaml"], in: folder.url)
+        #expect(run.status == 1, "\(run.stderr)")
+        let report = try await FlowrunBinary.run(["report", "--html", "again.html"], in: folder.url)
+        #expect(report.status == 0, "\(report.stderr)")
+        let export = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "-o", "ci.yml"], in: folder.url)
+        #expect(export.status == 0, "\(export.stderr)")
+        for name in ["run.html", "run.json", "again.html", "ci.yml"] {
+            let link = folder.url.appendingPathComponent(name).path
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "kept/\(name)", "\(name) is no longer the link")
+            #expect(((try? folder.read("kept/\(name)")) ?? "").count > 100, "kept/\(name) was not written")
+        }
+    }
+
+    /// A dangling link whose target's folder does not exist is refused before the run, as a
+    /// missing folder is (`curl -o` fails the same way); nothing is put in the link's place.
+    @Test func aDanglingSymlinkIntoAMissingFolderIsRefusedBeforeTheRun() async throws {
+        let folder = try WorkflowFolder(workflow)
+        let link = folder.url.appendingPathComponent("run.html").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "missing/run.html")
+        let run = try await FlowrunBinary.run(["run", "--report-html", "run.html", "flow.yaml"], in: folder.url)
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("run.html"), "\(run.stderr)")
+        #expect(!run.stdout.contains("compiling"))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "missing/run.html")
+    }
+
     @Test func reportWithNoOutputWritesTheTimelineOfTheLastRunBesideTheUser() async throws {
         let folder = try WorkflowFolder(workflow)
         _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)

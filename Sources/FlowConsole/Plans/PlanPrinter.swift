@@ -72,7 +72,7 @@ package struct PlanPrinter: Sendable {
         text.append(task.pointee.spec.action.kind)
         text.append("  ")
         text.append(style.cyan("wave \(task.pointee.wave)"))
-        if let description = task.pointee.spec.description { text.append("  \(style.dim("# " + description))") }
+        if let description = task.pointee.spec.description { text.append("  \(style.dim("# " + VisibleText.escaped(description)))") }
         text.append("\n")
         var settings = SettingsLine()
         if !task.pointee.needs.isEmpty {
@@ -117,7 +117,7 @@ package struct PlanPrinter: Sendable {
                 if index > 0 { text.append(" ") }
                 text.append(entry.name)
                 text.append("=")
-                text.append(!secretOverrides.isEmpty && secretOverrides[entry.name] == entry.value ? SecretName.mask : entry.value)
+                text.append(!secretOverrides.isEmpty && secretOverrides[entry.name] == entry.value ? SecretName.mask : Self.shown(entry.value))
             }
             text.append("\n")
         }
@@ -195,6 +195,16 @@ package struct PlanPrinter: Sendable {
                 field("layout", layout, to: &text)
             }
         }
+    }
+
+    /// An env value as it keeps the `env:` line one line and its `NAME=VALUE` pairs apart: as
+    /// written when plain, else in YAML's double-quoted form (`"a b"`, `"first\nsecond"`,
+    /// `"\x1B[31m"`), which can be pasted back into the file.
+    static func shown(_ value: String) -> String {
+        let plain = value.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        guard !plain || VisibleText.escaped(value) != value else { return value }
+        let backslashed = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + VisibleText.escaped(backslashed) + "\""
     }
 
     /// An argument as a shell would need it written.

@@ -65,7 +65,11 @@ struct LogsCommand: ParsableCommand {
             RecordOptions.warn("\(unreadable) line(s) of the run record \(record.path) could not be read and were skipped")
         }
         if !finished, events == .plain, tasks.isEmpty {
-            standardOutput.write("run \(record.run) was interrupted: its record ends here\n")
+            if let running = recorded.running(), running.run == record.run {
+                standardOutput.write("run \(record.run) is still running (flowrun pid \(running.pid)): its record ends here for now\n")
+            } else {
+                standardOutput.write("run \(record.run) was interrupted: its record ends here\n")
+            }
         }
         if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
     }

@@ -14,7 +14,8 @@ struct RunsCommand: ParsableCommand {
             Reads the run records in .flowrun/ beside FILE (or $FLOWRUN_STATE_DIR). With no FILE, \
             lists every run recorded in .flowrun/ of the current folder (when it has none, beside \
             the flowrun.yaml found above it). A run whose record has no \
-            end (flowrun was killed, or the machine went down) shows as interrupted.
+            end (flowrun was killed, or the machine went down) shows as interrupted; one that \
+            another flowrun is still running shows as running, with its duration so far.
             """
     )
 
@@ -26,7 +27,8 @@ struct RunsCommand: ParsableCommand {
 
     func run() throws {
         let recorded = RecordedRuns(file: file)
-        let rows = recorded.records().records.map { ($0, $0.summary()) }
+        let running = recorded.running()
+        let rows = recorded.records().records.map { ($0, recorded.summary(of: $0, running: running)) }
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
         if json {
             standardOutput.write(try Self.json(rows))
@@ -43,7 +45,9 @@ struct RunsCommand: ParsableCommand {
         let cells = rows.map { record, summary in
             [
                 record.run, started(record.header.startedMilliseconds),
-                DurationText.string(milliseconds: summary.endedMilliseconds - record.header.startedMilliseconds),
+                // An interrupted run lasted at least until its last recorded event: its end was not seen.
+                (summary.result == .interrupted ? ">" : "")
+                    + DurationText.string(milliseconds: Self.ended(summary) - record.header.startedMilliseconds),
                 // Every task.failed, as the console's last line: an allowed failure (continue_on_error)
                 // is one, marked; the result says whether it failed the run.
                 summary.result.rawValue, "\(summary.counts.succeeded)", SummaryText.failedCell(summary.counts),
@@ -57,13 +61,18 @@ struct RunsCommand: ParsableCommand {
         }.joined(separator: "\n") + "\n"
     }
 
+    /// When the run ended; for a run still running, now (its duration so far).
+    static func ended(_ summary: RunSummary) -> Int64 {
+        summary.result == .running ? max(summary.endedMilliseconds, Int64(Date().timeIntervalSince1970 * 1000)) : summary.endedMilliseconds
+    }
+
     static func json(_ rows: [(RunRecord, RunSummary)]) throws -> String {
         let objects: [[String: Any]] = rows.map { record, summary in
             [
                 "id": record.run, "workflow": record.header.workflow, "file": record.header.file,
                 "digest": record.header.digest.map { $0 as Any } ?? NSNull(), "started": time(record.header.startedMilliseconds),
-                "ended": time(summary.endedMilliseconds),
-                "duration_ms": summary.endedMilliseconds - record.header.startedMilliseconds,
+                "ended": summary.result == .running ? NSNull() : time(summary.endedMilliseconds) as Any,
+                "duration_ms": Self.ended(summary) - record.header.startedMilliseconds,
                 "result": summary.result.rawValue, "tasks": record.header.taskCount,
                 "counts": [
                     "succeeded": summary.counts.succeeded, "failed": summary.counts.failed,

@@ -41,6 +41,22 @@ struct RecordedRuns {
         return (records, newer)
     }
 
+    /// The run a flowrun is recording now, and that flowrun's pid: the newest record of the
+    /// state folder (of any workflow file in it), while a process holds the folder's lock (only
+    /// a recording run takes it, one at a time). Its record has no end yet, as an interrupted
+    /// run's has none, but the run is not over.
+    func running() -> (run: String, pid: Int32)? {
+        guard let pid = StateLock.holder(of: store.folder), let newest = store.recordPaths(forWorkflow: nil).last else { return nil }
+        return (((newest as NSString).lastPathComponent as NSString).deletingPathExtension, pid)
+    }
+
+    /// The summary of `record`, `running` for the run being recorded now.
+    func summary(of record: RunRecord, running: (run: String, pid: Int32)?) -> RunSummary {
+        var summary = record.summary()
+        if summary.result == .interrupted, record.run == running?.run { summary.result = .running }
+        return summary
+    }
+
     /// What to say when there is no record.
     var none: String {
         guard let workflowFile else {
