@@ -26,6 +26,9 @@ package enum Planner {
             return chunkResolver.diagnostics
         }
         diagnostics += resolverDiagnostics.joined()
+        if diagnostics.isEmpty {
+            diagnostics = WriteConflicts.diagnostics(in: workflow, graph: graph, resolved: resolved, order: everyTask)
+        }
         guard diagnostics.isEmpty else { return PlanResult(plan: nil, diagnostics: diagnostics) }
 
         // A matrix task's name stands for all its combinations.

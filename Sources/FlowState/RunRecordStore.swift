@@ -94,8 +94,11 @@ package struct RunRecordStore: Sendable {
     /// removed.
     @discardableResult
     package func prune(forWorkflow workflowFile: String, keep: Int) -> [String] {
+        let paths = recordPaths(forWorkflow: workflowFile)
+        // Nothing to remove: no header needs reading (a run's start-up stays flat as records pile up).
+        guard paths.count > max(keep, 0) else { return [] }
         var readable: [String] = []
-        for path in recordPaths(forWorkflow: workflowFile) {
+        for path in paths {
             if let record = try? RunRecord(path: path), record.header.file == workflowFile { readable.append(path) }
         }
         var failures: [String] = []

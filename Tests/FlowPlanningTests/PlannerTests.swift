@@ -143,7 +143,7 @@ import Testing
             tasks:
               get: {download: {url: "https://h/?t=${GH_TOKEN}", to: "${HOME_DIR}/f"}, workdir: "${GH_TOKEN}"}
               other: {download: {url: "https://h/${HOME_DIR}", to: f}}
-              whole: {download: {url: "${URL_SECRET}", to: f}}
+              whole: {download: {url: "${URL_SECRET}", to: g}}
             """, environment: ["GH_TOKEN": "ghp_1", "HOME_DIR": "home", "URL_SECRET": "https://h/s"])
         // "***" is no URL, but what is shown is not checked: the URL used is.
         #expect(messages(result) == [])

@@ -1,0 +1,76 @@
+import FlowFiles
+import FlowModel
+
+/// Two tasks that write the same file while neither needs the other: the file ends up with
+/// whichever finished last, so a green run's result would depend on timing (ninja refuses
+/// "multiple rules generate" for the same reason). Writers ordered by `needs`, such as a
+/// `when: failure` fallback, are allowed: the later one's file is the result.
+///
+/// The files counted are a download's and a combine's `to` and the literal paths of `outputs`;
+/// a decompress `to` is a folder that several archives may fill.
+enum WriteConflicts {
+    static func diagnostics(
+        in workflow: Workflow, graph: TaskGraph, resolved: [TaskResolver.Resolved?], order: [Int]
+    ) -> [Diagnostic] {
+        var writers: [String: [(task: Int, location: SourceLocation)]] = [:]
+        for task in 0..<graph.count {
+            guard let written = resolved[task] else { continue }
+            for file in writtenFiles(written, spec: workflow.tasks[task]) where writers[file.path]?.last?.task != task {
+                writers[file.path, default: []].append((task, file.location))
+            }
+        }
+        var position = [Int](repeating: 0, count: graph.count)
+        for (index, task) in order.enumerated() { position[task] = index }
+        var diagnostics: [Diagnostic] = []
+        for (path, tasks) in writers where tasks.count > 1 {
+            // In run order, each writer must wait for the one before it.
+            let sorted = tasks.sorted { position[$0.task] < position[$1.task] }
+            for (earlier, later) in zip(sorted, sorted.dropFirst()) where !graph.reaches(later.task, earlier.task) {
+                let directory = workflow.directory
+                let shown = PathNesting.isInside(path, folder: directory) ? String(path.dropFirst(directory.count + 1)) : path
+                diagnostics.append(
+                    Diagnostic(.unorderedWriters(shown, task: graph.ids[later.task], other: graph.ids[earlier.task]), at: later.location))
+                break
+            }
+        }
+        return diagnostics.sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
+    }
+
+    /// The files a resolved task writes, each with where it is written in the file.
+    private static func writtenFiles(_ resolved: TaskResolver.Resolved, spec: TaskSpec) -> [(path: String, location: SourceLocation)] {
+        var files: [(path: String, location: SourceLocation)] = []
+        switch resolved.action {
+        case .download(let download): files.append((download.to.value, download.to.location))
+        case .combine(let combine): files.append((combine.to.value, combine.to.location))
+        case .shell, .group, .decompress: break
+        }
+        // Resolved outputs are the written ones in order (a task with one that failed has no plan).
+        for (path, written) in zip(resolved.outputs, spec.outputs) where !PathGlob.isPattern(written.value) {
+            files.append((path, written.location))
+        }
+        return files
+    }
+}
+
+extension TaskGraph {
+    /// Whether `task` waits, through its needs, for `other`.
+    func reaches(_ task: Int, _ other: Int) -> Bool {
+        var seen = Set<Int>([task])
+        var stack = [task]
+        while let next = stack.popLast() {
+            for need in needs[next] {
+                if need == other { return true }
+                if seen.insert(need).inserted { stack.append(need) }
+            }
+        }
+        return false
+    }
+}
+
+extension Diagnostic.Message {
+    static func unorderedWriters(_ path: String, task: TaskID, other: TaskID) -> Self {
+        Self(
+            "task '\(task)' writes '\(path)', as task '\(other)' does, and neither needs the other: the file would hold whichever finished last",
+            hint: "write to different paths (a matrix task: put ${matrix.NAME} in the path), or add 'needs: [\(other)]'")
+    }
+}
