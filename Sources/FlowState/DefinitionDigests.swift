@@ -47,6 +47,18 @@ package struct DefinitionDigests: Sendable {
         }
     }
 
+    /// `body` with the raw definition and env digests of the task at `index`; nil when they
+    /// are held as text (taken in this run, not read back).
+    func withRaw<Result>(at index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard case .raw(let bytes) = storage else { return nil }
+        let size = TaskStateBytes.digestSize
+        return bytes.withUnsafeBytes { raw in
+            body(
+                UnsafeRawBufferPointer(rebasing: raw[(2 * index * size)..<((2 * index + 1) * size)]),
+                UnsafeRawBufferPointer(rebasing: raw[((2 * index + 1) * size)..<((2 * index + 2) * size)]))
+        }
+    }
+
     /// Every task's, as text.
     var items: [TaskFingerprint.Definition] {
         switch storage {

@@ -75,17 +75,22 @@ struct FileDigests {
     /// The same over the files found already (`statuses(ofPatterns:)`), with each file's record
     /// for the state (an unreadable file has none).
     mutating func digest(of found: [FoundFile], patterns: [String]) -> (digest: String, missing: [String], files: [StampedFile]) {
+        digest(of: found[...], patterns: patterns)
+    }
+
+    /// The same over part of a list (`FilesBeforeRun` holds every task's files in one).
+    mutating func digest(of found: ArraySlice<FoundFile>, patterns: [String]) -> (digest: String, missing: [String], files: [StampedFile]) {
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, [], []) }
         // Fed to the hasher line by line: the digest of the lines joined, without the text.
         var hasher = SHA256()
         var missing: [String] = []
         var files: [StampedFile] = []
-        var next = 0
+        var next = found.startIndex
         for (index, pattern) in patterns.enumerated() {
             TaskFingerprint.update(&hasher, "pattern\0", pattern, "\n")
             let first = next
             var unseen = false
-            while next < found.count, found[next].pattern == index {
+            while next < found.endIndex, found[next].pattern == index {
                 let file = found[next]
                 next += 1
                 unseen = unseen || file.status == nil
@@ -111,22 +116,31 @@ struct FileDigests {
     /// Each file `patterns` name, with its pattern's index, in order, and its status now (nil:
     /// unreadable). A plain path to a file, the usual entry, is stat'ed once here rather than
     /// by PathGlob and again for its record.
-    func statuses(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> [FoundFile] {
-        Self.statuses(ofPatterns: patterns, leavingOut: own, fileSystem: fileSystem)
+    func statuses(ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none) -> [FoundFile] {
+        Self.statuses(ofPatterns: patterns, leavingOut: own(), fileSystem: fileSystem)
     }
 
-    /// `own`: the task's outputs, which a glob's or a folder's matches leave out (`OwnOutputs`).
-    static func statuses(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none, fileSystem: any FileSystem) -> [FoundFile] {
+    /// `own`: the task's outputs, which a glob's or a folder's matches leave out (`OwnOutputs`);
+    /// taken only for a pattern that is not a plain file (a task's own outputs cost a few
+    /// thousand instructions to sort out, each of a no-op's 20,000 tasks).
+    static func statuses(
+        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, fileSystem: any FileSystem
+    ) -> [FoundFile] {
         var found: [FoundFile] = []
         found.reserveCapacity(patterns.count)
         // Made at the first pattern that is not a plain file: most tasks never need it.
         var outputs: OwnOutputs.Matcher?
+        var ownTaken = false
         for (index, pattern) in patterns.enumerated() {
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
                 found.append(FoundFile(pattern: index, path: pattern, status: status))
                 continue
             }
-            if outputs == nil, !own.isEmpty { outputs = own.matcher(fileSystem: fileSystem) }
+            if !ownTaken {
+                ownTaken = true
+                let own = own()
+                if !own.isEmpty { outputs = own.matcher(fileSystem: fileSystem) }
+            }
             for file in fileSystem.files(matching: pattern) where !(outputs?.contains(file) ?? false) {
                 found.append(FoundFile(pattern: index, path: file, status: fileSystem.status(of: file)))
             }

@@ -61,9 +61,11 @@ package struct PlanCache: Sendable {
     /// The same, with its tasks' definition digests when they were kept with it (one for each
     /// of its tasks, else nil), and the SHA-256 of the workflow file's contents as this read
     /// found them (the check of its files hashed them: the run record keeps it, not hashing the
-    /// file again). Without `keepingFileTasks` the plan's `workflow.tasks` is left empty
-    /// (`Plan(compiled:keepingFileTasks:)`).
-    package func kept(settings: [UInt8], keepingFileTasks: Bool = true) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
+    /// file again). Without `keepingFileTasks` the plan's `workflow.tasks` is left empty, and
+    /// without `keepingNeedNames` its specs' `needs` (`Plan(compiled:keepingFileTasks:keepingNeedNames:)`).
+    package func kept(
+        settings: [UInt8], keepingFileTasks: Bool = true, keepingNeedNames: Bool = true
+    ) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?)? in
             guard let body = Self.body(of: bytes) else { return nil }
@@ -77,9 +79,11 @@ package struct PlanCache: Sendable {
             guard count <= UInt64((body.endIndex - offset) / size) else { return nil }
             let digests = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * size])
             offset += Int(count) * size
-            guard let plan = try? Plan(compiled: UnsafeRawBufferPointer(rebasing: body[offset...]), keepingFileTasks: keepingFileTasks) else {
-                return nil
-            }
+            guard
+                let plan = try? Plan(
+                    compiled: UnsafeRawBufferPointer(rebasing: body[offset...]), keepingFileTasks: keepingFileTasks,
+                    keepingNeedNames: keepingNeedNames)
+            else { return nil }
             // The loader reads the workflow file first: it is the key's first file.
             let workflowDigest = key.files.first.flatMap { $0.status == nil ? nil : $0.digest }
             // None kept (the run took none), or not one a task: taken again by the run.

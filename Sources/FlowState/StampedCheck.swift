@@ -19,10 +19,10 @@ enum StampedCheck {
     ///   - found: the files `patterns` name and their statuses, if already taken.
     ///   - own: the task's outputs, left out of its inputs' globs and folders.
     static func files(
-        _ patterns: [String], found: [FoundFile]? = nil, leavingOut own: OwnOutputs = .none, kept stored: StoredTask, outputs: Bool,
-        digests: inout FileDigests
+        _ patterns: [String], found: ArraySlice<FoundFile>? = nil, leavingOut own: @autoclosure () -> OwnOutputs = .none, kept stored: StoredTask,
+        outputs: Bool, digests: inout FileDigests
     ) -> Result {
-        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own)
+        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own())[...]
         if stored.stands(for: found, outputs: outputs) {
             let keptDigest = stored.hex(outputs ? .outputs : .inputs)
             return Result(digest: keptDigest, missing: missing(patterns, found: found), restamped: nil)
@@ -35,13 +35,13 @@ enum StampedCheck {
 
     /// The patterns no found file came from (`found` in pattern order), or one that cannot be
     /// stat'ed came from (as `FileDigests.digest(of:patterns:)`).
-    static func missing(_ patterns: [String], found: [FoundFile]) -> [String] {
+    static func missing(_ patterns: [String], found: ArraySlice<FoundFile>) -> [String] {
         var missing: [String] = []
-        var next = 0
+        var next = found.startIndex
         for (index, pattern) in patterns.enumerated() {
             let first = next
             var unseen = false
-            while next < found.count, found[next].pattern == index {
+            while next < found.endIndex, found[next].pattern == index {
                 unseen = unseen || found[next].status == nil
                 next += 1
             }

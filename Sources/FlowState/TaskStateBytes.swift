@@ -131,7 +131,7 @@ package struct StoredTask: @unchecked Sendable {
         return id.withUTF8 { $0.count == idLength && (idLength == 0 || memcmp($0.baseAddress!, bytes.baseAddress! + 4, idLength) == 0) }
     }
 
-    private func digest(_ part: Part) -> UnsafeRawBufferPointer {
+    func digest(_ part: Part) -> UnsafeRawBufferPointer {
         let start = digestsStart + part.rawValue * TaskStateBytes.digestSize
         return UnsafeRawBufferPointer(rebasing: bytes[start..<start + TaskStateBytes.digestSize])
     }
@@ -165,9 +165,9 @@ package struct StoredTask: @unchecked Sendable {
     /// Whether `found` (each file the task's patterns name now, with its pattern's index and its
     /// status) is the list kept, in order, and each file's kept digest still stands for it
     /// (`FileRecord.stands(for:)`: the same stamp, and not racy when hashed).
-    func stands(for found: [FoundFile], outputs: Bool) -> Bool {
+    func stands(for found: ArraySlice<FoundFile>, outputs: Bool) -> Bool {
         guard found.count == (outputs ? outputCount : inputCount) else { return false }
-        var index = 0
+        var index = found.startIndex
         return forEachFile(outputs: outputs) { pattern, path, status, hashedAt, _ in
             let now = found[index]
             index += 1

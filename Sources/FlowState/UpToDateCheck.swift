@@ -1,3 +1,4 @@
+import Crypto
 import FlowEngine
 import FlowFiles
 import FlowModel
@@ -94,6 +95,12 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     /// `skipReason(for:)` of the task at `index`, given the fields it needs (`task`: its files).
     private func skipReason(for task: TaskFiles, id: TaskID, needs: [Int], at index: Int) -> String? {
+        if !force, let filesBeforeRun, TaskDefinition.isTracked(task),
+            isKeptAsStored(task, id: id, needs: needs, at: index, files: filesBeforeRun)
+        {
+            asStored[index] = true
+            return Self.reason
+        }
         var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needs.map(value(of:)))
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
@@ -156,6 +163,37 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         inputsAtStart[index] = atStart
         note { () throws(TaskStatesError) in try states.forget(id, at: index) }
         return nil
+    }
+
+    /// The no-op's path, while no task has run yet (`filesBeforeRun`): whether the task at
+    /// `index` is up to date with every part of its record and every file's stamp as its state
+    /// kept them, told from raw digests and the statuses taken before the run, with no text
+    /// made. It is what the whole check below finds then (the same parts compared, the same
+    /// stamps standing, no pattern naming no file); a task it does not find so takes the whole
+    /// check, which says why it runs or keeps new stamps.
+    private func isKeptAsStored(_ task: TaskFiles, id: TaskID, needs: [Int], at index: Int, files: FilesBeforeRun) -> Bool {
+        guard let stored = states.stored(at: index, id: id), definitions.areKept(in: stored, at: index), needsAreKept(needs, in: stored),
+            let found = files.files(of: index), stored.stands(for: found.inputs, outputs: false),
+            stored.stands(for: found.outputs, outputs: true)
+        else { return false }
+        return StampedCheck.missing(TaskDefinition.inputs(of: task), found: found.inputs).isEmpty
+            && StampedCheck.missing(TaskDefinition.outputs(of: task), found: found.outputs).isEmpty && !stop.isSet
+    }
+
+    /// Whether the needs' digest `stored` kept is the one of `needs`' values now
+    /// (`TaskFingerprint.needsDigest` over `value(of:)`): a need found as its state kept it
+    /// gives its kept value, fed to the hasher as its text without making it.
+    private func needsAreKept(_ needs: [Int], in stored: StoredTask) -> Bool {
+        var hasher = SHA256()
+        for (position, need) in needs.enumerated() {
+            if position > 0 { TaskFingerprint.update(&hasher, "\n") }
+            if asStored[need], let kept = storedTask(at: need) {
+                kept.update(&hasher, withHexOf: .value)
+            } else {
+                TaskFingerprint.update(&hasher, value(of: need) ?? "none")
+            }
+        }
+        return hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
     }
 
     /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task
@@ -256,7 +294,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// What the state kept of the task at `index`: read from the file mapped when the run began
     /// (and the journal read then), which this run does not change.
     private func storedTask(at index: Int) -> StoredTask? {
-        states.stored(at: index, id: plan.tasks[index].id)
+        // The id read in place: the computed `id` of `plan.tasks[index]` copies the whole task.
+        states.stored(at: index, id: plan.tasks[index].spec.id)
     }
 
     private func note(_ change: () throws(TaskStatesError) -> Void) {

@@ -9,6 +9,9 @@ import Foundation
 final class CachedPlan {
     let cache: PlanCache
     let settings: [UInt8]
+    /// `run --only`: the specs' `needs` are read with the plan (`OnlySelection` finds the needs
+    /// taken as done there); any other run leaves them out.
+    private let keepsNeedNames: Bool
     /// A plan made in this run, and the files it was made from, kept at the run's end (`storeMade`).
     private var pending: (plan: Plan, sources: [SourceFile])?
 
@@ -19,6 +22,7 @@ final class CachedPlan {
         guard !workflowFile.hasPrefix("/dev/"), !workflowFile.hasPrefix("/proc/") else { return nil }
         cache = PlanCache(folder: StateFolder(forWorkflowAt: workflowFile, environment: environment), workflowFile: workflowFile)
         settings = PlanCache.settings(path: file, options: options, workingDirectory: FileManager.default.currentDirectoryPath)
+        keepsNeedNames = options.onlyTargets
     }
 
     /// The definition digests kept with the plan this run read, if it read one that had them.
@@ -32,8 +36,8 @@ final class CachedPlan {
     func plan() -> Plan? {
         // A run takes every task from the plan's own list; the workflow's (which `list`,
         // `validate` and `--dry-run` print, and they read the file) is not read: 4.8 MB of a
-        // 20,000-task no-op's peak.
-        guard let kept = cache.kept(settings: settings, keepingFileTasks: false) else { return nil }
+        // 20,000-task no-op's peak. Nor are the specs' `needs` (2 MB there), but for `--only`.
+        guard let kept = cache.kept(settings: settings, keepingFileTasks: false, keepingNeedNames: keepsNeedNames) else { return nil }
         keptDefinitions = kept.definitions
         workflowDigest = kept.workflowDigest.map(WorkflowDigest.text(of:))
         return kept.plan

@@ -22,25 +22,28 @@ extension Plan {
     /// workflow's tasks are left out (`workflow.tasks` empty: a run takes every task from
     /// `tasks`), and a spec is read only for a planned task that shares it, straight into that
     /// task; a spec no planned task shares is stepped over unread. Such a read also leaves each
-    /// spec's `inputs` and `outputs` as written in the file empty (`PlanReader.fileWords`): a
+    /// spec's `inputs` and `outputs` as written in the file empty (`PlanReader.locatedWords`): a
     /// run reads the planned task's own, resolved; only `validate`, `list`, `--dry-run` and
-    /// `export` show the file's words, and they read the file. (The spec's `needs` are kept:
-    /// `--only` finds there the needs taken as done, which the planned task's `needs` leave out.)
-    /// Every byte is still checked as in the whole read.
-    package init(compiled bytes: UnsafeRawBufferPointer, keepingFileTasks: Bool = true) throws(CompiledPlanError) {
+    /// `export` show the file's words, and they read the file. The spec's `needs` (the names,
+    /// where `--only` finds the needs taken as done, which the planned task's `needs` leave out)
+    /// are kept unless `keepingNeedNames` is false: a plan with needs taken as done is then no
+    /// plan (`CompiledPlanError`), so that none is read without them. Every byte is still
+    /// checked as in the whole read.
+    package init(compiled bytes: UnsafeRawBufferPointer, keepingFileTasks: Bool = true, keepingNeedNames: Bool = true) throws(CompiledPlanError) {
         var reader = try PlanReader(bytes)
         let (workflow, specs) = try reader.workflow(keepingTasks: keepingFileTasks)
         let concurrency = try reader.int()
         let waveCount = try reader.int()
+        let words = PlanReader.SpecWords(files: keepingFileTasks, needs: keepingNeedNames)
         let tasks = try reader.array { (reader) throws(CompiledPlanError) in
-            try reader.plannedTask(in: workflow, specs: specs, keepingFileWords: keepingFileTasks)
+            try reader.plannedTask(in: workflow, specs: specs, keeping: words)
         }
         var secrets: [String: String] = [:]
         for _ in 0..<(try reader.count()) { secrets[try reader.string()] = try reader.string() }
         let takenAsDone = try reader.array { (reader) throws(CompiledPlanError) in
-            try reader.plannedTask(in: workflow, specs: specs, keepingFileWords: keepingFileTasks)
+            try reader.plannedTask(in: workflow, specs: specs, keeping: words)
         }
-        guard reader.isAtEnd else { throw CompiledPlanError() }
+        guard reader.isAtEnd, keepingNeedNames || takenAsDone.isEmpty else { throw CompiledPlanError() }
         // Each need is a task of the plan and each wave in range, so that no index read here
         // is out of bounds later. (Two loops: `tasks + takenAsDone` copied every task.)
         let isSound = { (task: PlannedTask) in
@@ -226,10 +229,17 @@ extension PlanReader {
         return (workflow, specs)
     }
 
+    /// Which of a spec's lists of words a read keeps (`taskSpec(keeping:)`): its `inputs` and
+    /// `outputs` as written in the file (`files`), and the names of its `needs` (`needs`).
+    struct SpecWords {
+        var files = true
+        var needs = true
+    }
+
     /// A planned task; `specs`: where the workflow's tasks' specs lie, read from there when
-    /// `workflow` does not hold them; `keepingFileWords`: as in `taskSpec`.
+    /// `workflow` does not hold them; `words`: as in `taskSpec`.
     mutating func plannedTask(
-        in workflow: Workflow, specs: [Range<Int>], keepingFileWords: Bool = true
+        in workflow: Workflow, specs: [Range<Int>], keeping words: SpecWords = SpecWords()
     ) throws(CompiledPlanError)
         -> PlannedTask
     {
@@ -239,10 +249,10 @@ extension PlanReader {
             guard specs.indices.contains(fileIndex) else { throw CompiledPlanError() }
             spec =
                 workflow.tasks.isEmpty
-                ? try sized(at: specs[fileIndex]) { (reader) throws(CompiledPlanError) in try reader.taskSpec(keepingFileWords: keepingFileWords) }
+                ? try sized(at: specs[fileIndex]) { (reader) throws(CompiledPlanError) in try reader.taskSpec(keeping: words) }
                 : workflow.tasks[fileIndex]
         } else {
-            spec = try taskSpec(keepingFileWords: keepingFileWords)
+            spec = try taskSpec(keeping: words)
         }
         let needs = try array { (reader) throws(CompiledPlanError) in try reader.count() }
         var task = PlannedTask(
@@ -257,20 +267,19 @@ extension PlanReader {
         return task
     }
 
-    /// A spec; without `keepingFileWords`, its `inputs` and `outputs` as written in the file
-    /// are checked and stepped over, and left empty (`Plan(compiled:keepingFileTasks:)`).
-    mutating func taskSpec(keepingFileWords: Bool = true) throws(CompiledPlanError) -> TaskSpec {
+    /// A spec; its `inputs` and `outputs` as written in the file, and its `needs`, each kept
+    /// or checked and stepped over and left empty, as `words` says (`Plan(compiled:keepingFileTasks:keepingNeedNames:)`).
+    mutating func taskSpec(keeping words: SpecWords = SpecWords()) throws(CompiledPlanError) -> TaskSpec {
         var spec = TaskSpec(
-            id: try string(), location: try location(),
-            needs: try array { (reader) throws(CompiledPlanError) in try reader.located() },
+            id: try string(), location: try location(), needs: try locatedWords(keeping: words.needs),
             when: try raw(When.self), queue: try optional { (reader) throws(CompiledPlanError) in try reader.string() },
             priority: try raw(Priority.self), retries: try int(), retryDelay: TimeSpan(milliseconds: try int64()),
             timeout: try optional { (reader) throws(CompiledPlanError) in TimeSpan(milliseconds: try reader.int64()) },
             continueOnError: try bool(), env: try environment(),
             workdir: try optional { (reader) throws(CompiledPlanError) in try reader.located() },
             description: try optional { (reader) throws(CompiledPlanError) in try reader.string() }, action: .group)
-        spec.inputs = try fileWords(keeping: keepingFileWords)
-        spec.outputs = try fileWords(keeping: keepingFileWords)
+        spec.inputs = try locatedWords(keeping: words.files)
+        spec.outputs = try locatedWords(keeping: words.files)
         spec.interpreter = try interpreter()
         spec.action = try action()
         return spec
@@ -278,7 +287,7 @@ extension PlanReader {
 
     /// A list of `Located` words; when not `keeping` them, each is checked as `located()`
     /// checks it and the list is left empty (no array, no string retained).
-    mutating func fileWords(keeping: Bool) throws(CompiledPlanError) -> [Located<String>] {
+    mutating func locatedWords(keeping: Bool) throws(CompiledPlanError) -> [Located<String>] {
         if keeping { return try array { (reader) throws(CompiledPlanError) in try reader.located() } }
         let count = try count()
         // Every element takes at least a byte, as in `array`.
