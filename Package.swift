@@ -70,7 +70,12 @@ let package = Package(
                 "FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowActions", "FlowConsole", "FlowState", "FlowReport", "FlowExport", "FlowFiles",
                 "FlowEvents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // A release build links the Swift runtime and Foundation into the binary: at every start
+            // the loader binds ~7,700 fewer symbols in 14 fewer libraries (README, bench/README).
+            // Compiled with it too, so that the objects name the static libraries to link.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowStateTests", dependencies: ["FlowState", "FlowEvents", "FlowTestSupport"]),
