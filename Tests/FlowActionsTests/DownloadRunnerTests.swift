@@ -365,6 +365,33 @@ import Testing
         #expect(Self.folderContents(folder + "/out") == [])
     }
 
+    /// As curl, whose CA file matters to https only: plain http neither reads SSL_CERT_FILE nor
+    /// fails on one that cannot be read; https still does.
+    @Test func sslCertFileIsReadForHTTPSOnly() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(20_000)
+        server.route("/plain") { _ in .init(body: body) }
+        let missing = folder + "/no-such-bundle.pem"
+        let tasks = try Self.tasks(
+            [
+                ("plain", "{download: {url: '\(server.baseURL)/plain', to: plain.bin}}"),
+                ("secure", "{download: {url: 'https://127.0.0.1:\(server.port)/plain', to: secure.bin}}"),
+            ], in: folder)
+        let runner = Self.runner(in: folder, ["SSL_CERT_FILE": missing])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/plain.bin") == body)
+        guard case .failedAdvising(let reason, let retryable, _) = await Self.run(tasks[1], runner: runner).result else {
+            Issue.record("https went on with an unreadable SSL_CERT_FILE"); return
+        }
+        #expect(reason.contains("cannot read SSL_CERT_FILE \(missing)"), "\(reason)")
+        #expect(!retryable)
+        #expect(Self.folderContents(folder) == ["plain.bin"])
+    }
+
     @Test func twoTasksWithOneURLMakeOneRequest() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -153,13 +153,13 @@ final class DownloadJob: Sendable {
         }
         // The bytes are whole: tasks waiting for them get them open, whatever happens at this
         // task's `to` (its own sha256 or a rename that fails are its failures only).
-        let bytes = FinishedFile(path: file.path, sha256: file.sha256)
+        let bytes = runner.shared.isAwaited(key) ? FinishedFile(path: file.path, sha256: file.sha256) : nil
         let shared: SharedTransfers.Ending = bytes.map { .finished($0) } ?? .abandoned
         do throws(ActionFailure) {
-            _ = try file.finish(
+            let digest = try file.finish(
                 expectedSHA256: action.sha256, folderSyncs: runner.folderSyncs, noting: true, cache: action.sha256 == nil ? nil : runner.cache)
             runner.attemptEnded(task, file: file, keep: false)
-            runner.shared.ended(key, with: shared, placedAt: action.to.value)
+            runner.shared.ended(key, with: shared, placed: (action.to.value, digest))
             attempt.end(nil)
         } catch {
             runner.attemptEnded(task, file: file, keep: false)

@@ -49,8 +49,15 @@ package final class DownloadRunner: TaskRunner, Sendable {
             return Array(partials.values)
         }
         for partial in left { partial.queue.sync { partial.remove() } }
-        folderSyncs.flush()
+        // Both wait, on the disk and on the HTTP clients' thread: the one overlaps the other
+        // (the file queues' idle worker threads take the flush).
+        let flushed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [folderSyncs] in
+            folderSyncs.flush()
+            flushed.signal()
+        }
         downloader.shutdown()
+        flushed.wait()
     }
 
     /// The task's partial file from an earlier attempt, or a new one.

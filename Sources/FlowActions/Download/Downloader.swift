@@ -19,16 +19,19 @@ package final class Downloader: Sendable {
     /// Made with the first client, so that a run without http downloads starts no thread.
     private struct Clients {
         var group: MultiThreadedEventLoopGroup?
-        /// Read with the first client: a run without https downloads never parses SSL_CERT_FILE.
+        /// Read with the first https client: a run without https downloads never parses SSL_CERT_FILE.
         var tls: Result<TLSConfiguration, ActionFailure>?
         var byKind: [ClientKind: HTTPClient] = [:]
     }
 
     /// A client per proxy in use; `fresh` ones use each connection once (for a retry after a
-    /// kept-alive connection died).
+    /// kept-alive connection died). Only `secure` ones (for https URLs) have a TLS
+    /// configuration: a run of plain http downloads never reads the trust roots, nor fails on
+    /// an unreadable SSL_CERT_FILE (curl reads its CA file for https only, too).
     private struct ClientKind: Hashable {
         var proxy: ProxyRules.Proxy?
         var fresh: Bool
+        var secure: Bool
     }
 
     /// As curl's `--parallel-max` default (50), rounded up: the most connections a client opens
@@ -68,16 +71,19 @@ package final class Downloader: Sendable {
         try? group?.syncShutdownGracefully()
     }
 
-    private func client(for proxy: ProxyRules.Proxy?, fresh: Bool) throws(ActionFailure) -> HTTPClient {
-        let kind = ClientKind(proxy: proxy, fresh: fresh)
+    private func client(for proxy: ProxyRules.Proxy?, fresh: Bool, secure: Bool) throws(ActionFailure) -> HTTPClient {
+        let kind = ClientKind(proxy: proxy, fresh: fresh, secure: secure)
         let made: Result<HTTPClient, ActionFailure> = clients.withLockedValue { clients in
             if let client = clients.byKind[kind] { return .success(client) }
-            let tls = clients.tls ?? Self.tlsConfiguration(certificateFile: certificateFile)
-            clients.tls = tls
-            let tlsConfiguration: TLSConfiguration
-            switch tls {
-            case .success(let configuration): tlsConfiguration = configuration
-            case .failure(let failure): return .failure(failure)
+            var tlsConfiguration: TLSConfiguration?
+            if secure {
+                // SSL_CERT_FILE's bundle took ~3 ms to parse, before the first request could go.
+                let tls = clients.tls ?? Self.tlsConfiguration(certificateFile: certificateFile)
+                clients.tls = tls
+                switch tls {
+                case .success(let configuration): tlsConfiguration = configuration
+                case .failure(let failure): return .failure(failure)
+                }
             }
             let group = clients.group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
             clients.group = group
@@ -149,7 +155,8 @@ package final class Downloader: Sendable {
         let url = target == chain.original ? target : "\(target) (redirected from \(chain.original))"
         do throws(ActionFailure) {
             guard let parsed = URL(string: target) else { throw ActionFailure("\(url): not a valid URL", retryable: false) }
-            let client = try client(for: try proxies.proxy(for: parsed), fresh: detours.onFreshConnection)
+            let secure = parsed.scheme?.lowercased() == "https"
+            let client = try client(for: try proxies.proxy(for: parsed), fresh: detours.onFreshConnection, secure: secure)
             let request: HTTPClient.Request
             do {
                 request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)

@@ -65,16 +65,22 @@ final class SharedTransfers: Sendable {
         }
     }
 
-    /// Called by the leader, with the `to` it placed the bytes at, which later tasks copy; with
-    /// none, or after a failure, the entry is cleared and the next task transfers again.
-    func ended(_ key: Key, with ending: Ending, placedAt path: String? = nil) {
+    /// Whether some task waits for the transfer under way: only then does the leader hold its
+    /// bytes open for them (`FinishedFile`, an `open` and a `close` a download otherwise).
+    func isAwaited(_ key: Key) -> Bool {
+        entries.withLockedValue { entries in
+            if case .running(let waiters) = entries[key] { !waiters.isEmpty } else { false }
+        }
+    }
+
+    /// Called by the leader, with the `to` it placed the bytes at and their digest, which later
+    /// tasks copy; with none, or after a failure, the entry is cleared and the next task
+    /// transfers again. A task that began waiting after the leader looked (`isAwaited`) is told
+    /// `.abandoned`, and joins again: it then copies from `placed`, or transfers.
+    func ended(_ key: Key, with ending: Ending, placed: (path: String, sha256: String)? = nil) {
         let waiters: [@Sendable (Ending) -> Void] = entries.withLockedValue { entries in
             guard case .running(let waiters) = entries[key] else { return [] }
-            if case .finished(let bytes) = ending, let path {
-                entries[key] = .finished(path: path, sha256: bytes.sha256)
-            } else {
-                entries[key] = nil
-            }
+            entries[key] = placed.map { .finished(path: $0.path, sha256: $0.sha256) }
             return waiters
         }
         for waiter in waiters { waiter(ending) }

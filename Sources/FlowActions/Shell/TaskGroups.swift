@@ -22,6 +22,9 @@ package final class TaskGroups: @unchecked Sendable {
     private var spawns = 0
     /// A Ctrl-Z waits for the spawns under way: none starts meanwhile.
     private var stopping = false
+    /// Whether a task's process was ever spawned: until then nothing but the watchdog can be
+    /// below flowrun (`LeftoverProcesses.end` has nothing to look for).
+    private var spawnedAny = false
     /// The write end of the watchdog's pipe, -1 without a watchdog.
     private(set) var watchdogDescriptor: Int32 = -1
     /// The watchdog's pid, which is flowrun's child but no task.
@@ -44,6 +47,7 @@ package final class TaskGroups: @unchecked Sendable {
         lock.withLock {
             while stopping { lock.wait() }
             spawns += 1
+            spawnedAny = true
         }
         let pid = spawn()
         lock.withLock {
@@ -52,6 +56,11 @@ package final class TaskGroups: @unchecked Sendable {
             lock.broadcast()
         }
         return pid
+    }
+
+    /// Whether `spawning` ever ran: a run of downloads, extractions and combines alone has none.
+    var hasSpawned: Bool {
+        lock.withLock { spawnedAny }
     }
 
     /// The leader `pid` is about to be reaped: its group is forgotten while its id is still its own.

@@ -1,0 +1,43 @@
+import Testing
+
+@testable import FlowActions
+
+/// The leader of a shared transfer holds its bytes open only for tasks that wait (`isAwaited`);
+/// a task that starts waiting after the leader looked is told to join again, and then copies
+/// the bytes from where the leader placed them.
+@Suite struct SharedTransfersTests {
+    let key = SharedTransfers.Key(url: "http://127.0.0.1/f", headers: [])
+
+    @Test func aTransferNobodyWaitsForIsNotAwaited() {
+        let transfers = SharedTransfers()
+        guard case .leader = transfers.join(key, waiter: { _ in }) else { Issue.record("the first task must lead"); return }
+        #expect(!transfers.isAwaited(key))
+        guard case .waiting = transfers.join(key, waiter: { _ in }) else { Issue.record("the second task must wait"); return }
+        #expect(transfers.isAwaited(key))
+    }
+
+    @Test func aTaskThatBeganWaitingLateCopiesFromWhereTheBytesWerePlaced() {
+        let transfers = SharedTransfers()
+        _ = transfers.join(key, waiter: { _ in })
+        #expect(!transfers.isAwaited(key))
+        let told = LockedBox<[String]>([])
+        _ = transfers.join(key) { ending in
+            let word: String = if case .abandoned = ending { "abandoned" } else { "other" }
+            told.update { $0.append(word) }
+        }
+        transfers.ended(key, with: .abandoned, placed: (path: "/out/f", sha256: "ab"))
+        #expect(told.value == ["abandoned"])
+        guard case .finished(let path, let sha256) = transfers.join(key, waiter: { _ in }) else {
+            Issue.record("a task joining after a placed transfer must copy it"); return
+        }
+        #expect(path == "/out/f")
+        #expect(sha256 == "ab")
+    }
+
+    @Test func aTransferThatPlacedNothingIsMadeAgainByTheNextTask() {
+        let transfers = SharedTransfers()
+        _ = transfers.join(key, waiter: { _ in })
+        transfers.ended(key, with: .failed(ActionFailure("HTTP 500", retryable: true)))
+        guard case .leader = transfers.join(key, waiter: { _ in }) else { Issue.record("the next task must transfer"); return }
+    }
+}
