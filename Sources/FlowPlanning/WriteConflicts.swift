@@ -12,17 +12,20 @@ enum WriteConflicts {
     static func diagnostics(
         in workflow: Workflow, graph: TaskGraph, resolved: [TaskResolver.Resolved?], order: [Int]
     ) -> [Diagnostic] {
-        var writers: [String: [(task: Int, location: SourceLocation)]] = [:]
+        // Keyed by bytes: Swift's == takes an NFC and an NFD name as one, the file system does not.
+        var writers: [[UInt8]: [(task: Int, location: SourceLocation)]] = [:]
         for task in 0..<graph.count {
             guard let written = resolved[task] else { continue }
-            for file in writtenFiles(written, spec: workflow.tasks[task]) where writers[file.path]?.last?.task != task {
-                writers[file.path, default: []].append((task, file.location))
+            for file in writtenFiles(written, spec: workflow.tasks[task]) {
+                let key = Array(file.path.utf8)
+                if writers[key]?.last?.task != task { writers[key, default: []].append((task, file.location)) }
             }
         }
         var position = [Int](repeating: 0, count: graph.count)
         for (index, task) in order.enumerated() { position[task] = index }
         var diagnostics: [Diagnostic] = []
-        for (path, tasks) in writers where tasks.count > 1 {
+        for (key, tasks) in writers where tasks.count > 1 {
+            let path = String(decoding: key, as: UTF8.self)
             // In run order, each writer must wait for the one before it.
             let sorted = tasks.sorted { position[$0.task] < position[$1.task] }
             for (earlier, later) in zip(sorted, sorted.dropFirst()) where !graph.reaches(later.task, earlier.task) {

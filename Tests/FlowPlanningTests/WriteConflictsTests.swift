@@ -73,4 +73,16 @@ import Testing
             """)
         #expect(result.diagnostics.isEmpty)
     }
+
+    @Test func namesThatDifferOnlyInUnicodeNormalizationAreTwoFiles() throws {
+        // Linux compares names by bytes: e-acute composed and decomposed are two files.
+        let result = try planner.plan(
+            """
+            version: 1
+            tasks:
+              one: {download: {url: "http://127.0.0.1/1", to: "caf\u{E9}.bin"}}
+              two: {download: {url: "http://127.0.0.1/2", to: "cafe\u{301}.bin"}}
+            """)
+        #expect(result.diagnostics.isEmpty, "\(planner.messages(result))")
+    }
 }

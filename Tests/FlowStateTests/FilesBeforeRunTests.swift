@@ -21,7 +21,10 @@ import Testing
         for index in 0..<count {
             switch index % 4 {
             case 0: text += "  t\(index): {inputs: [/w/in/\(index)], outputs: [/w/out/\(index)], shell: [cp, a, b]}\n"
-            case 1: text += "  t\(index): {inputs: [/w/in/\(index), /w/parts/*], outputs: [/w/parts/own], shell: [cp, a, b]}\n"
+            // They all write `own`: each needs the one before, as two unordered writers are refused.
+            case 1:
+                let needs = index >= 5 ? "needs: [t\(index - 4)], " : ""
+                text += "  t\(index): {\(needs)inputs: [/w/in/\(index), /w/parts/*], outputs: [/w/parts/own], shell: [cp, a, b]}\n"
             case 2: text += "  t\(index): {shell: [\"true\"]}\n"
             default: text += "  t\(index): {inputs: [/w/in/missing-\(index)], outputs: [/w/out/\(index)], shell: [cp, a, b]}\n"
             }
