@@ -45,6 +45,8 @@ import Testing
     @Test func aLineOfExactlyTheLimitIsOneLine() {
         let pieces = Self.lines([Array("abcd".utf8), Array("\nef\n".utf8)], max: 4)
         #expect(pieces == ["abcd", "ef"])
+        #expect(Self.lines([Array("abcd\r".utf8), Array("\nef\n".utf8)], max: 4) == ["abcd", "ef"])
+        #expect(Self.lines([Array("abcd\r".utf8), Array("x\n".utf8)], max: 4) == ["abcd", "\rx"])
     }
 
     /// A long line read whole in one read still arrives in pieces of at most the limit, its

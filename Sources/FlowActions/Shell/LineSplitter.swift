@@ -30,10 +30,11 @@ struct LineSplitter {
         }
     }
 
-    /// Sends the front of a line longer than the limit. A line of exactly the limit waits: its
-    /// newline may come in the next read, and it is then one line, not it and an empty one.
+    /// Sends the front of a line longer than the limit. A line of exactly the limit waits (with a
+    /// `\r` after it): its newline may come in the next read, and it is then one line, not it
+    /// and an empty one.
     private mutating func emitPieces(_ emit: (String) -> Void) {
-        while pending.count > maxLineBytes {
+        while pending.count > maxLineBytes, pending.count > maxLineBytes + 1 || pending.last != UInt8(ascii: "\r") {
             let cut = pieceEnd()
             emit(Self.text(pending[0..<cut]))
             pending.removeFirst(cut)
