@@ -1,6 +1,7 @@
 import FlowFiles
 import FlowModel
 import FlowPlanning
+import Foundation
 
 /// What a task does, as text for its fingerprint: the resolved action, its workdir and its
 /// declared `inputs` and `outputs` patterns, without the places they are written in the file (so
@@ -46,15 +47,28 @@ package enum TaskDefinition {
     }
 
     /// The task's declared inputs and those its action implies (a decompress task's `from`, a
-    /// combine task's `inputs`). A download's input is its URL and sha256, in its definition.
+    /// combine task's `inputs`). A download's input is its URL and sha256, in its definition,
+    /// and for a `file:` URL the file it copies too (`localSource`).
     package static func inputs(of task: PlannedTask) -> [String] { inputs(of: TaskFiles(task)) }
 
     package static func inputs(of task: TaskFiles) -> [String] {
         switch task.action {
-        case .shell, .download, .group: task.inputs
+        case .shell, .group: task.inputs
+        case .download(let download): localSource(of: download).map { [$0] + task.inputs } ?? task.inputs
         case .decompress(let decompress): [decompress.from.value] + task.inputs
         case .combine(let combine): combine.inputs.map(\.value) + task.inputs
         }
+    }
+
+    /// The file a `file:` URL names, percent-decoded as the download reads it: its contents are
+    /// what the download makes, as `cp`'s source is a make rule's prerequisite, so an edit to it
+    /// makes the download run again (its URL alone would keep a stale copy up to date). A path
+    /// with `*`, `?` or `[` is left out: it would be taken as a glob.
+    static func localSource(of download: DownloadAction) -> String? {
+        guard download.url.value.lowercased().hasPrefix("file:"), let path = URL(string: download.url.value)?.path,
+            path.hasPrefix("/"), !PathGlob.isPattern(path)
+        else { return nil }
+        return path
     }
 
     /// The task's declared outputs and the `to` of download, decompress and combine.
