@@ -14,6 +14,10 @@ package struct Plan: Sendable {
     /// Under `run --only`: the needs of the selected tasks that are not selected, in file order,
     /// resolved (their outputs are checked before the run). Empty otherwise.
     package var takenAsDone: [PlannedTask] = []
+    /// The names the workflow's fields interpolate (`${NAME}`), sorted: all the plan can have
+    /// read of the process environment (`PlanCache` keeps a plan with their values). Not in
+    /// `compiled`: a kept plan is read only while they are as they were.
+    package var interpolatedNames: [String] = []
 
     /// The tasks of each wave (1-based), in plan order.
     package var waves: [[PlannedTask]] {

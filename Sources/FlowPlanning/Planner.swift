@@ -20,12 +20,12 @@ package enum Planner {
         var diagnostics = graphDiagnostics + (isAcyclic ? [] : CycleFinder.diagnostics(for: graph, in: workflow))
         // Each task resolves on its own: a large file's on every core, a chunk at a time.
         let resolver = TaskResolver(workflow: workflow, options: options)
-        let (resolved, resolverDiagnostics) = ChunkedWork.gather(workflow.tasks.count) { range, add in
+        let (resolved, resolverReports) = ChunkedWork.gather(workflow.tasks.count) { range, add in
             var chunkResolver = resolver
             for task in range { add(chunkResolver.resolve(taskAt: task)) }
-            return chunkResolver.diagnostics
+            return (diagnostics: chunkResolver.diagnostics, names: chunkResolver.interpolatedNames)
         }
-        diagnostics += resolverDiagnostics.joined()
+        diagnostics += resolverReports.map(\.diagnostics).joined()
         if diagnostics.isEmpty {
             diagnostics = WriteConflicts.diagnostics(in: workflow, graph: graph, resolved: resolved, order: everyTask)
         }
@@ -68,6 +68,7 @@ package enum Planner {
         var plan = Plan(
             workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount,
             secretOverrides: resolver.secretOverrides)
+        plan.interpolatedNames = resolverReports.reduce(into: Set<String>()) { $0.formUnion($1.names) }.sorted()
         plan.takenAsDone = takenAsDone.map { need in
             let (workdir, environment, action, shown, inputs, outputs) = resolved[need]!
             var planned = PlannedTask(

@@ -17,6 +17,9 @@ struct TaskResolver {
     /// Whether the task being resolved took the value of one of `maskedNames`.
     private var takesSecret = false
     private(set) var diagnostics: [Diagnostic] = []
+    /// Every name the fields resolved so far refer to (`Interpolation.names`): all a plan can
+    /// read of the process environment, values and which names are set (masking).
+    private(set) var interpolatedNames: Set<String> = []
 
     static let workflowDirectoryVariable = "FLOWRUN_WORKFLOW_DIR"
 
@@ -236,6 +239,7 @@ struct TaskResolver {
     }
 
     private mutating func expand(_ value: Located<String>, _ field: String, _ interpolation: Interpolation, _ task: TaskSpec) -> Located<String>? {
+        if value.value.utf8.contains(UInt8(ascii: "$")) { interpolatedNames.formUnion(Interpolation.names(in: value.value)) }
         let expansion =
             maskedNames.isEmpty
             ? interpolation.expand(value.value)

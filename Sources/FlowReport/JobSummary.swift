@@ -19,9 +19,11 @@ package enum JobSummary {
             case .succeeded: "✅"
             case .failed: "❌"
             case .cancelled, .interrupted: "⚠️"
+            case .running: "⏳"
             }
         var text = "### \(icon) flowrun: \(escaped(timeline.workflow)) \(timeline.result.rawValue)"
-        text += " in \(DurationText.string(milliseconds: timeline.durationMilliseconds))\n\n"
+        text += timeline.result == .running ? " for " : " in "
+        text += "\(DurationText.string(milliseconds: timeline.durationMilliseconds))\n\n"
         if let run = timeline.run { text += "Run <code>\(escaped(run))</code> of <code>\(escaped(timeline.file))</code>. " }
         text += counts(timeline) + "\n"
         let failures = timeline.tasks.filter { $0.result == .failed || $0.result == .allowed }

@@ -11,7 +11,8 @@ package struct RunTimeline: Sendable {
     package var run: String?
     package var file: String
     package var startedMilliseconds: Int64
-    /// The last event's time (the run's end, or where the record of a killed run stops).
+    /// The last event's time (the run's end, or where the record of a killed run stops); for a
+    /// run still going, when the report was drawn (its duration so far).
     package var endedMilliseconds: Int64
     package var result: Result
     package var counts: FinalCounts
@@ -22,8 +23,10 @@ package struct RunTimeline: Sendable {
     /// Indices into `tasks`, first to last.
     package var criticalPath: [Int]
 
+    /// How the run ended: `interrupted` when its record has no end (flowrun was killed), `running`
+    /// when it has none yet because a flowrun is still writing it.
     package enum Result: String, Sendable {
-        case succeeded, failed, cancelled, interrupted
+        case succeeded, failed, cancelled, interrupted, running
     }
 
     package var durationMilliseconds: Int64 { endedMilliseconds - startedMilliseconds }
@@ -99,6 +102,8 @@ package struct RunTimeline: Sendable {
         case doneBefore = "done-before"
         /// Started, but the record shows no end (flowrun was killed).
         case unfinished
+        /// Started, and not ended yet: the run is still going.
+        case running
         /// Never started: the record ends before it was ready or before it got a slot.
         case notReached = "not-reached"
 

@@ -128,14 +128,21 @@ package struct TimelineBuilder: Sendable {
     }
 
     /// The timeline so far: attempts still open end at the last event (flowrun was killed),
-    /// slots are assigned and the critical path marked.
-    package func timeline() -> RunTimeline {
+    /// slots are assigned and the critical path marked. With `runningAt` (a flowrun is still
+    /// writing the record, and it is that time now), a record with no end is of a run still
+    /// going: it and its open attempts are `running`, and they last until now.
+    package func timeline(runningAt now: Int64? = nil) -> RunTimeline {
         var result = partial
+        let running = !finished && now != nil
+        if running, let now {
+            result.result = .running
+            result.endedMilliseconds = max(result.endedMilliseconds, now)
+        }
         for (at, attempt) in open {
+            let state: RunTimeline.TaskResult = running ? .running : .unfinished
             result.tasks[at].attempts.append(
-                RunTimeline.Attempt(
-                    number: attempt.number, startMilliseconds: attempt.start, endMilliseconds: result.endedMilliseconds, result: .unfinished))
-            result.tasks[at].result = .unfinished
+                RunTimeline.Attempt(number: attempt.number, startMilliseconds: attempt.start, endMilliseconds: result.endedMilliseconds, result: state))
+            result.tasks[at].result = state
         }
         for at in result.tasks.indices where !result.tasks[at].tail.isEmpty {
             let extra = max(result.tasks[at].tail.count - Self.tailLines, 0)
@@ -171,7 +178,7 @@ package struct TimelineBuilder: Sendable {
             case .doneBefore:
                 counts.skipped += 1
                 counts.doneBefore += 1
-            case .retried, .unfinished, .notReached: break
+            case .retried, .unfinished, .running, .notReached: break
             }
         }
         return counts

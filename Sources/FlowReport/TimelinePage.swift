@@ -22,7 +22,7 @@ enum TimelinePage {
         #meta span { margin-right: 14px; }
         .result { font-weight: 600; padding: 1px 6px; border-radius: 4px; color: #fff; }
         .result.succeeded { background: #1a7f37; } .result.failed { background: #cf222e; }
-        .result.cancelled, .result.interrupted { background: #9a6700; }
+        .result.cancelled, .result.interrupted { background: #9a6700; } .result.running { background: #0969da; }
         #controls { margin: 6px 0 2px; } #controls label { margin-right: 12px; }
         #legend span { display: inline-block; margin-right: 10px; }
         #legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
@@ -49,6 +49,7 @@ enum TimelinePage {
         .r-up-to-date { fill: #54aeff; background: #54aeff; }
         .r-done-before { fill: #a475f9; background: #a475f9; }
         .r-unfinished { fill: #fb8f44; background: #fb8f44; }
+        .r-running { fill: #218bff; background: #218bff; }
         .r-not-reached { fill: #eaeef2; background: #eaeef2; }
         #tip { position: fixed; display: none; pointer-events: none; background: #24292f; color: #fff; padding: 6px 8px;
           border-radius: 6px; font-size: 12px; max-width: 420px; z-index: 3; white-space: pre-line; }
@@ -111,7 +112,8 @@ enum TimelinePage {
           return String(s).replace(/[&<>"]/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
         }
         const words = { "up-to-date": "up to date", "done-before": "done in the run resumed", "not-reached": "not reached",
-          "allowed": "allowed failure", "retried": "failed, retried", "unfinished": "unfinished (run killed)" };
+          "allowed": "allowed failure", "retried": "failed, retried", "unfinished": "unfinished (run killed)",
+          "running": "running (run still going)" };
         const word = r => words[r] || r;
 
         function header() {
@@ -121,7 +123,8 @@ enum TimelinePage {
             "<span>" + esc(D.duration_text) + "</span><span>" + esc(D.counts) + "</span>" +
             "<span>" + D.slots + " slot(s)" + (D.concurrency ? " of concurrency " + D.concurrency : "") + "</span>" +
             '<span title="' + esc(D.file) + '">' + esc(D.file) + "</span>";
-          const legend = ["succeeded", "failed", "allowed", "retried", "cancelled", "unfinished", "skipped", "up-to-date", "done-before"];
+          const legend = ["succeeded", "failed", "allowed", "retried", "cancelled", D.result == "running" ? "running" : "unfinished",
+            "skipped", "up-to-date", "done-before"];
           document.getElementById("legend").innerHTML = legend.map(r => '<span><i class="r-' + r + '"></i>' +
             word(r) + "</span>").join("") + '<span><i class="wait" style="border:1px dashed #afb8c1"></i>waiting for a slot</span>' +
             '<span><i style="border:2px solid #0550ae"></i>critical path</span>';

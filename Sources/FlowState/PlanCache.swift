@@ -10,15 +10,20 @@ import Foundation
 /// The file: a magic line, the format version, the SHA-256 of the rest, then the key, the
 /// digests of the tasks' definitions when the run took them (`DefinitionDigests`: a u64 count,
 /// then 64 bytes a task) and the plan (`Plan.compiled`). The key is the digest of everything else a plan depends on
-/// (`PlanCache.settings`: the command line, the process environment, this flowrun binary) and
-/// each file the workflow was made of (the workflow, its includes, its dotenv files, an
-/// optional dotenv file that was missing) with its size, mtime and the SHA-256 of its contents.
-/// The plan is used only when the key matches and every file's contents hash the same now:
-/// an edit is always seen, whatever its timestamps. Anything else (another version, bytes cut
+/// (`PlanCache.settings`: the command line, this flowrun binary), each file the workflow was
+/// made of (the workflow, its includes, its dotenv files, an optional dotenv file that was
+/// missing) with its size, mtime and the SHA-256 of its contents, and each name the workflow
+/// interpolates (`Plan.interpolatedNames`) with whether the process environment had it and the
+/// SHA-256 of its value there (a digest: a value may be a secret under a plain name).
+/// The plan is used only when the key matches, every file's contents hash the same now and
+/// each of those names is set, or unset, to the same value now: an edit is always seen,
+/// whatever its timestamps, and a variable the workflow does not read (`OLDPWD` after a `cd`,
+/// `_`, what valgrind or perf set) changes nothing. Anything else (another version, bytes cut
 /// short or damaged, another key) is ignored, and the cache is written again after planning.
 package struct PlanCache: Sendable {
     /// 5: each of the workflow's task specs sized, so that a run steps over them (`Plan(compiled:keepingFileTasks:)`).
-    package static let version: UInt32 = 5
+    /// 6: the process environment out of `settings`; the interpolated names' values in the key.
+    package static let version: UInt32 = 6
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String
@@ -37,25 +42,25 @@ package struct PlanCache: Sendable {
         try folder.create()
     }
 
-    /// The digest of what, beside its files, a plan depends on: the path as the command line
-    /// gives it, the current folder (a relative path is resolved against it), every planning
-    /// option, the whole process environment (a `${NAME}` may name any of it) and this binary
-    /// (another build may plan differently).
+    /// The digest of what, beside its files and the variables it reads, a plan depends on: the
+    /// path as the command line gives it, the current folder (a relative path is resolved
+    /// against it), every planning option but the process environment (the key holds what the
+    /// plan read of it) and this binary (another build may plan differently).
     package static func settings(path: String, options: PlanningOptions, workingDirectory: String) -> [UInt8] {
         var text = "version\0\(version)\nfile\0\(path)\ncwd\0\(workingDirectory)\n"
         text += "targets\0\(options.targets.joined(separator: "\0"))\nonly\0\(options.onlyTargets)\n"
         text += "arguments\0\(options.taskArguments.count)\0\(options.taskArguments.joined(separator: "\0"))\n"
         for entry in options.environmentOverrides { text += "env\0\(entry.name)\0\(entry.value)\n" }
-        for (name, value) in options.processEnvironment.sorted(by: { $0.key < $1.key }) { text += "process\0\(name)\0\(value)\n" }
         text += "concurrency\0\(options.concurrency.map(String.init) ?? "-")\0\(options.processorCount)\n"
         let binary = LocalFileSystem().status(of: "/proc/self/exe")
         text += "binary\0\(binary.map { "\($0.size)\0\($0.modifiedNanoseconds)\0\($0.inode)" } ?? "unknown")\n"
         return Array(SHA256.hash(data: Data(text.utf8)))
     }
 
-    /// The plan kept for `settings`, if the cache holds one and none of its files changed.
-    package func plan(settings: [UInt8]) -> Plan? {
-        kept(settings: settings)?.plan
+    /// The plan kept for `settings`, if the cache holds one and none of its files, nor of the
+    /// variables it read of `environment` (the process's), changed.
+    package func plan(settings: [UInt8], environment: [String: String] = [:]) -> Plan? {
+        kept(settings: settings, environment: environment)?.plan
     }
 
     /// The same, with its tasks' definition digests when they were kept with it (one for each
@@ -64,13 +69,13 @@ package struct PlanCache: Sendable {
     /// file again). Without `keepingFileTasks` the plan's `workflow.tasks` is left empty, and
     /// without `keepingNeedNames` its specs' `needs` (`Plan(compiled:keepingFileTasks:keepingNeedNames:)`).
     package func kept(
-        settings: [UInt8], keepingFileTasks: Bool = true, keepingNeedNames: Bool = true
+        settings: [UInt8], environment: [String: String] = [:], keepingFileTasks: Bool = true, keepingNeedNames: Bool = true
     ) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?)? in
             guard let body = Self.body(of: bytes) else { return nil }
             var offset = body.startIndex
-            guard let key = Key(reading: body, at: &offset), key.settings == settings, key.filesAreUnchanged,
+            guard let key = Key(reading: body, at: &offset), key.settings == settings, key.variablesAreAsIn(environment), key.filesAreUnchanged,
                 body.endIndex - offset >= 8
             else { return nil }
             let count = body[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -97,11 +102,14 @@ package struct PlanCache: Sendable {
     /// only while every file read is still there. A plan that took a secret value (`SecretName`:
     /// from `--env`, a dotenv file or the process environment) is not kept: the file would hold
     /// it in clear, where the record and the fingerprints keep only digests.
-    /// `definitions`: the digests the run took of the plan's tasks, kept with it.
+    /// `definitions`: the digests the run took of the plan's tasks, kept with it; `environment`:
+    /// the process environment the plan was made with, of which the key keeps the names it read.
     package func store(
-        _ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8], definitions: DefinitionDigests? = nil
+        _ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8], environment: [String: String] = [:],
+        definitions: DefinitionDigests? = nil
     ) throws(FileError) {
-        guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, let key = Key(settings: settings, sources: sources)
+        guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets,
+            let key = Key(settings: settings, sources: sources, variables: plan.interpolatedNames, environment: environment)
         else { return }
         var body = key.bytes
         let digests = definitions.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? []
@@ -144,6 +152,24 @@ extension PlanCache {
     struct Key {
         var settings: [UInt8]
         var files: [File]
+        var variables: [Variable]
+
+        /// A name the workflow interpolates, as the process environment had it.
+        struct Variable: Equatable {
+            var name: String
+            /// The SHA-256 of its value; nil: the name was not set.
+            var digest: [UInt8]?
+
+            init(name: String, in environment: [String: String]) {
+                self.name = name
+                digest = environment[name].map { Array(SHA256.hash(data: Data($0.utf8))) }
+            }
+
+            init(name: String, digest: [UInt8]?) {
+                self.name = name
+                self.digest = digest
+            }
+        }
 
         struct File {
             var path: String
@@ -156,8 +182,9 @@ extension PlanCache {
         /// (a change since the read shows as another digest at the next load). Nil when a file
         /// read is gone by now (deleted during the run): it would be taken for one that was
         /// never there, and a later run without it would take this plan.
-        init?(settings: [UInt8], sources: [(path: String, contents: [UInt8]?)]) {
+        init?(settings: [UInt8], sources: [(path: String, contents: [UInt8]?)], variables: [String], environment: [String: String]) {
             self.settings = settings
+            self.variables = variables.map { Variable(name: $0, in: environment) }
             var files: [File] = []
             for source in sources {
                 guard let contents = source.contents else {
@@ -168,6 +195,11 @@ extension PlanCache {
                 files.append(File(path: source.path, status: status, digest: Array(SHA256.hash(data: contents))))
             }
             self.files = files
+        }
+
+        /// Whether each name read is set, or unset, as it was, to the same value.
+        func variablesAreAsIn(_ environment: [String: String]) -> Bool {
+            variables.allSatisfy { $0 == Variable(name: $0.name, in: environment) }
         }
 
         /// Whether each file is as it was: there or not as it was, with the same size and mtime
@@ -192,6 +224,13 @@ extension PlanCache {
                 Self.append(UInt64(bitPattern: file.status?.size ?? 0), to: &bytes)
                 Self.append(UInt64(bitPattern: file.status?.modifiedNanoseconds ?? 0), to: &bytes)
                 bytes += file.digest.isEmpty ? [UInt8](repeating: 0, count: 32) : file.digest
+            }
+            Self.append(UInt64(variables.count), to: &bytes)
+            for variable in variables {
+                Self.append(UInt64(variable.name.utf8.count), to: &bytes)
+                bytes += variable.name.utf8
+                bytes.append(variable.digest == nil ? 0 : 1)
+                bytes += variable.digest ?? [UInt8](repeating: 0, count: 32)
             }
             return bytes
         }
@@ -220,6 +259,14 @@ extension PlanCache {
                     ? FileStatus(size: Int64(bitPattern: size), modifiedNanoseconds: Int64(bitPattern: modified), changedNanoseconds: 0, inode: 0)
                     : nil
                 files.append(File(path: String(decoding: path, as: UTF8.self), status: status, digest: Array(digest)))
+            }
+            guard let variableCount = number(), variableCount <= UInt64(bytes.count) else { return nil }
+            variables = []
+            for _ in 0..<variableCount {
+                guard let length = number(), length <= UInt64(bytes.count), let name = take(Int(length)), let isSet = take(1),
+                    let digest = take(32)
+                else { return nil }
+                variables.append(Variable(name: String(decoding: name, as: UTF8.self), digest: isSet.first == 1 ? Array(digest) : nil))
             }
             offset = cursor
         }

@@ -9,6 +9,8 @@ import Foundation
 final class CachedPlan {
     let cache: PlanCache
     let settings: [UInt8]
+    /// The process environment the plan is made with: the key keeps the variables it read.
+    private let processEnvironment: [String: String]
     /// `run --only`: the specs' `needs` are read with the plan (`OnlySelection` finds the needs
     /// taken as done there); any other run leaves them out.
     private let keepsNeedNames: Bool
@@ -22,6 +24,7 @@ final class CachedPlan {
         guard !workflowFile.hasPrefix("/dev/"), !workflowFile.hasPrefix("/proc/") else { return nil }
         cache = PlanCache(folder: StateFolder(forWorkflowAt: workflowFile, environment: environment), workflowFile: workflowFile)
         settings = PlanCache.settings(path: file, options: options, workingDirectory: FileManager.default.currentDirectoryPath)
+        processEnvironment = options.processEnvironment
         keepsNeedNames = options.onlyTargets
     }
 
@@ -37,7 +40,9 @@ final class CachedPlan {
         // A run takes every task from the plan's own list; the workflow's (which `list`,
         // `validate` and `--dry-run` print, and they read the file) is not read: 4.8 MB of a
         // 20,000-task no-op's peak. Nor are the specs' `needs` (2 MB there), but for `--only`.
-        guard let kept = cache.kept(settings: settings, keepingFileTasks: false, keepingNeedNames: keepsNeedNames) else { return nil }
+        guard let kept = cache.kept(settings: settings, environment: processEnvironment, keepingFileTasks: false, keepingNeedNames: keepsNeedNames) else {
+            return nil
+        }
         keptDefinitions = kept.definitions
         workflowDigest = kept.workflowDigest.map(WorkflowDigest.text(of:))
         return kept.plan
@@ -59,7 +64,8 @@ final class CachedPlan {
         guard let pending = pending.take() else { return }
         do {
             try cache.store(
-                pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, definitions: definitions())
+                pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, environment: processEnvironment,
+                definitions: definitions())
         } catch {
             FileHandle.standardError.write(Data("flowrun: warning: the compiled plan was not saved (\(error))\n".utf8))
         }

@@ -229,6 +229,33 @@ import Testing
         #expect(Self.contents(folder + "/s.bin") == body)
     }
 
+    /// A server that breaks off every whole body and refuses every resume: the last attempt's
+    /// reason says the retries are used up, not that it starts over (no attempt follows).
+    @Test func a416OnTheLastAttemptSaysTheRetriesAreUsedUp() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/refused") { request in
+            if request.header("Range") != nil { return .init(status: 416) }
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"e\"")], body: Self.bytes(200_000))
+            response.stallAfter = 50_000
+            return response
+        }
+        let runner = Self.runner(in: folder, readTimeout: 2)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/refused', to: r.bin}, retries: 1}")], in: folder)
+        _ = await Self.run(tasks[0], runner: runner, attempt: 1)
+        let last = await Self.run(tasks[0], runner: runner, attempt: 2).result
+        #expect(
+            last
+                == .failed(
+                    reason: "\(server.baseURL)/refused: HTTP 416 for the rest of the file: the server refused the range, and the retries are used up",
+                    exitCode: nil))
+        #expect(server.requests.last?.header("Range") != nil)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/r.bin"))
+    }
+
     @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -60,6 +60,31 @@ import Testing
         #expect(timeline.counts == FinalCounts())
     }
 
+    @Test func aRunStillGoingIsRunningAndItsOpenAttemptsLastUntilNow() {
+        var script = RunScript([.init(task: "a", needs: [], kind: "shell"), .init(task: "b", needs: ["a"], kind: "shell")])
+        script.at(0, .taskReady(task: "a"))
+        script.at(0, .taskStarted(task: "a", attempt: 1, kind: "shell"))
+        script.at(700, .taskOutput(task: "a", stream: .stdout, line: "half way"))
+        var builder = TimelineBuilder(
+            workflow: "ci", run: "r", file: "/srv/ci/flowrun.yaml", startedMilliseconds: RunScript.start, plan: script.plan)
+        for event in script.events { builder.add(event) }
+        let timeline = builder.timeline(runningAt: RunScript.start + 5000)
+        #expect(timeline.result == .running)
+        #expect(timeline.durationMilliseconds == 5000)
+        #expect(timeline.tasks[0].result == .running)
+        #expect(timeline.tasks[0].attempts.map(\.result) == [.running])
+        #expect(timeline.tasks[0].attempts.map(\.endMilliseconds) == [RunScript.start + 5000])
+        #expect(timeline.tasks[1].result == .notReached)
+        #expect(JobSummary.render(timeline).hasPrefix("### ⏳ flowrun: ci running for 5.0s"))
+        // A record that has its end is drawn as it ended.
+        let ended = RunScript.failedRun()
+        var finished = TimelineBuilder(
+            workflow: "ci", run: "r", file: "/srv/ci/flowrun.yaml", startedMilliseconds: RunScript.start, plan: ended.plan)
+        for event in ended.events { finished.add(event) }
+        #expect(finished.timeline(runningAt: RunScript.start + 9000).result == .failed)
+        #expect(finished.timeline(runningAt: RunScript.start + 9000).durationMilliseconds == 4001)
+    }
+
     @Test func aTaskKeepsItsLastLinesOnlyAndCountsTheRest() {
         var script = RunScript([.init(task: "noisy", needs: [], kind: "shell")])
         script.at(0, .taskStarted(task: "noisy", attempt: 1, kind: "shell"))

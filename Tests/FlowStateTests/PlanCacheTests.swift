@@ -296,13 +296,80 @@ import Testing
         changed.append(options)
         options.environmentOverrides = [EnvironmentEntry(name: "A", value: "1")]
         changed.append(options)
-        options.processEnvironment = ["HOME": "/h"]
-        changed.append(options)
         options.concurrency = 2
         changed.append(options)
         options.processorCount = 8
         changed.append(options)
         let all = [plain] + changed.map { PlanCache.settings(path: "flow.yaml", options: $0, workingDirectory: "/w") }
         #expect(Set(all).count == all.count)
+        // The process environment is not among them: the key holds what the plan read of it.
+        var environment = PlanningOptions()
+        environment.processEnvironment = ["HOME": "/h", "OLDPWD": "/w/sub"]
+        #expect(PlanCache.settings(path: "flow.yaml", options: environment, workingDirectory: "/w") == plain)
+    }
+
+    static let interpolating = """
+        version: 1
+        tasks:
+          a: {shell: 'mkdir -p "$OUT"; echo a > "$OUT/a.txt"', outputs: ["${OUT}/a.txt", "$${LITERAL}/${MODE:-${FALLBACK}}.log"]}
+
+        """
+
+    /// The plan of `interpolating` with `environment` as the process's, kept with it.
+    func keepInterpolating(_ environment: [String: String]) throws -> Plan {
+        try folder.create()
+        try write("flow.yaml", Self.interpolating)
+        let loaded = WorkflowLoader.load(path: workflowFile)
+        var options = PlanningOptions()
+        options.processEnvironment = environment
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: options).plan)
+        try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings, environment: environment)
+        return plan
+    }
+
+    /// A variable the workflow does not interpolate (`OLDPWD` after a `cd`, a shell's `_`, what
+    /// valgrind or perf set) leaves the kept plan in use; one it does, set, changed or unset, does not.
+    @Test func onlyTheVariablesTheWorkflowInterpolatesAreInTheKey() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let environment = ["OUT": "/o", "FALLBACK": "f", "OLDPWD": "/a", "_": "/usr/bin/flowrun"]
+        let plan = try keepInterpolating(environment)
+        #expect(plan.interpolatedNames == ["FALLBACK", "MODE", "OUT"])
+        #expect(plan.tasks[0].outputs == ["/o/a.txt", base + "/${LITERAL}/f.log"])
+        #expect(cache.plan(settings: settings, environment: environment)?.tasks[0].outputs == plan.tasks[0].outputs)
+        var unrelated = environment
+        unrelated["OLDPWD"] = "/b"
+        unrelated["_"] = "/usr/bin/valgrind"
+        unrelated["LD_PRELOAD"] = "vgpreload.so"
+        unrelated["LITERAL"] = "x"
+        #expect(cache.plan(settings: settings, environment: unrelated) != nil)
+        for (name, value) in [("OUT", "/p"), ("OUT", nil), ("MODE", "release"), ("MODE", ""), ("FALLBACK", "g"), ("FALLBACK", nil)] {
+            var changed = environment
+            changed[name] = value
+            #expect(cache.plan(settings: settings, environment: changed) == nil, "\(name)=\(value ?? "(unset)")")
+        }
+    }
+
+    /// A secret-looking name the workflow reads with a default, unset when the plan was kept:
+    /// set later, it is a secret to mask (`TaskResolver.maskedNames`), so the kept plan, made
+    /// without it, is not used.
+    @Test func aSecretNameThatBecomesSetIsAnotherPlan() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try folder.create()
+        try write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: {download: {url: "https://example.com/a", to: a.bin, headers: {Authorization: "Bearer ${API_TOKEN:-anonymous}"}}}
+
+            """)
+        let loaded = WorkflowLoader.load(path: workflowFile)
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        #expect(!plan.tookSecrets)
+        try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings, environment: ["HOME": "/h"])
+        #expect(cache.plan(settings: settings, environment: ["HOME": "/i"]) != nil)
+        #expect(cache.plan(settings: settings, environment: ["HOME": "/h", "API_TOKEN": "s3cr3t"]) == nil)
     }
 }

@@ -186,6 +186,31 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try folder.read("greeting.txt") == "override\n")
     }
+    /// Of the process environment, the plan depends only on the names the workflow interpolates:
+    /// a run after a `cd` (OLDPWD) or under another shell's `_` reads the kept plan; a run with
+    /// another value of a name it reads plans again, and writes where that value says.
+    @Test func onlyAnInterpolatedVariableIsAnotherPlan() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              out: {shell: 'mkdir -p "$OUT"; echo made > "$OUT/made.txt"', outputs: ["${OUT}/made.txt"]}
+
+            """)
+        func run(_ environment: [String: String]) async throws {
+            let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url, environment: environment)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        try await run(["OUT": "one", "OLDPWD": "/a", "_": "/bin/sh"])
+        let cache = try #require(folder.planCacheFile)
+        let kept = WorkflowFolder.inode(cache)
+        try await run(["OUT": "one", "OLDPWD": "/b", "_": "/usr/bin/time", "UNRELATED": "1"])
+        #expect(WorkflowFolder.inode(cache) == kept, "a variable the workflow does not read keeps the plan")
+        try await run(["OUT": "two", "OLDPWD": "/b", "_": "/usr/bin/time"])
+        #expect(WorkflowFolder.inode(cache) != kept, "a variable the workflow reads makes another plan")
+        #expect(try folder.read("two/made.txt") == "made\n")
+    }
+
     /// The digests of the tasks' definitions are kept with the plan, and a rerun takes them
     /// from there: a task whose command changed (an edit of the same size, within the same
     /// second) or whose env changed (its dotenv file) runs again all the same.

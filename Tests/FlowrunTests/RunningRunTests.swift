@@ -2,11 +2,11 @@ import Foundation
 import Glibc
 import Testing
 
-/// `flowrun runs` and `flowrun logs` while a run is still going (in another terminal, or a CI
-/// step that looks at its own run): its record has no end yet, as a killed run's has none, and
-/// both said `interrupted` / "was interrupted" of a run that was running fine.
+/// `flowrun runs`, `flowrun logs` and `flowrun report` while a run is still going (in another
+/// terminal, or a CI step that looks at its own run): its record has no end yet, as a killed
+/// run's has none, and all said `interrupted` / "was interrupted" of a run that was running fine.
 @Suite struct RunningRunTests {
-    @Test func aRunStillGoingIsListedAsRunningNotInterrupted() async throws {
+    @Test func aRunStillGoingIsShownAsRunningNotInterrupted() async throws {
         let folder = try TemporaryFolder()
         let gate = folder.url.appendingPathComponent("gate").path
         #expect(mkfifo(gate, 0o600) == 0)
@@ -37,6 +37,18 @@ import Testing
         #expect(logs.stdout.contains("[wait] | waiting\n"), "\(logs.stdout)")
         #expect(logs.stdout.contains("is still running"), "\(logs.stdout)")
         #expect(!logs.stdout.contains("interrupted"), "\(logs.stdout)")
+        // The report agrees: the run and its open task are running, not interrupted or killed.
+        let summary = try await FlowrunBinary.run(["report", "--markdown", "-"], in: folder.url)
+        #expect(summary.stdout.hasPrefix("### ⏳ flowrun: ") && summary.stdout.contains(" running for "), "\(summary.stdout)")
+        #expect(!summary.stdout.contains("interrupted"), "\(summary.stdout)")
+        let trace = try await FlowrunBinary.run(["report", "--trace", "-"], in: folder.url)
+        let traced = try #require(try JSONSerialization.jsonObject(with: Data(trace.stdout.utf8)) as? [String: Any])
+        #expect((traced["otherData"] as? [String: Any])?["result"] as? String == "running", "\(trace.stdout)")
+        let slices = (traced["traceEvents"] as? [[String: Any]] ?? []).compactMap { $0["args"] as? [String: Any] }
+        #expect(slices.first { $0["task"] as? String == "wait" }?["result"] as? String == "running", "\(trace.stdout)")
+        let page = try await FlowrunBinary.run(["report", "--html", "-"], in: folder.url)
+        #expect(page.stdout.contains(#""result":"running""#), "\(page.stdout.prefix(2000))")
+        #expect(page.stdout.contains(#"["wait","running""#), "\(page.stdout.prefix(2000))")
 
         var writer: Int32 = -1
         #expect(

@@ -12,6 +12,9 @@ package struct ActionFailure: Error, Sendable, Equatable, CustomStringConvertibl
     package var retryable: Bool
     /// A server's Retry-After, in milliseconds from when it was read.
     package var retryAfterMilliseconds: Int64?
+    /// The reason to give instead when no attempt follows, for a reason that tells what the next
+    /// attempt will do (`starting over`): that would be false after the last one.
+    package var reasonOnLastAttempt: String?
 
     package init(_ reason: String, retryable: Bool = true, retryAfterMilliseconds: Int64? = nil) {
         self.reason = reason

@@ -149,7 +149,9 @@ final class DownloadJob: Sendable {
         } catch {
             runner.attemptEnded(task, file: file, keep: !cancelled && error.retryable && mayRetry)
             runner.shared.ended(key, with: cancelled ? .abandoned : .failed(error))
-            return attempt.end(cancelled ? .cancelled : error)
+            var failure = error
+            if !mayRetry, let last = error.reasonOnLastAttempt { failure.reason = last }
+            return attempt.end(cancelled ? .cancelled : failure)
         }
         // The bytes are whole: tasks waiting for them get them open, whatever happens at this
         // task's `to` (its own sha256 or a rename that fails are its failures only).

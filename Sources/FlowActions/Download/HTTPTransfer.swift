@@ -106,7 +106,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                 if head.status == .rangeNotSatisfiable, resuming {
                     // The file shrank or changed under the kept bytes: start over next time.
                     try file.restart()
-                    throw ActionFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
+                    var refused = ActionFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
+                    refused.reasonOnLastAttempt = "\(url): HTTP 416 for the rest of the file: the server refused the range, and the retries are used up"
+                    throw refused
                 }
                 if let failure { throw failure }
                 let total: Int64?

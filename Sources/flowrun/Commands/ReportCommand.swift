@@ -17,7 +17,8 @@ struct ReportCommand: ParsableCommand {
             to the last run. With no --html, --trace or --markdown, writes the timeline to \
             flowrun-report-RUN.html in the current folder. PATH - writes to standard output. \
             Records are read as `flowrun logs` reads them: from .flowrun/ of the current folder \
-            (or $FLOWRUN_STATE_DIR), or beside --file.
+            (or $FLOWRUN_STATE_DIR), or beside --file. A run another flowrun is still recording \
+            is drawn as running, up to now.
             """
     )
 
@@ -37,8 +38,11 @@ struct ReportCommand: ParsableCommand {
     var markdown: String?
 
     func run() throws {
-        let record = try Self.record(named: runName, file: file)
-        let (timeline, unreadable) = try RunTimeline.read(record)
+        let recorded = RecordedRuns(file: file)
+        let record = try Self.record(named: runName, in: recorded)
+        // A run another flowrun is still recording is drawn as running (as `runs` lists it), not interrupted.
+        let now = recorded.running()?.run == record.run ? Int64(Date().timeIntervalSince1970 * 1000) : nil
+        let (timeline, unreadable) = try RunTimeline.read(record, runningAt: now)
         if unreadable > 0 {
             RecordOptions.warn("\(unreadable) line(s) of the run record \(record.path) could not be read and were skipped")
         }
@@ -67,8 +71,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     /// The run named `name` (its id, a unique start, `last`), or the last one; as `flowrun logs` finds it.
-    static func record(named name: String?, file: String?) throws -> RunRecord {
-        let recorded = RecordedRuns(file: file)
+    static func record(named name: String?, in recorded: RecordedRuns) throws -> RunRecord {
         let (records, newer) = recorded.records()
         if let name {
             if let found = try LogsCommand.find(name, in: records) { return found }
