@@ -54,7 +54,10 @@ package enum TaskDefinition {
     package static func inputs(of task: TaskFiles) -> [String] {
         switch task.action {
         case .shell, .group: task.inputs
-        case .download(let download): localSource(of: download).map { [$0] + task.inputs } ?? task.inputs
+        // Not when the URL took a secret: the state keeps input paths in clear (the record and
+        // the fingerprints keep digests only), and a secret is written to no state file.
+        case .download(let download) where !task.tookSecret: localSource(of: download).map { [$0] + task.inputs } ?? task.inputs
+        case .download: task.inputs
         case .decompress(let decompress): [decompress.from.value] + task.inputs
         case .combine(let combine): combine.inputs.map(\.value) + task.inputs
         }
@@ -108,13 +111,15 @@ package struct TaskFiles {
     let action: Action
     let inputs: [String]
     let outputs: [String]
+    /// Whether a field took a secret value (the plan's `shown` is then set).
+    let tookSecret: Bool
 
     init(_ task: PlannedTask) {
-        (action, inputs, outputs) = (task.action, task.inputs, task.outputs)
+        (action, inputs, outputs, tookSecret) = (task.action, task.inputs, task.outputs, task.shown != nil)
     }
 
     /// The task at `index`, its stored fields read where they are (no copy of the task).
     init(in tasks: UnsafeBufferPointer<PlannedTask>, at index: Int) {
-        (action, inputs, outputs) = (tasks[index].action, tasks[index].inputs, tasks[index].outputs)
+        (action, inputs, outputs, tookSecret) = (tasks[index].action, tasks[index].inputs, tasks[index].outputs, tasks[index].shown != nil)
     }
 }
