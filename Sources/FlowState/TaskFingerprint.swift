@@ -58,11 +58,22 @@ package struct TaskFingerprint: Sendable, Equatable {
     /// as hashing the lines joined, without building the text.
     static func needsDigest(_ needValues: [String?]) -> String {
         var hasher = SHA256()
-        for (index, value) in needValues.enumerated() {
-            if index > 0 { update(&hasher, "\n") }
-            update(&hasher, value ?? "none")
-        }
+        updateNeeds(&hasher, count: needValues.count) { index, hasher in update(&hasher, needValues[index]) }
         return FileRecord.hex(hasher.finalize())
+    }
+
+    /// Feeds `count` needs' lines to `hasher` as `needsDigest` hashes them; `line` feeds the
+    /// line of the need at an index (`update(_:_:)` of its value, or the same bytes kept raw).
+    static func updateNeeds(_ hasher: inout SHA256, count: Int, line: (Int, inout SHA256) -> Void) {
+        for index in 0..<count {
+            if index > 0 { update(&hasher, "\n") }
+            line(index, &hasher)
+        }
+    }
+
+    /// Feeds a need's line: its value, or "none" for a need without one.
+    static func update(_ hasher: inout SHA256, _ needValue: String?) {
+        update(&hasher, needValue ?? "none")
     }
 
     /// The digests of a task's definition and env, which depend on the plan alone.

@@ -185,12 +185,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// gives its kept value, fed to the hasher as its text without making it.
     private func needsAreKept(_ needs: [Int], in stored: StoredTask) -> Bool {
         var hasher = SHA256()
-        for (position, need) in needs.enumerated() {
-            if position > 0 { TaskFingerprint.update(&hasher, "\n") }
-            if asStored[need], let kept = storedTask(at: need) {
+        TaskFingerprint.updateNeeds(&hasher, count: needs.count) { position, hasher in
+            if asStored[needs[position]], let kept = storedTask(at: needs[position]) {
                 kept.update(&hasher, withHexOf: .value)
             } else {
-                TaskFingerprint.update(&hasher, value(of: need) ?? "none")
+                TaskFingerprint.update(&hasher, value(of: needs[position]))
             }
         }
         return hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
