@@ -26,14 +26,23 @@ struct FileDigests {
 
     /// The records of a task's files kept at its last success, as `known`.
     init(stamped: [StampedFile], fileSystem: any FileSystem, run: HashedInRun? = nil) {
-        var known: [String: FileRecord] = [:]
-        for file in stamped { known[file.path] = file.record }
-        self.init(known: known, fileSystem: fileSystem, run: run)
+        self.init(known: [:], fileSystem: fileSystem, run: run)
+        for file in stamped { know(file) }
     }
 
     /// Takes `file`'s record as known (what a task's state kept of it).
     mutating func know(_ file: StampedFile) {
         known[file.path] = file.record
+        if HiddenPath.isHidden(file.path) { knowsHiddenPaths = true }
+    }
+
+    /// Whether a record known is of a path kept hidden (`HiddenPath`): a path is then looked
+    /// for in that form too.
+    private var knowsHiddenPaths = false
+
+    /// The record known of `path`, kept in clear or hidden.
+    func knownRecord(of path: String) -> FileRecord? {
+        known[path] ?? (knowsHiddenPaths ? known[HiddenPath.of(path)] : nil)
     }
 
     /// The file's digest; nil if it is missing or cannot be read.
@@ -48,7 +57,7 @@ struct FileDigests {
 
     /// The file's record: the one known while it stands, else the file hashed now.
     mutating func record(of path: String, status: FileStatus) -> FileRecord? {
-        if let record = known[path], record.stands(for: status) { return record }
+        if let record = knownRecord(of: path), record.stands(for: status) { return record }
         if let record = hashed[path], record.status == status { return record }
         if let record = run?.records[path], record.stands(for: status) { return record }
         // Computed by the action that wrote or read the file: as of when it was noted.

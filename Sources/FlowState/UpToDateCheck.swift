@@ -47,6 +47,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Each tracked task's input and output files with their statuses, taken before the run on
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
+    /// The secret values of the tasks that took one (`PlannedTask.secretValues`), by id, once a
+    /// success is kept (`kept(_:)`).
+    private var secretsByID: [String: [String]]?
     /// Made by `stopChecks()` (Ctrl-C): walks and hashes give up, and what they found is not kept.
     private let stop: SetOnceFlag
 
@@ -139,9 +142,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 // Files hashed again with the same contents (touched): their new stamps are
                 // kept, so that they are not hashed next time.
                 states.refresh(
-                    TaskState(
-                        id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
-                        outputs: outputs.restamped ?? stored.files(outputs: true)))
+                    kept(
+                        TaskState(
+                            id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                            outputs: outputs.restamped ?? stored.files(outputs: true))))
                 return Self.reason
             }
             checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
@@ -229,7 +233,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
             build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
-            if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
+            if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
         }
     }
 
@@ -245,7 +249,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
         for (_, state) in settling.takeSettled(digests: &digests) {
             // nil: a file changed after it was hashed; the task runs again next time.
-            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
+            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
         }
     }
 
@@ -295,6 +299,21 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func storedTask(at index: Int) -> StoredTask? {
         // The id read in place: the computed `id` of `plan.tasks[index]` copies the whole task.
         states.stored(at: index, id: plan.tasks[index].spec.id)
+    }
+
+    /// `state` as the task state file keeps it: each path that holds a secret value its task's
+    /// fields took, hidden (`HiddenPath`). Called with `lock` held.
+    private func kept(_ state: TaskState) -> TaskState {
+        if secretsByID == nil {
+            // Made at the first success kept: the tasks that took a secret are few, or none.
+            var secrets: [String: [String]] = [:]
+            plan.tasks.withUnsafeBufferPointer { tasks in
+                for index in tasks.indices where tasks[index].shown != nil { secrets[tasks[index].spec.id] = tasks[index].secretValues }
+            }
+            secretsByID = secrets
+        }
+        guard let secrets = secretsByID?[state.id] else { return state }
+        return HiddenPath.hiding(secrets, in: state)
     }
 
     private func note(_ change: () throws(TaskStatesError) -> Void) {
