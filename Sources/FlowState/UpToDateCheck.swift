@@ -47,6 +47,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Each tracked task's input and output files with their statuses, taken before the run on
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
+    /// Under `run --only`: each task with a need taken as done, by plan index, with its needs as
+    /// a whole run has them (`NeedOfOnly`), so that its fingerprint is the one a whole run takes;
+    /// nil for any other run.
+    private let needsUnderOnly: [Int: [NeedOfOnly]]?
     /// The secret values of the tasks that took one (`PlannedTask.secretValues`), by id, once a
     /// success is kept (`kept(_:)`).
     private var secretsByID: [String: [String]]?
@@ -68,6 +72,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.stop = stop
         self.fileSystem = fileSystem ?? LocalFileSystem(stop: stop)
         current = FingerprintValues(count: plan.tasks.count)
+        needsUnderOnly = NeedOfOnly.needs(in: plan)
         asStored = [Bool](repeating: false, count: plan.tasks.count)
         if let definitions, definitions.count == plan.tasks.count {
             self.definitions = definitions
@@ -104,7 +109,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             asStored[index] = true
             return Self.reason
         }
-        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needs.map(value(of:)))
+        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(needs, at: index))
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
             filesBeforeRun = nil  // it runs, and may change any file
@@ -176,7 +181,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// stamps standing, no pattern naming no file); a task it does not find so takes the whole
     /// check, which says why it runs or keeps new stamps.
     private func isKeptAsStored(_ task: TaskFiles, id: TaskID, needs: [Int], at index: Int, files: FilesBeforeRun) -> Bool {
-        guard let stored = states.stored(at: index, id: id), definitions.areKept(in: stored, at: index), needsAreKept(needs, in: stored),
+        guard let stored = states.stored(at: index, id: id), definitions.areKept(in: stored, at: index), needsAreKept(needs, at: index, in: stored),
             let found = files.files(of: index), stored.stands(for: found.inputs, outputs: false),
             stored.stands(for: found.outputs, outputs: true)
         else { return false }
@@ -187,7 +192,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Whether the needs' digest `stored` kept is the one of `needs`' values now
     /// (`TaskFingerprint.needsDigest` over `value(of:)`): a need found as its state kept it
     /// gives its kept value, fed to the hasher as its text without making it.
-    private func needsAreKept(_ needs: [Int], in stored: StoredTask) -> Bool {
+    private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask) -> Bool {
+        if needsUnderOnly?[index] != nil { return stored.part(.needs, is: TaskFingerprint.needsDigest(needValues(needs, at: index))) }
         var hasher = SHA256()
         TaskFingerprint.updateNeeds(&hasher, count: needs.count) { position, hasher in
             if asStored[needs[position]], let kept = storedTask(at: needs[position]) {
@@ -290,6 +296,21 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         current.remember(fingerprint, of: task)
     }
 
+    /// The values of the needs of the task at `index` (`needs`, its needs in the plan), as its
+    /// fingerprint takes them. Under `run --only`, a need taken as done gives the value the state
+    /// kept at its last success: a whole run that finds it up to date gives the same, and one
+    /// that runs it (it changed) gives another, so the task runs again then, and only then. A
+    /// need never recorded (made elsewhere, or untracked) gives none: the task runs again.
+    private func needValues(_ needs: [Int], at index: Int) -> [String?] {
+        guard let whole = needsUnderOnly?[index] else { return needs.map(value(of:)) }
+        return whole.map { need in
+            switch need {
+            case .planned(let position): value(of: position)
+            case .takenAsDone(let id): states.stored(at: Int.max, id: id)?.hex(.value)
+            }
+        }
+    }
+
     private func value(of task: Int) -> String? {
         asStored[task] ? storedTask(at: task)?.hex(.value) : current.value(of: task)
     }
@@ -358,7 +379,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [RunReason?] = []
             for (index, task) in plan.tasks.enumerated() {
-                var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+                var fingerprint = TaskFingerprint.of(
+                    definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index))
                 remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
                     reasons.append(RunReason(.untracked))
