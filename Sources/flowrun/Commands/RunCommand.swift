@@ -208,7 +208,7 @@ struct RunCommand: ParsableCommand {
             gate: resumeCheck ?? upToDate)
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
-        signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
+        signals.runStarted(engine, liveView: sinks.lazy.compactMap { $0 as? LiveConsole }.first)
         let status = engine.run()
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         actions?.finishRun()
