@@ -2,7 +2,13 @@
 #define FLOWRUN_CLINUX_H
 
 #include <stdint.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
+
+/// glibc's major(3) and minor(3) of a device number (macros, which Swift cannot call): the
+/// kernel names a device MAJOR:MINOR, as /proc/locks does.
+static inline unsigned int flowrun_device_major(dev_t device) { return major(device); }
+static inline unsigned int flowrun_device_minor(dev_t device) { return minor(device); }
 
 /// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically, so a child spawned by another
 /// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).
