@@ -8,8 +8,9 @@ import Foundation
 ///
 /// The form is a NUL, which no path holds, then `sha256:` and the hex digest of the path: it is
 /// compared with the hidden form of a path now (`StoredTask.stands(for:outputs:)`,
-/// `FileDigests`), and never names a file (an older flowrun reading it finds no such file, and
-/// runs the task). Paths in memory stay in clear: only `TaskStates` writes the hidden form.
+/// `FileDigests`), and never names a file (an older flowrun reading it finds no such file, hashes
+/// the task's files again and keeps their paths in clear). Paths in memory stay in clear: they are
+/// hidden only as a success is kept (`UpToDateCheck.kept(_:)`).
 package enum HiddenPath {
     static let prefix = "\0sha256:"
 

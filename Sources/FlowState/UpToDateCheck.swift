@@ -306,9 +306,26 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         return whole.map { need in
             switch need {
             case .planned(let position): value(of: position)
-            case .takenAsDone(let id): states.stored(at: Int.max, id: id)?.hex(.value)
+            case .takenAsDone(let id): keptValue(ofNeedTakenAsDone: id)
             }
         }
+    }
+
+    /// The value the state kept at the last success of `id`, a need `--only` takes as done,
+    /// while the output files it kept are still as it left them; nil otherwise. A need whose
+    /// output changed without it running (edited, or made by other means) runs in the whole run
+    /// with that same value: the task made from the changed file must not be found up to date
+    /// then. A path kept hidden (`HiddenPath`) cannot be looked at, and gives nil too.
+    private func keptValue(ofNeedTakenAsDone id: TaskID) -> String? {
+        guard let stored = states.stored(at: Int.max, id: id) else { return nil }
+        let outputs = stored.files(outputs: true)
+        var digests = FileDigests(stamped: outputs, fileSystem: fileSystem)
+        for file in outputs {
+            guard !HiddenPath.isHidden(file.path), let status = fileSystem.status(of: file.path),
+                digests.digest(of: file.path, status: status) == file.record.digest
+            else { return nil }
+        }
+        return stored.hex(.value)
     }
 
     private func value(of task: Int) -> String? {

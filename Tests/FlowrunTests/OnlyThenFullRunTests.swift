@@ -58,4 +58,18 @@ import Testing
         #expect(try await project.run().ran == ["a", "b"])
         #expect(try project.read("build/b.out") == "a\nb\n")
     }
+
+    /// A need's output changed since its last success without the need running (edited, or
+    /// made by other means): `--only` makes the task from the changed file, and the whole run,
+    /// which runs the need again with the same fingerprint, must run the task again too.
+    @Test func aNeedWhoseOutputChangedRunsItsDependentAgainAfterOnly() async throws {
+        let project = try project()
+        #expect(try await project.run().ran == ["a", "b"])
+        try project.write("build/a.out", "edited\n")
+        try project.write("src/b.txt", "b2\n")
+        #expect(try await project.run(["--only", "b"]).ran == ["b"])
+        #expect(try project.read("build/b.out") == "edited\nb2\n")
+        #expect(try await project.run().ran == ["a", "b"])
+        #expect(try project.read("build/b.out") == "a\nb2\n")
+    }
 }
