@@ -1,5 +1,6 @@
 import FlowModel
 import FlowPlanning
+import Foundation
 
 /// The secret values a task's fields took, so that its failure reasons show them as `***`, as
 /// `--dry-run` shows the fields: wherever they appear, also in a URL a redirect led to (a token
@@ -7,7 +8,8 @@ import FlowPlanning
 ///
 /// The values are found by setting each field beside its shown form
 /// (`PlannedTask.secretValues`). Every action's failures are masked by it, in
-/// `ActionFailure.result(for:)`; nothing else masks a failure.
+/// `ActionFailure.result(for:)`; nothing else masks a failure. Every output line of a task with
+/// such values is masked by it too, in `ActionRunner` (`AttemptEvents.masking`).
 struct SecretMask: Sendable {
     /// The values, longest first (so that one holding another is masked whole).
     let secrets: [String]
@@ -22,7 +24,9 @@ struct SecretMask: Sendable {
         secrets = task.secretValues
     }
 
+    /// `text` with each value as `***`: `secrets` are sorted and non-empty already, so not again
+    /// for each line of output (`AttemptEvents.masking`).
     func callAsFunction(_ text: String) -> String {
-        secrets.isEmpty ? text : SecretName.masked(text, values: secrets)
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: SecretName.mask) }
     }
 }
