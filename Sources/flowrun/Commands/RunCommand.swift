@@ -134,9 +134,6 @@ struct RunCommand: ParsableCommand {
         var signals: RunSignals?
         if !dryRun {
             RunSignals.blockSignals()
-            if !engineOnly, let problem = TaskGroups.shared.startWatchdog() {
-                FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
-            }
             signals = RunSignals(grace: grace)
         }
         // `--resume RUN FILE`: the RUN reaches us as FILE.
@@ -148,6 +145,14 @@ struct RunCommand: ParsableCommand {
         options.taskArguments = TaskArgumentWords.arguments
         let cache = dryRun ? nil : CachedPlan(file: file, options: options, environment: ProcessInfo.processInfo.environment)
         guard case .planned(var plan) = try WorkflowInput.plan(file, options: options, cache: cache) else { throw ExitStatus.invalid }
+        // Only a shell task's process can outlive flowrun: a run of downloads, extractions and
+        // combines forks no watchdog (a fork, and copy-on-write faults after it). Forked once
+        // the plan is known, before any task starts; it takes no lock a thread may hold.
+        if signals != nil, !engineOnly, plan.tasks.contains(where: { if case .shell = $0.spec.action { true } else { false } }),
+            let problem = TaskGroups.shared.startWatchdog()
+        {
+            FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
+        }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run
