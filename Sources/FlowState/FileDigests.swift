@@ -74,10 +74,12 @@ struct FileDigests {
     /// One digest over the files that `patterns` name and their contents, and the patterns that
     /// name no file (a missing input or output) or a file that cannot be stat'ed (a name that
     /// is not UTF-8, `PathGlob`): such a file is not seen, so its task must not be up to date.
-    mutating func digest(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> (digest: String, missing: [String]) {
+    mutating func digest(
+        ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none, singleFiles: Int = 0
+    ) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
-        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own), patterns: patterns)
+        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles), patterns: patterns)
         return (result.digest, result.missing)
     }
 
@@ -125,15 +127,20 @@ struct FileDigests {
     /// Each file `patterns` name, with its pattern's index, in order, and its status now (nil:
     /// unreadable). A plain path to a file, the usual entry, is stat'ed once here rather than
     /// by PathGlob and again for its record.
-    func statuses(ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none) -> [FoundFile] {
-        Self.statuses(ofPatterns: patterns, leavingOut: own(), fileSystem: fileSystem)
+    func statuses(
+        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0
+    ) -> [FoundFile] {
+        Self.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles, fileSystem: fileSystem)
     }
 
     /// `own`: the task's outputs, which a glob's or a folder's matches leave out (`OwnOutputs`);
     /// taken only for a pattern that is not a plain file (a task's own outputs cost a few
-    /// thousand instructions to sort out, each of a no-op's 20,000 tasks).
+    /// thousand instructions to sort out, each of a no-op's 20,000 tasks). `singleFiles`: how
+    /// many patterns, from the first, name one file each (`TaskDefinition.singleFileInputs`):
+    /// one that is no regular file is found as no file, never walked.
     static func statuses(
-        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, fileSystem: any FileSystem
+        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0,
+        fileSystem: any FileSystem
     ) -> [FoundFile] {
         var found: [FoundFile] = []
         found.reserveCapacity(patterns.count)
@@ -145,6 +152,7 @@ struct FileDigests {
                 found.append(FoundFile(pattern: index, path: pattern, status: status))
                 continue
             }
+            if index < singleFiles { continue }
             if !ownTaken {
                 ownTaken = true
                 let own = own()

@@ -124,8 +124,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         {
             let found = filesBeforeRun?.files(of: index)
             let inputs = StampedCheck.files(
-                TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task), kept: stored,
-                outputs: false, digests: &digests)
+                TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task),
+                singleFiles: TaskDefinition.singleFileInputs(of: task), kept: stored, outputs: false, digests: &digests)
             fingerprint.inputs = inputs.digest
             var outputs: StampedCheck.Result?
             let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
@@ -162,7 +162,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         // It may change any file: from now on every check stats again.
         filesBeforeRun = nil
         // Taken before the task starts: an input it changes makes it run again next time.
-        let atStart = InputsAtStart(TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
+        let atStart = InputsAtStart(
+            TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
         // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
         // was (the engine does not start the task, or only as cleanup, then not recorded).
         guard !stop.isSet else {
@@ -225,7 +227,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             guard atStart?.areUnchanged(digests: &digests) ?? false else { return }
             if hashInputsNow {
                 let patterns = TaskDefinition.inputs(of: task)
-                let found = digests.statuses(ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task))
+                let found = digests.statuses(
+                    ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task), singleFiles: TaskDefinition.singleFileInputs(of: task))
                 let inputs = digests.digest(of: found, patterns: patterns)
                 fingerprint.inputs = inputs.digest
                 inputFiles = inputs.files

@@ -44,4 +44,24 @@ import Testing
         #expect(failed.count == 1 && reason.hasPrefix("cannot read /") && reason.hasSuffix("/pipe: not a regular file"), "\(reason)")
         #expect(!FileManager.default.fileExists(atPath: project.url.path + "/out/got.txt"))
     }
+
+    /// A `file:` URL naming a folder: the download fails, naming the path, and writes nothing
+    /// (curl 7.88 writes an empty file and exits 0). The folder is not walked as an input first
+    /// (`FileURLSourceWalkTests`): `file:///` walked the whole file system before failing.
+    @Test func aFolderIsRefusedNotCopied() async throws {
+        let project = try UpToDateTests.Project(
+            """
+            version: 1
+            tasks:
+              get: {download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/src', to: out/got.txt}}
+
+            """, files: ["src/a.txt": "a\n", "src/b/c.txt": "c\n"])
+        let result = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: project.url)
+        #expect(result.status == 1)
+        let failed = try EventStream(result.stdout).named("task.failed")
+        let reason = failed.first?["reason"] as? String ?? ""
+        #expect(failed.count == 1 && failed.first?["task"] as? String == "get", "\(failed)")
+        #expect(reason.hasPrefix("cannot read /") && reason.hasSuffix("/src: not a regular file"), "\(reason)")
+        #expect(!FileManager.default.fileExists(atPath: project.url.path + "/out/got.txt"))
+    }
 }
