@@ -286,6 +286,40 @@ import Testing
         #expect(Self.folderContents(folder) == ["ten.bin"])
     }
 
+    /// As curl 7.88 and wget: a Location's path loses its `.` and `..` segments (RFC 3986
+    /// section 5.2.4), whether the Location is absolute or relative; the expectations are the
+    /// request targets curl sent to a server answering `/d/e/f` with each Location.
+    @Test func redirectLocationsLoseDotSegmentsAsCurl() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let here = "127.0.0.1:\(server.port)"
+        let cases: [(location: String, curl: String)] = [
+            ("/a/b/../c", "/a/c"), ("/../x", "/x"), ("a/./b/../c", "/d/e/a/c"), ("../../../x", "/x"),
+            ("http://\(here)/a/../b", "/b"), ("//\(here)/a/../b", "/b"), ("./", "/d/e/"), (".", "/d/e/"),
+            ("..", "/d/"), ("../g", "/d/g"), ("g/..", "/d/e/"), ("/a/b/..", "/a/"), ("/a/./b/.", "/a/b/"),
+            ("/a/b/c/./../../g", "/a/g"), ("/a//b/../c", "/a//c"), ("/a/%2e%2E/c", "/a/%2e%2E/c"),
+            ("/a/b/../c?x=/../y", "/a/c?x=/../y"), ("/a/.b/..c/d", "/a/.b/..c/d"), ("mid/content=5/../6", "/d/e/mid/6"),
+        ]
+        server.route("/d/e/f") { request in
+            let index = Int(request.target.split(separator: "=").last ?? "") ?? 0
+            return .init(status: 302, headers: [("Location", cases[index].location)])
+        }
+        for target in cases.map(\.curl) {
+            server.route(URL(string: target)!.path) { _ in .init(body: Array(target.utf8)) }
+        }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            cases.indices.map { ("t\($0)", "{download: {url: '\(server.baseURL)/d/e/f?case=\($0)', to: t\($0).bin}}") }, in: folder)
+        for (index, task) in tasks.enumerated() {
+            let result = await Self.run(task, runner: runner).result
+            #expect(result == .succeeded, "Location \(cases[index].location)")
+            #expect(server.requests.last?.target == cases[index].curl, "Location \(cases[index].location)")
+        }
+    }
+
     /// As curl: a redirect to another host does not carry the task's Authorization or Cookie.
     @Test func credentialsStayWithTheHostTheTaskNamed() async throws {
         let folder = try ShellRunnerTests.makeFolder()
