@@ -658,6 +658,26 @@ import Testing
         #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
     }
 
+    /// As curl 7.88 (seen with its proxy and a direct server): one trailing dot, the DNS root,
+    /// is dropped from the host and from a name entry; an address entry keeps it.
+    @Test func noProxyDropsATrailingDotAsCurl() throws {
+        func direct(_ noProxy: String, _ url: String) throws -> Bool {
+            try ProxyRules(environment: ["http_proxy": "http://p:1", "no_proxy": noProxy]).proxy(for: URL(string: url)!) == nil
+        }
+        #expect(try direct("localhost", "http://localhost.:8080/p"))
+        #expect(try direct("localhost.", "http://localhost:8080/p"))
+        #expect(try direct("LOCALHOST.", "http://LocalHost.:8080/p"))
+        #expect(try direct(".localhost.", "http://a.localhost/p"))
+        #expect(try direct("example.com", "http://www.example.com./p"))
+        #expect(try direct("example.com.", "http://www.example.com/p"))
+        #expect(try direct("127.0.0.1", "http://127.0.0.1.:8080/p"))
+        #expect(try !direct("www.example.com", "http://example.com./p"))
+        #expect(try !direct("localhost..", "http://localhost/p"))
+        #expect(try !direct("localhost", "http://localhost../p"))
+        #expect(try !direct("127.0.0.1.", "http://127.0.0.1/p"))
+        #expect(try !direct(".", "http://localhost/p"))
+    }
+
     @Test func retryAfterTakesSecondsOrADate() {
         let now = Date(timeIntervalSince1970: 1_445_412_480)  // Wed, 21 Oct 2015 07:28:00 GMT
         #expect(RetryAfter.milliseconds("120", now: now) == 120_000)
