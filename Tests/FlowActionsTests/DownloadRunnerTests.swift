@@ -320,10 +320,11 @@ import Testing
         }
     }
 
-    /// A path whose percent-encoded bytes are not UTF-8 (`%FC`, as curl sends a Latin-1 byte
-    /// of a Location) cannot be requested through async-http-client, which asks for `/`
-    /// instead: the attempt fails naming the URL rather than downloading the server's `/`.
-    @Test func aPathThatIsNotUTF8FailsRatherThanFetchingTheRoot() async throws {
+    /// A redirect to a path whose percent-encoded bytes are not UTF-8 (`%FC`, as curl sends a
+    /// Latin-1 byte of a Location) cannot be requested through async-http-client, which asks
+    /// for `/` instead: the attempt fails naming the URL rather than saving the server's `/`.
+    /// (A task's own such URL is refused when the workflow is checked: see the fixtures.)
+    @Test func aRedirectToAPathThatIsNotUTF8FailsRatherThanFetchingTheRoot() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try TestHTTPServer()
@@ -332,15 +333,9 @@ import Testing
         server.route("/moved") { _ in .init(status: 302, headers: [("Location", "/a%FCb")]) }
         let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
-        let tasks = try Self.tasks(
-            [
-                ("direct", "{download: {url: '\(server.baseURL)/x%FCy', to: direct.bin}}"),
-                ("moved", "{download: {url: '\(server.baseURL)/moved', to: moved.bin}}"),
-            ], in: folder)
-        let direct = await Self.run(tasks[0], runner: runner).result
+        let tasks = try Self.tasks([("moved", "{download: {url: '\(server.baseURL)/moved', to: moved.bin}}")], in: folder)
+        let moved = await Self.run(tasks[0], runner: runner).result
         let reason = "its path's percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request"
-        #expect(direct == .failedAdvising(reason: "\(server.baseURL)/x%FCy: \(reason)", retryable: false, notBeforeMilliseconds: nil))
-        let moved = await Self.run(tasks[1], runner: runner).result
         #expect(
             moved
                 == .failedAdvising(
