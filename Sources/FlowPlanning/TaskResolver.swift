@@ -292,6 +292,9 @@ struct TaskResolver {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
         } else if scheme == "file" ? !components.path.hasPrefix("/") : (components.host ?? "").isEmpty {
             diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+        } else if scheme != "file", components.percentEncodedPath.removingPercentEncoding == nil {
+            // async-http-client would request `/` for it (see `Downloader`).
+            diagnostics.append(Diagnostic(.urlPathNotUTF8(url.value, task: task), at: url.location))
         }
     }
 }
@@ -333,6 +336,11 @@ extension Diagnostic.Message {
     }
     static func unsupportedScheme(_ scheme: String, task: TaskID) -> Self {
         Self("unsupported URL scheme '\(scheme)' in 'url' of task '\(task)': use http, https or file")
+    }
+    static func urlPathNotUTF8(_ url: String, task: TaskID) -> Self {
+        Self(
+            "URL '\(url)' in 'url' of task '\(task)' has a path whose percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request"
+        )
     }
     static func invalidURL(_ url: String, task: TaskID) -> Self {
         Self("invalid URL '\(url)' in 'url' of task '\(task)': expected http://HOST/..., https://HOST/... or file:///PATH")

@@ -286,6 +286,65 @@ import Testing
         #expect(Self.folderContents(folder) == ["ten.bin"])
     }
 
+    /// As curl 7.88 and wget: a Location's path loses its `.` and `..` segments (RFC 3986
+    /// section 5.2.4), whether the Location is absolute or relative; the expectations are the
+    /// request targets curl sent to a server answering `/d/e/f` with each Location.
+    @Test func redirectLocationsLoseDotSegmentsAsCurl() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let here = "127.0.0.1:\(server.port)"
+        let cases: [(location: String, curl: String)] = [
+            ("/a/b/../c", "/a/c"), ("/../x", "/x"), ("a/./b/../c", "/d/e/a/c"), ("../../../x", "/x"),
+            ("http://\(here)/a/../b", "/b"), ("//\(here)/a/../b", "/b"), ("./", "/d/e/"), (".", "/d/e/"),
+            ("..", "/d/"), ("../g", "/d/g"), ("g/..", "/d/e/"), ("/a/b/..", "/a/"), ("/a/./b/.", "/a/b/"),
+            ("/a/b/c/./../../g", "/a/g"), ("/a//b/../c", "/a//c"), ("/a/%2e%2E/c", "/a/%2e%2E/c"),
+            ("/a/b/../c?x=/../y", "/a/c?x=/../y"), ("/a/.b/..c/d", "/a/.b/..c/d"), ("mid/content=5/../6", "/d/e/mid/6"),
+        ]
+        server.route("/d/e/f") { request in
+            let index = Int(request.target.split(separator: "=").last ?? "") ?? 0
+            return .init(status: 302, headers: [("Location", cases[index].location)])
+        }
+        for target in cases.map(\.curl) {
+            server.route(URL(string: target)!.path) { _ in .init(body: Array(target.utf8)) }
+        }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            cases.indices.map { ("t\($0)", "{download: {url: '\(server.baseURL)/d/e/f?case=\($0)', to: t\($0).bin}}") }, in: folder)
+        for (index, task) in tasks.enumerated() {
+            let result = await Self.run(task, runner: runner).result
+            #expect(result == .succeeded, "Location \(cases[index].location)")
+            #expect(server.requests.last?.target == cases[index].curl, "Location \(cases[index].location)")
+        }
+    }
+
+    /// A redirect to a path whose percent-encoded bytes are not UTF-8 (`%FC`, as curl sends a
+    /// Latin-1 byte of a Location) cannot be requested through async-http-client, which asks
+    /// for `/` instead: the attempt fails naming the URL rather than saving the server's `/`.
+    /// (A task's own such URL is refused when the workflow is checked: see the fixtures.)
+    @Test func aRedirectToAPathThatIsNotUTF8FailsRatherThanFetchingTheRoot() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/") { _ in .init(body: Array("the site's index".utf8)) }
+        server.route("/moved") { _ in .init(status: 302, headers: [("Location", "/a%FCb")]) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("moved", "{download: {url: '\(server.baseURL)/moved', to: moved.bin}}")], in: folder)
+        let moved = await Self.run(tasks[0], runner: runner).result
+        let reason = "its path's percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request"
+        #expect(
+            moved
+                == .failedAdvising(
+                    reason: "\(server.baseURL)/a%FCb (redirected from \(server.baseURL)/moved): \(reason)", retryable: false,
+                    notBeforeMilliseconds: nil))
+        #expect(server.requests.map(\.target) == ["/moved"])
+        #expect(Self.folderContents(folder) == [])
+    }
+
     /// As curl: a redirect to another host does not carry the task's Authorization or Cookie.
     @Test func credentialsStayWithTheHostTheTaskNamed() async throws {
         let folder = try ShellRunnerTests.makeFolder()
@@ -622,6 +681,26 @@ import Testing
         let all = ProxyRules(environment: ["ALL_PROXY": "socks5://s:1080"])
         #expect(try all.proxy(for: url("http://a.example/")) == .init(kind: .socks5, host: "s", port: 1080))
         #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
+    }
+
+    /// As curl 7.88 (seen with its proxy and a direct server): one trailing dot, the DNS root,
+    /// is dropped from the host and from a name entry; an address entry keeps it.
+    @Test func noProxyDropsATrailingDotAsCurl() throws {
+        func direct(_ noProxy: String, _ url: String) throws -> Bool {
+            try ProxyRules(environment: ["http_proxy": "http://p:1", "no_proxy": noProxy]).proxy(for: URL(string: url)!) == nil
+        }
+        #expect(try direct("localhost", "http://localhost.:8080/p"))
+        #expect(try direct("localhost.", "http://localhost:8080/p"))
+        #expect(try direct("LOCALHOST.", "http://LocalHost.:8080/p"))
+        #expect(try direct(".localhost.", "http://a.localhost/p"))
+        #expect(try direct("example.com", "http://www.example.com./p"))
+        #expect(try direct("example.com.", "http://www.example.com/p"))
+        #expect(try direct("127.0.0.1", "http://127.0.0.1.:8080/p"))
+        #expect(try !direct("www.example.com", "http://example.com./p"))
+        #expect(try !direct("localhost..", "http://localhost/p"))
+        #expect(try !direct("localhost", "http://localhost../p"))
+        #expect(try !direct("127.0.0.1.", "http://127.0.0.1/p"))
+        #expect(try !direct(".", "http://localhost/p"))
     }
 
     @Test func retryAfterTakesSecondsOrADate() {

@@ -155,6 +155,12 @@ package final class Downloader: Sendable {
         let url = target == chain.original ? target : "\(target) (redirected from \(chain.original))"
         do throws(ActionFailure) {
             guard let parsed = URL(string: target) else { throw ActionFailure("\(url): not a valid URL", retryable: false) }
+            // async-http-client asks for `/` when the path's bytes are not UTF-8 (`URL.path` is
+            // empty then): failing beats downloading the server's root as this file.
+            if URLComponents(url: parsed, resolvingAgainstBaseURL: false)?.percentEncodedPath.removingPercentEncoding == nil {
+                throw ActionFailure(
+                    "\(url): its path's percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request", retryable: false)
+            }
             let secure = parsed.scheme?.lowercased() == "https"
             let client = try client(for: try proxies.proxy(for: parsed), fresh: detours.onFreshConnection, secure: secure)
             let request: HTTPClient.Request

@@ -40,9 +40,11 @@ package struct ProxyRules: Sendable, Equatable {
     /// curl's rules: `*` alone matches every host; a name matches itself and its subdomains
     /// (a leading dot is optional); an IP address matches itself, or its block with `/bits`
     /// (never a name's suffix rule: `0.0.1` is not `127.0.0.1`);
-    /// `:port` after an entry limits it to that port.
+    /// `:port` after an entry limits it to that port. As curl, one trailing dot (the DNS root)
+    /// is dropped from the host, and from an entry matched as a name.
     func bypasses(host: String, port: Int) -> Bool {
-        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        var bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        if bareHost.hasSuffix(".") { bareHost.removeLast() }
         // An address is matched as an address (itself or its block), never as a name's suffix:
         // curl sends 127.0.0.1 through the proxy under `no_proxy=0.0.1`.
         let address = IPBlock.bytes(of: bareHost)
@@ -60,6 +62,7 @@ package struct ProxyRules: Sendable, Equatable {
                 continue
             }
             if entry.hasPrefix(".") { entry.removeFirst() }
+            if entry.hasSuffix(".") { entry.removeLast() }
             if entry.isEmpty { continue }
             if bareHost == entry || bareHost.hasSuffix("." + entry) { return true }
         }

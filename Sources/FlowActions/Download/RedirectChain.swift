@@ -28,8 +28,8 @@ struct RedirectChain: Sendable {
 
     /// The next URL to request and the chain after it, or why the attempt fails.
     func following(_ location: String, from current: URL) -> Result<(String, RedirectChain), ActionFailure> {
-        guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
-            let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https", next.host != nil
+        guard let resolved = URL(string: location, relativeTo: current)?.absoluteURL,
+            let next = Self.withoutDotSegments(resolved), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https", next.host != nil
         else {
             return .failure(ActionFailure("\(original): redirect to an unsupported URL '\(location)'", retryable: false))
         }
@@ -43,6 +43,13 @@ struct RedirectChain: Sendable {
             chain.credentialsDropped = true
         }
         return .success((target, chain))
+    }
+
+    /// As curl: Foundation resolves a relative Location's `..`, but keeps an absolute one's.
+    static func withoutDotSegments(_ url: URL) -> URL? {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        parts.percentEncodedPath = DotSegments.removed(from: parts.percentEncodedPath)
+        return parts.url
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
