@@ -41,6 +41,8 @@ package struct ActionRunner: TaskRunner {
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
+        // Here, for every action kind: each output line is masked before it becomes an event.
+        let events = events.masking(SecretMask(task))
         switch task.spec.action {
         case .shell:
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)

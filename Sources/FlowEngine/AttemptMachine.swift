@@ -43,7 +43,7 @@ package struct AttemptMachine: Sendable {
         /// A lifecycle event: an attempt after the first has started (the first is the engine's).
         case started(attempt: Int)
         /// A lifecycle event: `attempt` failed and the next starts after `delayMilliseconds`.
-        case retrying(attempt: Int, delayMilliseconds: Int64, reason: String)
+        case retrying(attempt: Int, delayMilliseconds: Int64, reason: String, exitCode: Int? = nil)
         /// The task's final state; nothing follows it.
         case end(TaskEnd)
     }
@@ -169,7 +169,7 @@ package struct AttemptMachine: Sendable {
         lastFailure = .failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode)
         let delay = max(RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter()), notBefore)
         phase = .backingOff(attempt: attempt)
-        actions.append(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
+        actions.append(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason, exitCode: exitCode))
         actions.append(.arm(.backoff(attempt: attempt), at: now + delay))
         return actions
     }

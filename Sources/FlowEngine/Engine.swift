@@ -362,8 +362,8 @@ package final class Engine: @unchecked Sendable {
         switch report {
         case .started(let attempt):
             bus.post(.taskStarted(task: facts[task].id, attempt: attempt, kind: facts[task].kind))
-        case .retrying(let attempt, let delay, let reason):
-            bus.post(.taskRetrying(task: facts[task].id, attempt: attempt, delayMilliseconds: delay, reason: reason))
+        case .retrying(let attempt, let delay, let reason, let exitCode):
+            bus.post(.taskRetrying(task: facts[task].id, attempt: attempt, delayMilliseconds: delay, reason: reason, exitCode: exitCode))
         case .ended(let end):
             taskEnded(task, end)
         }

@@ -17,7 +17,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
     /// What the operation tells the engine.
     enum Report: Equatable, Sendable {
         case started(attempt: Int)
-        case retrying(attempt: Int, delayMilliseconds: Int64, reason: String)
+        case retrying(attempt: Int, delayMilliseconds: Int64, reason: String, exitCode: Int? = nil)
         case ended(TaskEnd)
     }
 
@@ -144,8 +144,8 @@ final class TaskOperation: Operation, @unchecked Sendable {
                 if let running, running.attempt == attempt { running.handle.kill() }
             case .started(let attempt):
                 report(.started(attempt: attempt))
-            case .retrying(let attempt, let delay, let reason):
-                report(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason))
+            case .retrying(let attempt, let delay, let reason, let exitCode):
+                report(.retrying(attempt: attempt, delayMilliseconds: delay, reason: reason, exitCode: exitCode))
             case .end(let taskEnd):
                 end(taskEnd)
             }

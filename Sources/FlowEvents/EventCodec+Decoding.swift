@@ -57,7 +57,8 @@ extension EventCodec {
             return .taskProgress(task: task, done: done, total: int64("total"), unit: unit)
         case "task.retrying":
             guard let attempt = int("attempt"), let delay = int64("delay_ms"), let reason = string("reason") else { return nil }
-            return .taskRetrying(task: task, attempt: attempt, delayMilliseconds: delay, reason: reason)
+            // A record written before `exit_code` was kept has none: read as null.
+            return .taskRetrying(task: task, attempt: attempt, delayMilliseconds: delay, reason: reason, exitCode: int("exit_code"))
         case "task.succeeded":
             guard let attempts = int("attempts"), let duration = int64("duration_ms") else { return nil }
             return .taskSucceeded(task: task, attempts: attempts, durationMilliseconds: duration)

@@ -44,11 +44,12 @@ package enum EventCodec {
             object.field("done", done)
             object.field("total", total)
             object.field("unit", unit.rawValue)
-        case .taskRetrying(let task, let attempt, let delay, let reason):
+        case .taskRetrying(let task, let attempt, let delay, let reason, let exitCode):
             object.field("task", task)
             object.field("attempt", attempt)
             object.field("delay_ms", delay)
             object.field("reason", reason)
+            object.field("exit_code", exitCode.map(Int64.init))
         case .taskSucceeded(let task, let attempts, let duration):
             object.field("task", task)
             object.field("attempts", attempts)

@@ -28,6 +28,11 @@ package enum PathGlob {
     /// The same, asking `stop` at every name: nil once it is requested (a walk of 200,000 files
     /// takes seconds, and Ctrl-C must not wait for it), what was found until then thrown away.
     package static func files(matching pattern: String, as matches: Matches = .regularFiles, until stop: SetOnceFlag?) -> [String]? {
+        everyMatch(of: pattern, as: matches, until: stop).map(unique)
+    }
+
+    /// Each match as the walk meets it, unsorted: a path met twice is named twice.
+    static func everyMatch(of pattern: String, as matches: Matches = .regularFiles, until stop: SetOnceFlag? = nil) -> [String]? {
         var found = Found(stop: stop)
         if isPattern(pattern) {
             // The folders before the first wildcard are walked to at once, not one stat each.
@@ -38,7 +43,7 @@ package enum PathGlob {
             addFiles(under: pattern, into: &found)
         }
         if found.stopNow() { return nil }
-        return unique(found.paths)
+        return found.paths
     }
 
     /// Sorted by bytes, without duplicates.
@@ -69,10 +74,12 @@ package enum PathGlob {
             let here = FolderID(path)
             if let here, above.contains(here) { return }
             if remaining.isEmpty {
+                // Every file under `path`, the folders below with theirs: each met once (taking
+                // each folder below with this `**` again met a file once per folder above it).
                 addFiles(under: path, listed: listed, above: above, into: &found)
-            } else {
-                walk(path, remaining, matches, listed: listed, above: above, into: &found)
+                return
             }
+            walk(path, remaining, matches, listed: listed, above: above, into: &found)
             guard let here else { return }
             for name in entries(of: path) where !name.hasPrefix(".") {
                 let child = join(path, name)

@@ -6,7 +6,8 @@ import Foundation
 /// Blank lines and lines starting with `#` are skipped; `export ` before a key is allowed; an
 /// unquoted value is trimmed and ends at ` #`; a single-quoted value is taken as it is; a
 /// double-quoted one understands `\n`, `\t`, `\\`, `\"` and `\$`; both quoted forms may span
-/// lines. Values are not expanded (`${OTHER}` stays as written).
+/// lines, and only blanks and a comment may follow the closing quote. Values are not expanded
+/// (`${OTHER}` stays as written).
 enum Dotenv {
     /// The entries of `text`, in order, and a problem for each line that is not `KEY=VALUE`.
     static func parse(_ text: String, file: String) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
@@ -42,9 +43,11 @@ enum Dotenv {
             // A quoted value runs to its closing quote, on this line or a later one.
             var text = String(value.dropFirst())
             var closed: String?
+            var trailing = Substring()
             while closed == nil {
                 if let end = closingQuote(quote, in: text) {
                     closed = String(text[..<end])
+                    trailing = text[text.index(after: end)...].drop { $0 == " " || $0 == "\t" || $0 == "\r" }
                 } else if number < lines.count {
                     text += "\n" + lines[number]
                     number += 1
@@ -54,6 +57,14 @@ enum Dotenv {
             }
             guard let closed else {
                 problems.append(Diagnostic(.dotenvUnclosed(quote), at: at))
+                continue
+            }
+            // After the closing quote only blanks and a comment may follow on its line: the rest
+            // was dropped without a word (`A='abc'def` set `abc`; the shell gives `abcdef`).
+            if !trailing.isEmpty, !trailing.hasPrefix("#") {
+                let column = lines[number - 1].count - trailing.count + 1
+                problems.append(
+                    Diagnostic(.dotenvAfterQuote(String(trailing), quote), at: SourceLocation(file: file, line: number, column: column)))
                 continue
             }
             add(EnvironmentEntry(name: key, value: quote == "'" ? closed : unescaped(closed)), at: at, to: &entries, &problems)
@@ -158,6 +169,9 @@ extension Diagnostic.Message {
     }
     static func dotenvUnclosed(_ quote: Character) -> Self {
         Self("the value's \(quote) is never closed")
+    }
+    static func dotenvAfterQuote(_ text: String, _ quote: Character) -> Self {
+        Self("unexpected '\(text)' after the value's closing \(quote): quote the whole value")
     }
     static func dotenvMissing(_ path: String) -> Self {
         Self("dotenv file '\(path)' does not exist", hint: "mark a file that may be missing with '?': '?\(path)'")

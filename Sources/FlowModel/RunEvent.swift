@@ -20,7 +20,8 @@ package struct RunEvent: Sendable {
         case taskStarted(task: TaskID, attempt: Int, kind: String)
         case taskOutput(task: TaskID, stream: OutputStream, line: String)
         case taskProgress(task: TaskID, done: Int64, total: Int64?, unit: ProgressUnit)
-        case taskRetrying(task: TaskID, attempt: Int, delayMilliseconds: Int64, reason: String)
+        /// `exitCode`: the failed attempt's exit status, for a shell task whose process exited.
+        case taskRetrying(task: TaskID, attempt: Int, delayMilliseconds: Int64, reason: String, exitCode: Int? = nil)
         case taskSucceeded(task: TaskID, attempts: Int, durationMilliseconds: Int64)
         /// `allowed`: the task has `continue_on_error`, so the failure does not fail the run.
         case taskFailed(task: TaskID, attempts: Int, durationMilliseconds: Int64, reason: String, exitCode: Int?, allowed: Bool = false)
@@ -58,7 +59,7 @@ package struct RunEvent: Sendable {
     package var task: TaskID? {
         switch kind {
         case .taskReady(let task), .taskStarted(let task, _, _), .taskOutput(let task, _, _),
-            .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _), .taskSucceeded(let task, _, _),
+            .taskProgress(let task, _, _, _), .taskRetrying(let task, _, _, _, _), .taskSucceeded(let task, _, _),
             .taskFailed(let task, _, _, _, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
             task
         case .workflowStarted, .queueSuspended, .queueResumed, .workflowCleanup, .workflowFinished:

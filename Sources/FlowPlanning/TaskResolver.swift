@@ -159,13 +159,24 @@ struct TaskResolver {
                 Located(PathResolution.resolve($0.value, against: workdir), at: $0.location)
             }
         }
+        // A download's or combine's `to` is one file. Written as a folder (`downloads/`, an
+        // `${OUT}` that ends in `/`, `build/..`), it was the file `downloads` or a failed rename.
+        func file(_ value: Located<String>, of kind: String) -> Located<String>? {
+            guard let expanded = expand(value, "'to' of task '\(task.id)'", interpolation, task) else { return nil }
+            guard !Self.namesFolder(expanded.value) else {
+                // As written: the expansion may hold a secret value.
+                diagnostics.append(Diagnostic(.toNamesFolder(value.value, task: task.id, kind: kind), at: value.location))
+                return nil
+            }
+            return Located(PathResolution.resolve(expanded.value, against: workdir), at: expanded.location)
+        }
         switch action {
         case .shell, .group:
             return action
         case .download(var download):
             let url = expand(download.url, "'url' of task '\(task.id)'", interpolation, task)
             if let url { checkURL(url, task: task.id) }
-            let to = path(download.to, "to")
+            let to = file(download.to, of: "download")
             download.headers = download.headers.compactMap { header in
                 expand(header.value, "header '\(header.name)' of task '\(task.id)'", interpolation, task).map {
                     .init(name: header.name, value: $0)
@@ -185,7 +196,7 @@ struct TaskResolver {
             return .decompress(decompress)
         case .combine(var combine):
             let inputs = combine.inputs.compactMap { path($0, "inputs") }
-            let to = path(combine.to, "to")
+            let to = file(combine.to, of: "combine")
             var failed = inputs.count != combine.inputs.count
             var base: Located<String>?
             if let written = combine.base {
@@ -206,6 +217,12 @@ struct TaskResolver {
             combine.prefix = prefix
             return .combine(combine)
         }
+    }
+
+    /// Whether a path, as written or expanded, can only be a folder: empty (the workdir), ending
+    /// in `/`, or in a `.` or `..` component.
+    static func namesFolder(_ path: String) -> Bool {
+        path.isEmpty || path.hasSuffix("/") || path == "." || path == ".." || path.hasSuffix("/.") || path.hasSuffix("/..")
     }
 
     /// A combine archive's `prefix` once expanded, and each input against `base`: an entry
@@ -292,6 +309,11 @@ extension Action {
 extension Diagnostic.Message {
     static func invalidExpandedPrefix(_ value: String, task: TaskID, problem: String) -> Self {
         Self("'prefix' of task '\(task)' expands to '\(value)': \(problem)", hint: "write a relative folder, such as 'app-1.0/'")
+    }
+    static func toNamesFolder(_ value: String, task: TaskID, kind: String) -> Self {
+        Self(
+            "'to' of task '\(task)' names a folder ('\(value)'): a \(kind) writes one file",
+            hint: "name the file, as in 'downloads/app.tar.gz': a path that does not end in '/', '.' or '..'")
     }
     static func inputIsTo(_ input: String, task: TaskID) -> Self {
         Self(

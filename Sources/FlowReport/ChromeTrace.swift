@@ -23,8 +23,7 @@ package enum ChromeTrace {
                 var args = "\"task\":\(JSONText.quoted(task.id)),\"attempt\":\(attempt.number),\"kind\":\(JSONText.quoted(task.kind))"
                 args += ",\"queue\":\(JSONText.quoted(task.queue ?? "default")),\"priority\":\(JSONText.quoted(task.priority))"
                 args += ",\"result\":\(JSONText.quoted(attempt.result.rawValue))"
-                let isLast = attempt.number == task.attempts.last?.number
-                args += ",\"exit_status\":" + (isLast ? task.exitCode.map(String.init) ?? "null" : "null")
+                args += ",\"exit_status\":" + (attempt.exitCode.map(String.init) ?? "null")
                 if let reason = attempt.reason { args += ",\"reason\":\(JSONText.quoted(reason))" }
                 if task.critical { args += ",\"critical_path\":true" }
                 let ts = (attempt.startMilliseconds - start) * 1000

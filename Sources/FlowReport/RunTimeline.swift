@@ -79,13 +79,19 @@ package struct RunTimeline: Sendable {
         /// How the attempt ended: `retried` for all but the last of a retried task.
         package var result: TaskResult
         package var reason: String?
+        /// The exit status of a shell task's process in this attempt; nil for other kinds, for
+        /// one killed by a signal, or in a record written before retries kept it.
+        package var exitCode: Int?
 
-        package init(number: Int, startMilliseconds: Int64, endMilliseconds: Int64, result: TaskResult, reason: String? = nil) {
+        package init(
+            number: Int, startMilliseconds: Int64, endMilliseconds: Int64, result: TaskResult, reason: String? = nil, exitCode: Int? = nil
+        ) {
             self.number = number
             self.startMilliseconds = startMilliseconds
             self.endMilliseconds = endMilliseconds
             self.result = result
             self.reason = reason
+            self.exitCode = exitCode
         }
     }
 

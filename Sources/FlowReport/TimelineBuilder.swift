@@ -61,16 +61,15 @@ package struct TimelineBuilder: Sendable {
         case .taskOutput(let task, _, let line):
             guard let at = position(of: task) else { return }
             appendLine(line, to: at)
-        case .taskRetrying(let task, _, _, let reason):
+        case .taskRetrying(let task, _, _, let reason, let exitCode):
             guard let at = position(of: task) else { return }
-            closeAttempt(of: at, at: time, result: .retried, reason: reason)
+            closeAttempt(of: at, at: time, result: .retried, reason: reason, exitCode: exitCode)
         case .taskSucceeded(let task, _, _):
-            end(task, at: time, result: .succeeded)
             // A shell command succeeds only by exiting 0 (its event carries no status).
-            if let at = position(of: task), partial.tasks[at].kind == "shell" { partial.tasks[at].exitCode = 0 }
+            let exitCode = position(of: task).flatMap { partial.tasks[$0].kind == "shell" ? 0 : nil }
+            end(task, at: time, result: .succeeded, exitCode: exitCode)
         case .taskFailed(let task, _, _, let reason, let exitCode, let allowed):
-            end(task, at: time, result: allowed ? .allowed : .failed, reason: reason)
-            if let at = position(of: task) { partial.tasks[at].exitCode = exitCode }
+            end(task, at: time, result: allowed ? .allowed : .failed, reason: reason, exitCode: exitCode)
         case .taskCancelled(let task, let reason):
             end(task, at: time, result: .cancelled, reason: reason)
         case .taskSkipped(let task, let reason, let run):
@@ -84,9 +83,10 @@ package struct TimelineBuilder: Sendable {
 
     private func position(of task: TaskID) -> Int? { index[task] }
 
-    private mutating func end(_ task: TaskID, at time: Int64, result: RunTimeline.TaskResult, reason: String? = nil) {
+    private mutating func end(_ task: TaskID, at time: Int64, result: RunTimeline.TaskResult, reason: String? = nil, exitCode: Int? = nil) {
         guard let at = position(of: task) else { return }
-        closeAttempt(of: at, at: time, result: result, reason: reason)
+        closeAttempt(of: at, at: time, result: result, reason: reason, exitCode: exitCode)
+        partial.tasks[at].exitCode = exitCode
         partial.tasks[at].endMilliseconds = time
         partial.tasks[at].result = result
         keepOrDropTail(of: at, failed: result == .failed || result == .allowed)
@@ -94,10 +94,12 @@ package struct TimelineBuilder: Sendable {
         if partial.tasks[at].readyMilliseconds == nil { partial.tasks[at].readyMilliseconds = time }
     }
 
-    private mutating func closeAttempt(of at: Int, at time: Int64, result: RunTimeline.TaskResult, reason: String?) {
+    private mutating func closeAttempt(of at: Int, at time: Int64, result: RunTimeline.TaskResult, reason: String?, exitCode: Int? = nil) {
         guard let attempt = open.removeValue(forKey: at) else { return }
         partial.tasks[at].attempts.append(
-            RunTimeline.Attempt(number: attempt.number, startMilliseconds: attempt.start, endMilliseconds: time, result: result, reason: reason))
+            RunTimeline.Attempt(
+                number: attempt.number, startMilliseconds: attempt.start, endMilliseconds: time, result: result, reason: reason,
+                exitCode: exitCode))
     }
 
     /// Keeps an ended task's tail while the budget lasts; past it, the lines are counted as left out.

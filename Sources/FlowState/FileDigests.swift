@@ -26,14 +26,23 @@ struct FileDigests {
 
     /// The records of a task's files kept at its last success, as `known`.
     init(stamped: [StampedFile], fileSystem: any FileSystem, run: HashedInRun? = nil) {
-        var known: [String: FileRecord] = [:]
-        for file in stamped { known[file.path] = file.record }
-        self.init(known: known, fileSystem: fileSystem, run: run)
+        self.init(known: [:], fileSystem: fileSystem, run: run)
+        for file in stamped { know(file) }
     }
 
     /// Takes `file`'s record as known (what a task's state kept of it).
     mutating func know(_ file: StampedFile) {
         known[file.path] = file.record
+        if HiddenPath.isHidden(file.path) { knowsHiddenPaths = true }
+    }
+
+    /// Whether a record known is of a path kept hidden (`HiddenPath`): a path is then looked
+    /// for in that form too.
+    private var knowsHiddenPaths = false
+
+    /// The record known of `path`, kept in clear or hidden.
+    func knownRecord(of path: String) -> FileRecord? {
+        known[path] ?? (knowsHiddenPaths ? known[HiddenPath.of(path)] : nil)
     }
 
     /// The file's digest; nil if it is missing or cannot be read.
@@ -48,7 +57,7 @@ struct FileDigests {
 
     /// The file's record: the one known while it stands, else the file hashed now.
     mutating func record(of path: String, status: FileStatus) -> FileRecord? {
-        if let record = known[path], record.stands(for: status) { return record }
+        if let record = knownRecord(of: path), record.stands(for: status) { return record }
         if let record = hashed[path], record.status == status { return record }
         if let record = run?.records[path], record.stands(for: status) { return record }
         // Computed by the action that wrote or read the file: as of when it was noted.
@@ -65,10 +74,12 @@ struct FileDigests {
     /// One digest over the files that `patterns` name and their contents, and the patterns that
     /// name no file (a missing input or output) or a file that cannot be stat'ed (a name that
     /// is not UTF-8, `PathGlob`): such a file is not seen, so its task must not be up to date.
-    mutating func digest(ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> (digest: String, missing: [String]) {
+    mutating func digest(
+        ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none, singleFiles: Int = 0
+    ) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
-        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own), patterns: patterns)
+        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles), patterns: patterns)
         return (result.digest, result.missing)
     }
 
@@ -116,15 +127,20 @@ struct FileDigests {
     /// Each file `patterns` name, with its pattern's index, in order, and its status now (nil:
     /// unreadable). A plain path to a file, the usual entry, is stat'ed once here rather than
     /// by PathGlob and again for its record.
-    func statuses(ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none) -> [FoundFile] {
-        Self.statuses(ofPatterns: patterns, leavingOut: own(), fileSystem: fileSystem)
+    func statuses(
+        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0
+    ) -> [FoundFile] {
+        Self.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles, fileSystem: fileSystem)
     }
 
     /// `own`: the task's outputs, which a glob's or a folder's matches leave out (`OwnOutputs`);
     /// taken only for a pattern that is not a plain file (a task's own outputs cost a few
-    /// thousand instructions to sort out, each of a no-op's 20,000 tasks).
+    /// thousand instructions to sort out, each of a no-op's 20,000 tasks). `singleFiles`: how
+    /// many patterns, from the first, name one file each (`TaskDefinition.singleFileInputs`):
+    /// one that is no regular file is found as no file, never walked.
     static func statuses(
-        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, fileSystem: any FileSystem
+        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0,
+        fileSystem: any FileSystem
     ) -> [FoundFile] {
         var found: [FoundFile] = []
         found.reserveCapacity(patterns.count)
@@ -136,6 +152,7 @@ struct FileDigests {
                 found.append(FoundFile(pattern: index, path: pattern, status: status))
                 continue
             }
+            if index < singleFiles { continue }
             if !ownTaken {
                 ownTaken = true
                 let own = own()

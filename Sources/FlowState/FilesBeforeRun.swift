@@ -63,7 +63,8 @@ struct FilesBeforeRun {
             tracked.append(isTracked)
             if isTracked {
                 found += FileDigests.statuses(
-                    ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), fileSystem: fileSystem)
+                    ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+                    singleFiles: TaskDefinition.singleFileInputs(of: task), fileSystem: fileSystem)
             }
             ends.append(Int32(found.count))
             if isTracked { found += FileDigests.statuses(ofPatterns: TaskDefinition.outputs(of: task), fileSystem: fileSystem) }

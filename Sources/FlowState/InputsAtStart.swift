@@ -15,16 +15,16 @@ struct InputsAtStart {
 
     private let patterns: [String]
     private let own: OwnOutputs
+    private let singleFiles: Int
     private let files: [FoundFile]
     /// The digests at the start of the racy files, by path.
     private let racyDigests: [String: String?]
 
     /// The inputs named by `patterns` now, less the task's own outputs (which it changes);
-    /// racy files are hashed with `digests`.
-    init(_ patterns: [String], leavingOut own: OwnOutputs = .none, digests: inout FileDigests) {
-        self.patterns = patterns
-        self.own = own
-        files = digests.statuses(ofPatterns: patterns, leavingOut: own)
+    /// racy files are hashed with `digests`. `singleFiles`: as `FileDigests.statuses`.
+    init(_ patterns: [String], leavingOut own: OwnOutputs = .none, singleFiles: Int = 0, digests: inout FileDigests) {
+        (self.patterns, self.own, self.singleFiles) = (patterns, own, singleFiles)
+        files = digests.statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles)
         var racyDigests: [String: String?] = [:]
         for file in files {
             guard let status = file.status, status.size <= Self.hashedAtStartLimit, status.isRacy(at: digests.moment) else { continue }
@@ -36,7 +36,7 @@ struct InputsAtStart {
     /// Whether the same patterns name the same files now, with the same statuses, and the racy
     /// ones with the same contents.
     func areUnchanged(digests: inout FileDigests) -> Bool {
-        let now = digests.statuses(ofPatterns: patterns, leavingOut: own)
+        let now = digests.statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles)
         guard now.count == files.count else { return false }
         for (then, now) in zip(files, now) where then.pattern != now.pattern || then.path != now.path || then.status != now.status {
             return false

@@ -172,7 +172,10 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
                 return .read(index, inputs: TaskFingerprint.noInputs, outputs: TaskFingerprint.noInputs)
             } else {
                 var digests = FileDigests(known: [:])
-                let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: tasks[index]), leavingOut: TaskDefinition.ownOutputs(of: tasks[index])).digest
+                let inputs = digests.digest(
+                    ofPatterns: TaskDefinition.inputs(of: tasks[index]), leavingOut: TaskDefinition.ownOutputs(of: tasks[index]),
+                    singleFiles: TaskDefinition.singleFileInputs(of: tasks[index])
+                ).digest
                 return .read(index, inputs: inputs, outputs: Self.outputs(of: tasks[index]))
             }
         }
@@ -237,7 +240,10 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         settle()
         var digests = FileDigests(known: [:])
         let task = plan.tasks[index]
-        let inputs = digests.digest(ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task)).digest
+        let inputs = digests.digest(
+            ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task)
+        ).digest
         return fingerprint(of: index, inputs: inputs)
     }
 

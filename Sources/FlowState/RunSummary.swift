@@ -4,7 +4,7 @@ import FlowModel
 package struct RunSummary: Sendable, Equatable {
     /// How the run ended; `interrupted` when its record has no end (flowrun was killed, or the
     /// machine went down), and then the counts are those of the tasks that ended; `running`
-    /// when it has no end yet because a flowrun is still writing it (`RecordedRuns.running`).
+    /// when it has no end yet because a flowrun is still writing it (`RecordedRuns.isRunning`).
     package enum Result: String, Sendable {
         case succeeded, failed, cancelled, interrupted, running
     }

@@ -18,11 +18,12 @@ enum StampedCheck {
     /// - Parameters:
     ///   - found: the files `patterns` name and their statuses, if already taken.
     ///   - own: the task's outputs, left out of its inputs' globs and folders.
+    ///   - singleFiles: as `FileDigests.statuses`.
     static func files(
-        _ patterns: [String], found: ArraySlice<FoundFile>? = nil, leavingOut own: @autoclosure () -> OwnOutputs = .none, kept stored: StoredTask,
-        outputs: Bool, digests: inout FileDigests
+        _ patterns: [String], found: ArraySlice<FoundFile>? = nil, leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0,
+        kept stored: StoredTask, outputs: Bool, digests: inout FileDigests
     ) -> Result {
-        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own())[...]
+        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles)[...]
         if stored.stands(for: found, outputs: outputs) {
             let keptDigest = stored.hex(outputs ? .outputs : .inputs)
             return Result(digest: keptDigest, missing: missing(patterns, found: found), restamped: nil)

@@ -44,7 +44,7 @@ package final class StateLock: Sendable {
                 close(descriptor)
                 throw .unusable(path: path, reason: String(cString: strerror(code)))
             }
-            let holder = Self.holder(descriptor)
+            let holder = Self.pidWritten(in: descriptor)
             guard wait else {
                 close(descriptor)
                 throw .busy(path: path, holder: holder)
@@ -63,7 +63,9 @@ package final class StateLock: Sendable {
         if ftruncate(descriptor, 0) == 0 { _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } }
     }
 
-    private static func holder(_ descriptor: Int32) -> String? {
+    /// The pid the holder wrote into the lock file (a hint for the message of the one that
+    /// waits; it may be stale or missing), not asked of the kernel.
+    private static func pidWritten(in descriptor: Int32) -> String? {
         var bytes = [UInt8](repeating: 0, count: 32)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
@@ -74,21 +76,20 @@ package final class StateLock: Sendable {
     /// The pid of the process holding the lock of `folder` now, if one does: a flowrun running
     /// a workflow of that folder. Read from the kernel's list of locks (`/proc/locks`), so that
     /// looking never takes the lock, which would make a run starting that moment wait.
-    package static func holder(of folder: StateFolder) -> Int32? {
+    package static func holdingProcess(of folder: StateFolder) -> Int32? {
         var status = stat()
         guard stat(folder.file("lock"), &status) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
             return nil
         }
         // `1: FLOCK  ADVISORY  WRITE 1438 fe:00:5384 0 EOF` (major:minor in hex, then the inode);
         // a waiter's line has `->` after the number, and is no holder.
-        let device = UInt64(status.st_dev)
-        let major = (device >> 8) & 0xfff | (device >> 32) & ~0xfff
-        let minor = device & 0xff | (device >> 12) & ~0xff
+        let device = DeviceNumber(status.st_dev)
         for line in locks.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
             let file = fields[5].split(separator: ":")
-            if file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor, UInt64(file[2]) == UInt64(status.st_ino) {
+            if file.count == 3, UInt64(file[0], radix: 16) == device.major, UInt64(file[1], radix: 16) == device.minor, UInt64(file[2]) == UInt64(status.st_ino)
+            {
                 return pid
             }
         }

@@ -63,6 +63,17 @@ package enum TaskDefinition {
         }
     }
 
+    /// How many of `inputs(of:)`, from the first, name one file each, never a folder's files: a
+    /// download's `file:` source. A folder there is not walked (`file:///` walked the whole file
+    /// system before the download could fail on it, unbounded by its timeout): it is found as no
+    /// file, so the download runs and fails on it at once.
+    package static func singleFileInputs(of task: PlannedTask) -> Int { singleFileInputs(of: TaskFiles(task)) }
+
+    package static func singleFileInputs(of task: TaskFiles) -> Int {
+        guard case .download(let download) = task.action, !task.tookSecret, localSource(of: download) != nil else { return 0 }
+        return 1
+    }
+
     /// The file a `file:` URL names, percent-decoded as the download reads it: its contents are
     /// what the download makes, as `cp`'s source is a make rule's prerequisite, so an edit to it
     /// makes the download run again (its URL alone would keep a stale copy up to date). A path

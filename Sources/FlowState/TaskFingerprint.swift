@@ -29,7 +29,9 @@ package struct TaskFingerprint: Sendable, Equatable {
         _ task: PlannedTask, needs: [TaskFingerprint?], files: [String: FileRecord]
     ) -> (fingerprint: TaskFingerprint, missingInputs: [String], hashed: [(path: String, record: FileRecord)]) {
         var digests = FileDigests(known: files)
-        let (inputs, missing) = digests.digest(ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task))
+        let (inputs, missing) = digests.digest(
+            ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task))
         let fingerprint = of(task, inputs: inputs, needs: needs)
         return (fingerprint, missing, digests.fresh)
     }

@@ -7,7 +7,8 @@ import Glibc
 ///     32 bytes each: the definition, env, inputs and needs digests, the outputs' digest, and the
 ///       fingerprint's whole value (so that an up-to-date task's is not hashed again)
 ///     u32 input files, u32 output files
-///     each file, inputs first: u32 pattern index, u32 path length, the path,
+///     each file, inputs first: u32 pattern index, u32 path length, the path (`HiddenPath`'s
+///       form for one holding a secret value),
 ///       i64 size, i64 mtime, i64 ctime, u64 inode, i64 hashed-at (nanoseconds), 32-byte digest
 ///
 /// Digests are kept raw, not as hex: a run compares them in place, in the mapped file.
@@ -174,7 +175,8 @@ package struct StoredTask: @unchecked Sendable {
             guard let nowStatus = now.status, now.pattern == pattern, nowStatus == status, !status.isRacy(at: hashedAt) else {
                 return false
             }
-            var nowPath = now.path
+            // A path kept hidden (`HiddenPath`: it holds a secret) is compared in that form.
+            var nowPath = HiddenPath.isHidden(path) ? HiddenPath.of(now.path) : now.path
             return nowPath.withUTF8 { $0.count == path.count && (path.isEmpty || memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0) }
         }
     }

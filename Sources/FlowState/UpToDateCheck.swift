@@ -52,6 +52,13 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var keptBeforeRun: [Bool] = []
     /// No task has run yet: what was found before the run still stands.
     private var nothingHasRun = true
+    /// Under `run --only`: each task with a need taken as done, by plan index, with its needs as
+    /// a whole run has them (`NeedOfOnly`), so that its fingerprint is the one a whole run takes;
+    /// nil for any other run.
+    private let needsUnderOnly: [Int: [NeedOfOnly]]?
+    /// The secret values of the tasks that took one (`PlannedTask.secretValues`), by id, once a
+    /// success is kept (`kept(_:)`).
+    private var secretsByID: [String: [String]]?
     /// Made by `stopChecks()` (Ctrl-C): walks and hashes give up, and what they found is not kept.
     private let stop: SetOnceFlag
 
@@ -70,6 +77,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         self.stop = stop
         self.fileSystem = fileSystem ?? LocalFileSystem(stop: stop)
         current = FingerprintValues(count: plan.tasks.count)
+        needsUnderOnly = NeedOfOnly.needs(in: plan)
         asStored = [Bool](repeating: false, count: plan.tasks.count)
         if let definitions, definitions.count == plan.tasks.count {
             self.definitions = definitions
@@ -110,7 +118,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             asStored[index] = true
             return Self.reason
         }
-        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needs.map(value(of:)))
+        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(needs, at: index))
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
             // It runs, and may change any file.
@@ -127,8 +135,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         {
             let found = filesBeforeRun?.files(of: index)
             let inputs = StampedCheck.files(
-                TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task), kept: stored,
-                outputs: false, digests: &digests)
+                TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task),
+                singleFiles: TaskDefinition.singleFileInputs(of: task), kept: stored, outputs: false, digests: &digests)
             fingerprint.inputs = inputs.digest
             var outputs: StampedCheck.Result?
             let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
@@ -150,9 +158,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 // Files hashed again with the same contents (touched): their new stamps are
                 // kept, so that they are not hashed next time.
                 states.refresh(
-                    TaskState(
-                        id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
-                        outputs: outputs.restamped ?? stored.files(outputs: true)))
+                    kept(
+                        TaskState(
+                            id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                            outputs: outputs.restamped ?? stored.files(outputs: true))))
                 return Self.reason
             }
             checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
@@ -165,7 +174,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         filesBeforeRun = nil
         nothingHasRun = false
         // Taken before the task starts: an input it changes makes it run again next time.
-        let atStart = InputsAtStart(TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task), digests: &digests)
+        let atStart = InputsAtStart(
+            TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
         // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
         // was (the engine does not start the task, or only as cleanup, then not recorded).
         guard !stop.isSet else {
@@ -226,7 +237,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func isKeptAsStored(
         _ task: TaskFiles, stored: StoredTask, needs: [Int], at index: Int, files: FilesBeforeRun, kept: [Bool], values: [UInt8]
     ) -> Bool {
-        guard definitions.areKept(in: stored, at: index), needsAreKept(needs, in: stored, kept: kept, values: values),
+        guard definitions.areKept(in: stored, at: index), needsAreKept(needs, at: index, in: stored, kept: kept, values: values),
             let found = files.files(of: index), stored.stands(for: found.inputs, outputs: false),
             stored.stands(for: found.outputs, outputs: true)
         else { return false }
@@ -236,8 +247,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     /// Whether the needs' digest `stored` kept is the one of `needs`' kept values
     /// (`TaskFingerprint.needsDigest` over their text, fed to the hasher without making it);
-    /// false if a need was not found as its state kept it.
-    private func needsAreKept(_ needs: [Int], in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
+    /// false if a need was not found as its state kept it. Under `run --only`, a task with a
+    /// need taken as done is left to the whole check (`needValues(_:at:)`), which knows its needs
+    /// as a whole run has them.
+    private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
+        if needsUnderOnly?[index] != nil { return false }
         let size = TaskStateBytes.digestSize
         var hasher = SHA256()
         var allKept = true
@@ -274,7 +288,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             guard atStart?.areUnchanged(digests: &digests) ?? false else { return }
             if hashInputsNow {
                 let patterns = TaskDefinition.inputs(of: task)
-                let found = digests.statuses(ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task))
+                let found = digests.statuses(
+                    ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task), singleFiles: TaskDefinition.singleFileInputs(of: task))
                 let inputs = digests.digest(of: found, patterns: patterns)
                 fingerprint.inputs = inputs.digest
                 inputFiles = inputs.files
@@ -288,7 +303,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
             build(record, at: index)
             let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
-            if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
+            if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
         }
     }
 
@@ -304,7 +319,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
         for (_, state) in settling.takeSettled(digests: &digests) {
             // nil: a file changed after it was hashed; the task runs again next time.
-            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(state) } }
+            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
         }
     }
 
@@ -345,6 +360,38 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         current.remember(fingerprint, of: task)
     }
 
+    /// The values of the needs of the task at `index` (`needs`, its needs in the plan), as its
+    /// fingerprint takes them. Under `run --only`, a need taken as done gives the value the state
+    /// kept at its last success: a whole run that finds it up to date gives the same, and one
+    /// that runs it (it changed) gives another, so the task runs again then, and only then. A
+    /// need never recorded (made elsewhere, or untracked) gives none: the task runs again.
+    private func needValues(_ needs: [Int], at index: Int) -> [String?] {
+        guard let whole = needsUnderOnly?[index] else { return needs.map(value(of:)) }
+        return whole.map { need in
+            switch need {
+            case .planned(let position): value(of: position)
+            case .takenAsDone(let id): keptValue(ofNeedTakenAsDone: id)
+            }
+        }
+    }
+
+    /// The value the state kept at the last success of `id`, a need `--only` takes as done,
+    /// while the output files it kept are still as it left them; nil otherwise. A need whose
+    /// output changed without it running (edited, or made by other means) runs in the whole run
+    /// with that same value: the task made from the changed file must not be found up to date
+    /// then. A path kept hidden (`HiddenPath`) cannot be looked at, and gives nil too.
+    private func keptValue(ofNeedTakenAsDone id: TaskID) -> String? {
+        guard let stored = states.stored(at: Int.max, id: id) else { return nil }
+        let outputs = stored.files(outputs: true)
+        var digests = FileDigests(stamped: outputs, fileSystem: fileSystem)
+        for file in outputs {
+            guard !HiddenPath.isHidden(file.path), let status = fileSystem.status(of: file.path),
+                digests.digest(of: file.path, status: status) == file.record.digest
+            else { return nil }
+        }
+        return stored.hex(.value)
+    }
+
     private func value(of task: Int) -> String? {
         asStored[task] ? storedTask(at: task)?.hex(.value) : current.value(of: task)
     }
@@ -354,6 +401,21 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func storedTask(at index: Int) -> StoredTask? {
         // The id read in place: the computed `id` of `plan.tasks[index]` copies the whole task.
         states.stored(at: index, id: plan.tasks[index].spec.id)
+    }
+
+    /// `state` as the task state file keeps it: each path that holds a secret value its task's
+    /// fields took, hidden (`HiddenPath`). Called with `lock` held.
+    private func kept(_ state: TaskState) -> TaskState {
+        if secretsByID == nil {
+            // Made at the first success kept: the tasks that took a secret are few, or none.
+            var secrets: [String: [String]] = [:]
+            plan.tasks.withUnsafeBufferPointer { tasks in
+                for index in tasks.indices where tasks[index].shown != nil { secrets[tasks[index].spec.id] = tasks[index].secretValues }
+            }
+            secretsByID = secrets
+        }
+        guard let secrets = secretsByID?[state.id] else { return state }
+        return HiddenPath.hiding(secrets, in: state)
     }
 
     private func note(_ change: () throws(TaskStatesError) -> Void) {
@@ -398,7 +460,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [RunReason?] = []
             for (index, task) in plan.tasks.enumerated() {
-                var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: task.needs.map(value(of:)))
+                var fingerprint = TaskFingerprint.of(
+                    definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index))
                 remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
                     reasons.append(RunReason(.untracked))

@@ -21,6 +21,17 @@ import Testing
         #expect(resolve("a\\b", strip: 0, zip: false) == inside(["a\\b"]), "a backslash is a name's character in a tar")
     }
 
+    /// GNU tar and bsdtar both count a `.` component toward `--strip-components`: a
+    /// `tar -C dir -cf x.tar .` archive (`./top/a`) keeps `top/a` at 1 and gives `a` at 2.
+    @Test func aDotComponentCountsTowardStripAsInTar() {
+        #expect(resolve("./top/a", strip: 1, zip: false) == inside(["top", "a"]))
+        #expect(resolve("./top/b/c", strip: 2, zip: false) == inside(["b", "c"]))
+        #expect(resolve("./top/", strip: 2, zip: false) == .stripped)
+        #expect(resolve("./", strip: 1, zip: false) == .stripped)
+        #expect(resolve("top/./b", strip: 2, zip: false) == inside(["b"]))
+        #expect(resolve("./top/../x", strip: 2, zip: false) == .refused("has a '..' component"))
+    }
+
     @Test func namesAreBytesNotText() {
         let latin1: [UInt8] = [0x61, 0xE9, 0x2F, 0x62]  // "aé/b" in latin-1: not UTF-8
         #expect(EntryPath.resolve(latin1, strip: 0, zip: false) == .inside([[0x61, 0xE9], [0x62]]))

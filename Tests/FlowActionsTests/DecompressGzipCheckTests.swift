@@ -40,6 +40,24 @@ import Testing
         first = gzip.compress(tar[:half], 0)
         both = first + gzip.compress(tar[half:], 0)
         save('second.tar.gz', both, [len(both) - 8])
+        # A member whose trailer straddles the 64 KiB blocks the file is read in
+        # (ArchiveSource.blockSize): its CRC-32 in one block, its ISIZE in the next.
+        def member(n): return gzip.compress(bytes(i % 251 for i in range(n)), 0, mtime=0)
+        n = next(n for n in range(65400, 65536) if 65536 < len(member(n)) < 65536 + 8)
+        cut = member(n)
+        open('straddle.bin', 'wb').write(bytes(i % 251 for i in range(n)))
+        straddle = cut + gzip.compress(b'after\\n', mtime=0)
+        save('straddle.bin.gz', straddle, [])
+        save('straddlecrc.bin.gz', straddle, [len(cut) - 8])
+        save('straddleisize.bin.gz', straddle, [len(cut) - 1])
+        # A member with its header's own CRC (FHCRC): zlib checks that member.
+        import zlib
+        plain = gzip.compress(b'checked by zlib\\n', mtime=0)
+        head = bytearray(plain[:10]); head[3] |= 2
+        hcrc = bytes(head) + (zlib.crc32(bytes(head)) & 0xffff).to_bytes(2, 'little') + plain[10:]
+        save('hcrc.txt.gz', hcrc, [])
+        save('hcrccrc.txt.gz', hcrc, [len(hcrc) - 8])
+        save('hcrcheader.txt.gz', hcrc, [10])
         bz = bz2.compress(tar)  # its blocks' CRCs
         save('bz.tar.bz2', bz, range(len(bz) // 2, len(bz) // 2 + 200))
         xz = lzma.compress(tar)
@@ -53,7 +71,9 @@ import Testing
     @Test(arguments: [
         ("payload.tar.gz", "CRC32 mismatch in member 1"), ("crc.tar.gz", "CRC32 mismatch in member 1"),
         ("isize.tar.gz", "length (ISIZE) mismatch in member 1"), ("payload.bin.gz", "CRC32 mismatch in member 1"),
-        ("second.tar.gz", "CRC32 mismatch in member 2"),
+        ("second.tar.gz", "CRC32 mismatch in member 2"), ("straddlecrc.bin.gz", "CRC32 mismatch in member 1"),
+        ("straddleisize.bin.gz", "length (ISIZE) mismatch in member 1"), ("hcrccrc.txt.gz", "CRC32 mismatch in member 1"),
+        ("hcrcheader.txt.gz", "header crc mismatch in member 1"),
     ])
     func aGzipWhoseTrailerDisagreesFailsNamingTheArchive(archive: String, problem: String) throws {
         let fixtures = try DecompressFixtures(archives: Self.archives)
@@ -74,6 +94,18 @@ import Testing
         #expect(fixtures.text("tar/after.txt") == "x")
         #expect(fixtures.extract("two.txt.gz", to: "text") == nil)
         #expect(fixtures.text("text/two.txt") == "first\nsecond\n")
+    }
+
+    /// The CRC-32 is taken by flowrun, not zlib, for a member without a header CRC: a trailer
+    /// read in two blocks is still whole; a member with a header CRC is checked by zlib.
+    @Test func aTrailerAcrossTwoReadsAndAHeaderCRCAreRead() throws {
+        let fixtures = try DecompressFixtures(archives: Self.archives)
+        defer { fixtures.remove() }
+        #expect(fixtures.extract("straddle.bin.gz", to: "straddle") == nil)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("straddle.bin"))) + Data("after\n".utf8)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixtures.path("straddle/straddle.bin"))) == expected)
+        #expect(fixtures.extract("hcrc.txt.gz", to: "hcrc") == nil)
+        #expect(fixtures.text("hcrc/hcrc.txt") == "checked by zlib\n")
     }
 
     /// From a pipe (a FIFO), gzip is inflated by zlib too: its trailers are checked.

@@ -610,6 +610,13 @@ import Testing
         #expect(try rules.proxy(for: url("https://[::1]/x")) == nil)
         #expect(try rules.proxy(for: url("https://build:8080/x")) == nil)
         #expect(try rules.proxy(for: url("https://build:9090/x")) != nil)
+        // An address is not a name: no suffix of it bypasses the proxy (curl 7.88 sends both
+        // through it), while the address itself, in any spelling, does.
+        let suffixes = ProxyRules(environment: ["https_proxy": "http://p:1", "no_proxy": "0.0.1, .1, 0:0:0:0:0:0:0:1, localhost"])
+        #expect(try suffixes.proxy(for: url("https://127.0.0.1/x")) != nil)
+        #expect(try suffixes.proxy(for: url("https://10.0.0.1/x")) != nil)
+        #expect(try suffixes.proxy(for: url("https://[::1]/x")) == nil)
+        #expect(try suffixes.proxy(for: url("https://a.localhost/x")) == nil)
         let everything = ProxyRules(environment: ["https_proxy": "http://p:1", "no_proxy": "*"])
         #expect(try everything.proxy(for: url("https://a.example/")) == nil)
         let all = ProxyRules(environment: ["ALL_PROXY": "socks5://s:1080"])

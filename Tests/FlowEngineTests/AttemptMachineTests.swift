@@ -36,7 +36,7 @@ private func machine(retries: Int = 0, delay: Int64 = 1_000, timeout: Int64? = n
         _ = m.handle(.start, now: 0)
         #expect(
             m.handle(.attemptEnded(attempt: 1, .failed(reason: "exited with status 2", exitCode: 2)), now: 10)
-                == [.retrying(attempt: 1, delayMilliseconds: 500, reason: "exited with status 2"), .arm(.backoff(attempt: 1), at: 510)])
+                == [.retrying(attempt: 1, delayMilliseconds: 500, reason: "exited with status 2", exitCode: 2), .arm(.backoff(attempt: 1), at: 510)])
         #expect(m.handle(.timerFired(.backoff(attempt: 1)), now: 510) == [.started(attempt: 2), .startAttempt(2)])
         #expect(
             m.handle(.attemptEnded(attempt: 2, .failed(reason: "exited with status 2", exitCode: 2)), now: 600)

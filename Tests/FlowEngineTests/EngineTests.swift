@@ -149,7 +149,7 @@ private let interrupted = "interrupted (SIGINT)"
             """)
         h.start()
         try h.end("flaky", exit1)
-        #expect(h.events.last == .taskRetrying(task: "flaky", attempt: 1, delayMilliseconds: 2_000, reason: "exited with status 1"))
+        #expect(h.events.last == .taskRetrying(task: "flaky", attempt: 1, delayMilliseconds: 2_000, reason: "exited with status 1", exitCode: 1))
         h.advance(by: 1_999)
         #expect(h.running.isEmpty)
         h.advance(by: 1)

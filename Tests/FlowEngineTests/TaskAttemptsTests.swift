@@ -65,7 +65,7 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         #expect(h.runner.running == nil)
         // The back-off doubles from retry_delay: 1 s, 2 s, 4 s, each waited out.
         let delays = (0..<retries).map { Int64(1000) << $0 }
-        #expect(h.retrying == delays.enumerated().map { .retrying(attempt: $0 + 1, delayMilliseconds: $1, reason: "exited with status 1") })
+        #expect(h.retrying == delays.enumerated().map { .retrying(attempt: $0 + 1, delayMilliseconds: $1, reason: "exited with status 1", exitCode: 1) })
         #expect(
             h.ends == [
                 .failed(

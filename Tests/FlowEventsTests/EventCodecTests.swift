@@ -55,6 +55,7 @@ import Testing
             .taskProgress(task: "fetch", done: 1_500_000, total: 6_000_000, unit: .bytes),
             .taskProgress(task: "unpack", done: 12, total: nil, unit: .entries),
             .taskRetrying(task: "fetch", attempt: 1, delayMilliseconds: 2_000, reason: "HTTP 503"),
+            .taskRetrying(task: "test", attempt: 2, delayMilliseconds: 10, reason: "exited with status 3", exitCode: 3),
             .taskSucceeded(task: "compile", attempts: 1, durationMilliseconds: 1_234),
             .taskFailed(task: "test", attempts: 3, durationMilliseconds: 9, reason: "exited with status 1", exitCode: 1),
             .taskFailed(task: "lint", attempts: 1, durationMilliseconds: 0, reason: "timed out after 5s", exitCode: nil, allowed: true),

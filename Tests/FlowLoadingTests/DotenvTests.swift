@@ -37,6 +37,22 @@ import Testing
                 "conf/.env:4:1: the value's \" is never closed",
             ])
     }
+    /// Text after a value's closing quote was dropped without a word: `A='abc'def` set `abc`
+    /// (the shell gives `abcdef`; python-dotenv skips the line with a warning). It is an error at
+    /// the text; blanks and a comment after the quote are fine, also after a value on two lines.
+    @Test func textAfterTheClosingQuoteIsRefusedAtIt() {
+        let (entries, problems) = Dotenv.parse(
+            "A='abc'def\nB=\"abc\" # note\nC=\"x\"\"y\"\nD=\"two\nlines\"  tail\nE='e'#c\nF=\"f\"\t\n", file: ".env")
+        #expect(entries.map(\.name) == ["B", "E", "F"])
+        #expect(entries.map(\.value) == ["abc", "e", "f"])
+        #expect(
+            problems.map { "\($0.location): \($0.message.text)" } == [
+                ".env:1:8: unexpected 'def' after the value's closing ': quote the whole value",
+                ".env:3:6: unexpected '\"y\"' after the value's closing \": quote the whole value",
+                ".env:5:9: unexpected 'tail' after the value's closing \": quote the whole value",
+            ])
+    }
+
     /// A NUL ends a C string: the task's environment got `B=` with the rest of the value gone,
     /// and validation passed. It is refused at its line, as a `"\0"` in the workflow is.
     @Test func aNulInAValueIsRefusedAtItsLine() {

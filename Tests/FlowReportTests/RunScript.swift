@@ -52,7 +52,7 @@ struct RunScript {
         script.at(1500, .taskOutput(task: "lint", stream: .stdout, line: "ok"))
         script.at(1500, .taskSucceeded(task: "lint", attempts: 1, durationMilliseconds: 500))
         script.at(2000, .taskOutput(task: "test", stream: .stderr, line: "flaky \u{1B}[31mred\u{1B}[0m"))
-        script.at(2000, .taskRetrying(task: "test", attempt: 1, delayMilliseconds: 500, reason: "exited with status 1"))
+        script.at(2000, .taskRetrying(task: "test", attempt: 1, delayMilliseconds: 500, reason: "exited with status 1", exitCode: 1))
         script.at(2500, .taskStarted(task: "test", attempt: 2, kind: "shell"))
         script.at(3000, .taskOutput(task: "test", stream: .stderr, line: "assertion failed: <b>&</b>"))
         script.at(4000, .taskFailed(task: "test", attempts: 2, durationMilliseconds: 3000, reason: "exited with status 2", exitCode: 2))

@@ -20,10 +20,10 @@ import Testing
             test.attempts == [
                 .init(
                     number: 1, startMilliseconds: RunScript.start + 1000, endMilliseconds: RunScript.start + 2000, result: .retried,
-                    reason: "exited with status 1"),
+                    reason: "exited with status 1", exitCode: 1),
                 .init(
                     number: 2, startMilliseconds: RunScript.start + 2500, endMilliseconds: RunScript.start + 4000, result: .failed,
-                    reason: "exited with status 2"),
+                    reason: "exited with status 2", exitCode: 2),
             ])
         #expect(test.exitCode == 2)
         #expect(test.reason == "exited with status 2")

@@ -32,11 +32,14 @@ import Testing
         #expect(markdown.contains("| <code>test</code> | exited with status 3 after 2 attempts |"), "\(markdown)")
         #expect(markdown.contains("assert &lt;x&gt; failed"))
         #expect(markdown.contains("3 tasks: 1 succeeded, 1 failed, 1 skipped."))
-        // test ran twice: a slice per attempt, its queue and exit status on the last.
+        // test ran twice: a slice per attempt, each with its exit status, its queue on the last.
         let slices = try slices(try folder.read("run.json"))
         #expect(slices.map { $0["name"] as? String } == ["build", "test", "test"])
         let last = try #require(slices.last?["args"] as? [String: Any])
         #expect(last["queue"] as? String == "tests" && last["exit_status"] as? Int == 3 && last["result"] as? String == "failed")
+        // The retried attempt's exit status too (it was null).
+        let first = try #require(slices[1]["args"] as? [String: Any])
+        #expect(first["result"] as? String == "retried" && first["exit_status"] as? Int == 3, "\(first)")
         let page = try folder.read("run.html")
         #expect(page.contains("\"workflow\":\"ci\"") && page.contains("[\"deploy\",\"skipped\""))
 

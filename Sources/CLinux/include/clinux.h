@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 /// Lets go of the pages of flowrun's own code and read-only data that are in memory (the
@@ -13,6 +14,10 @@
 /// relocations (its read-only pages would be private copies). Returns the bytes let go of
 /// (mapped, resident or not).
 size_t flowrun_release_code_pages(void);
+/// glibc's major(3) and minor(3) of a device number (macros, which Swift cannot call): the
+/// kernel names a device MAJOR:MINOR, as /proc/locks does.
+static inline unsigned int flowrun_device_major(dev_t device) { return major(device); }
+static inline unsigned int flowrun_device_minor(dev_t device) { return minor(device); }
 
 /// pipe2(fds, O_CLOEXEC): both ends close on exec, atomically, so a child spawned by another
 /// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).

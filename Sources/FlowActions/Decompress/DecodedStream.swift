@@ -173,8 +173,9 @@ final class DecodedStream: @unchecked Sendable {
                 } else {
                     end = failure ?? .finished
                 }
-                condition.broadcast()
             }
+            // Once the lock is let go: woken under it, the reader would block on it at once.
+            condition.broadcast()
             if count <= 0 { return }
         }
     }

@@ -20,14 +20,20 @@ package enum EntryPath {
         let text = name
         if text.first == slash { return .refused("has an absolute path") }
         if zip, text.count >= 2, isASCIILetter(text[0]), text[1] == UInt8(ascii: ":") { return .refused("has an absolute path") }
+        // A `.` counts toward `strip` as in GNU tar and bsdtar (`./top/a` at 1 is `top/a`), and
+        // is dropped from what is kept.
         var parts: [[UInt8]] = []
+        var toStrip = strip
         for part in text.split(separator: slash) {
             if part.elementsEqual("..".utf8) { return .refused("has a '..' component") }
-            if !part.elementsEqual(".".utf8) { parts.append(Array(part)) }
+            if toStrip > 0 {
+                toStrip -= 1
+            } else if !part.elementsEqual(".".utf8) {
+                parts.append(Array(part))
+            }
         }
-        if parts.isEmpty { return strip > 0 ? .stripped : .inside([]) }
-        guard parts.count > strip else { return .stripped }
-        return .inside(Array(parts.dropFirst(strip)))
+        if toStrip > 0 || (strip > 0 && parts.isEmpty) { return .stripped }
+        return .inside(parts)
     }
 
     /// Whether a symlink at `components` pointing at `target` stays below the root, read as

@@ -1,4 +1,5 @@
 import CArchive
+import CDeflate
 import CZlib
 import Foundation
 
@@ -9,6 +10,12 @@ import Foundation
 ///
 /// Zero bytes after the last member are ignored (a tape's padding), as gzip does; any other
 /// byte there must start a member.
+///
+/// zlib parses each member's header and trailer, but the CRC-32 of the inflated bytes is taken
+/// here with libdeflate's (carry-less multiply, several times zlib's speed: zlib's was 4% of a
+/// tar.gz's extraction, on the thread that inflates) and compared with the trailer's with its
+/// length, as zlib would. A member whose header has its own CRC (FHCRC, which gzip never
+/// writes) is checked by zlib, as before.
 final class GzipInflater: StreamDecoder {
     /// Reads the file's bytes as they are: the raw format without filters.
     private let reader: OpaquePointer
@@ -17,6 +24,13 @@ final class GzipInflater: StreamDecoder {
     private var member = 1
     /// Inflating has begun on `member`: the file may not end before its trailer.
     private var inMember = false
+    /// The member's CRC-32 is taken here (`check`), not by zlib.
+    private var checksHere = false
+    /// CRC-32 of the member's bytes inflated so far, while `checksHere`.
+    private var check: UInt32 = 0
+    /// The last 8 bytes zlib consumed, the newest in the high byte: at a member's end, its
+    /// trailer (CRC-32 and ISIZE, little-endian), whichever input blocks it came in.
+    private var lastEight: UInt64 = 0
     private var ended = false
     private(set) var compressedBytes: Int64 = 0
     private(set) var failure: (code: Int32, message: String) = (0, "")
@@ -71,15 +85,26 @@ final class GzipInflater: StreamDecoder {
                     continue
                 }
                 inMember = true
+                startMember()
             }
             let before = stream.avail_in
+            let input = stream.next_in!
+            let output = stream.next_out!
             let status = inflate(&stream, Z_NO_FLUSH)
-            compressedBytes += Int64(before - stream.avail_in)
+            let consumed = Int(before - stream.avail_in)
+            compressedBytes += Int64(consumed)
+            keepLastEight(of: UnsafeRawBufferPointer(start: input, count: consumed))
+            if checksHere {
+                let produced = stream.next_out! - output
+                check = libdeflate_crc32(check, output, produced)
+            }
             switch status {
             case Z_OK, Z_BUF_ERROR:
                 continue
             case Z_STREAM_END:
-                // zlib checked the trailer.
+                if checksHere, let problem = trailerProblem {
+                    return fail(EIO, "gzip data is corrupt (\(problem) in member \(member))")
+                }
                 member += 1
                 inMember = false
                 inflateReset(&stream)
@@ -90,6 +115,33 @@ final class GzipInflater: StreamDecoder {
             }
         }
         return capacity - Int(stream.avail_out)
+    }
+
+    /// Lets zlib skip the CRC-32 of a member whose header has no CRC of its own (no FHCRC flag)
+    /// and whose flags byte is in the input at hand: this one checks it (`trailerProblem`).
+    /// zlib checks any other member, its header's CRC included.
+    private func startMember() {
+        check = 0
+        let flags = stream.avail_in >= 4 ? stream.next_in[3] : 0xff
+        checksHere = stream.avail_in >= 4 && flags & 0x02 == 0
+        inflateValidate(&stream, checksHere ? 0 : 1)
+    }
+
+    /// Keeps the last 8 bytes of `consumed` in `lastEight` (shifting older ones out).
+    private func keepLastEight(of consumed: UnsafeRawBufferPointer) {
+        for byte in consumed.suffix(8) {
+            lastEight = lastEight >> 8 | UInt64(byte) << 56
+        }
+    }
+
+    /// What the member's trailer (its last 8 bytes, just consumed) disagrees with: its CRC-32
+    /// first, then its length modulo 2^32, as zlib checks them; nil if both agree.
+    private var trailerProblem: String? {
+        if UInt32(truncatingIfNeeded: lastEight) != check { return "CRC32 mismatch" }
+        if UInt32(truncatingIfNeeded: lastEight >> 32) != UInt32(truncatingIfNeeded: stream.total_out) {
+            return "length (ISIZE) mismatch"
+        }
+        return nil
     }
 
     /// What zlib found wrong, in the member's words.

@@ -33,7 +33,9 @@ final class LocalCopy: Sendable {
         if file.size > 0 { try file.restart() }
         switch source {
         case .path(let path):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            // O_NONBLOCK: a FIFO with no writer would block the open, deaf to cancel and
+            // timeout; it is refused below as not a regular file (reads of one ignore the flag).
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 throw ActionFailure("cannot read \(path): \(String(cString: strerror(errno)))", retryable: false)
             }

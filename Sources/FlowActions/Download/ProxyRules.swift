@@ -38,10 +38,14 @@ package struct ProxyRules: Sendable, Equatable {
     }
 
     /// curl's rules: `*` alone matches every host; a name matches itself and its subdomains
-    /// (a leading dot is optional); an IP address matches itself, or its block with `/bits`;
+    /// (a leading dot is optional); an IP address matches itself, or its block with `/bits`
+    /// (never a name's suffix rule: `0.0.1` is not `127.0.0.1`);
     /// `:port` after an entry limits it to that port.
     func bypasses(host: String, port: Int) -> Bool {
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        // An address is matched as an address (itself or its block), never as a name's suffix:
+        // curl sends 127.0.0.1 through the proxy under `no_proxy=0.0.1`.
+        let address = IPBlock.bytes(of: bareHost)
         for rawEntry in noProxy {
             if rawEntry == "*" { return true }
             var entry = rawEntry
@@ -51,6 +55,10 @@ package struct ProxyRules: Sendable, Equatable {
             }
             entry = entry.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             if entry.contains("/"), IPBlock(entry)?.contains(bareHost) == true { return true }
+            if let address {
+                if IPBlock.bytes(of: entry) == address { return true }
+                continue
+            }
             if entry.hasPrefix(".") { entry.removeFirst() }
             if entry.isEmpty { continue }
             if bareHost == entry || bareHost.hasSuffix("." + entry) { return true }

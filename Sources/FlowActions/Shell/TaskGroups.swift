@@ -30,8 +30,9 @@ package final class TaskGroups: @unchecked Sendable {
     /// The watchdog's pid, which is flowrun's child but no task.
     package private(set) var watchdogPid: pid_t?
 
-    /// Starts the watchdog. Call it once, before any task starts, and best while the process has
-    /// one thread (forking is then cheap and safe). Returns why it could not start, if it did not.
+    /// Starts the watchdog. Call it once, before any task starts, and only for a run with a
+    /// shell task (nothing else spawns). The child takes no lock (no malloc), so the process may
+    /// have threads. Returns why it could not start, if it did not.
     package func startWatchdog() -> String? {
         var pid: pid_t = 0
         let descriptor = flowrun_watchdog_start(&pid)

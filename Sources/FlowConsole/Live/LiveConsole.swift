@@ -114,6 +114,18 @@ package final class LiveConsole: EventSink {
         }
     }
 
+    /// flowrun was stopped (Ctrl-Z) and continued: meanwhile the cursor was shown and the shell
+    /// wrote below the live area. The next frame draws a new live area below (the last one
+    /// stays above, as it was when flowrun stopped) and hides the cursor again.
+    package func continuedAfterStop() {
+        queue.async {
+            self.screen.withLock { screen in
+                screen.liveLines = []
+                screen.cursorHidden = false
+            }
+        }
+    }
+
     /// Milliseconds since 1970 from the system's real-time clock.
     @Sendable package static func wallClock() -> Int64 {
         var spec = timespec()

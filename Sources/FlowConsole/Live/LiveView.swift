@@ -134,7 +134,7 @@ struct LiveView {
             running[task]?.progress = (done, total, unit)
             running[task]?.progressAt = event.timeMilliseconds
             if running[task]?.progressSince == nil { running[task]?.progressSince = (event.timeMilliseconds, done) }
-        case .taskRetrying(let task, let attempt, let delay, let reason):
+        case .taskRetrying(let task, let attempt, let delay, let reason, _):
             running[task]?.retryAt = event.timeMilliseconds + delay
             notes.append(.retrying(task, attempt: attempt, delayMilliseconds: delay, reason: reason))
         case .taskSucceeded(let task, let attempts, let duration):

@@ -270,7 +270,7 @@ package final class PlainLog: EventSink {
             return SummaryText.started(workflow: workflow, tasks: tasks, concurrency: concurrency)
         case .taskProgress(let task, let done, let total, let unit):
             return "[\(task)] \(ProgressText.string(done: done, total: total, unit: unit))"
-        case .taskRetrying(let task, let attempt, let delay, let reason):
+        case .taskRetrying(let task, let attempt, let delay, let reason, _):
             let delayText = DurationText.string(milliseconds: delay)
             return "[\(task)] retrying in \(delayText): \(ConsoleText.sanitized(reason)) (attempt \(attempt) failed)"
         case .taskFailed(let task, let attempts, let duration, let reason, _, let allowed):

@@ -65,8 +65,8 @@ struct LogsCommand: ParsableCommand {
             RecordOptions.warn("\(unreadable) line(s) of the run record \(record.path) could not be read and were skipped")
         }
         if !finished, events == .plain, tasks.isEmpty {
-            if let running = recorded.running(), running.run == record.run {
-                standardOutput.write("run \(record.run) is still running (flowrun pid \(running.pid)): its record ends here for now\n")
+            if let pid = recorded.recordingProcess(of: record) {
+                standardOutput.write("run \(record.run) is still running (flowrun pid \(pid)): its record ends here for now\n")
             } else {
                 standardOutput.write("run \(record.run) was interrupted: its record ends here\n")
             }

@@ -41,7 +41,7 @@ struct ReportCommand: ParsableCommand {
         let recorded = RecordedRuns(file: file)
         let record = try Self.record(named: runName, in: recorded)
         // A run another flowrun is still recording is drawn as running (as `runs` lists it), not interrupted.
-        let now = recorded.running()?.run == record.run ? Int64(Date().timeIntervalSince1970 * 1000) : nil
+        let now = recorded.isRunning(record) ? Int64(Date().timeIntervalSince1970 * 1000) : nil
         let (timeline, unreadable) = try RunTimeline.read(record, runningAt: now)
         if unreadable > 0 {
             RecordOptions.warn("\(unreadable) line(s) of the run record \(record.path) could not be read and were skipped")

@@ -135,9 +135,6 @@ struct RunCommand: ParsableCommand {
         var signals: RunSignals?
         if !dryRun {
             RunSignals.blockSignals()
-            if !engineOnly, let problem = TaskGroups.shared.startWatchdog() {
-                FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
-            }
             signals = RunSignals(grace: grace)
         }
         // `--resume RUN FILE`: the RUN reaches us as FILE.
@@ -153,6 +150,14 @@ struct RunCommand: ParsableCommand {
         // planner) is done with: its pages leave the process's memory (9-10 MB of a 20,000-task
         // no-op's peak, issue 23); what runs next comes back from the page cache.
         if !dryRun { _ = flowrun_release_code_pages() }
+        // Only a shell task's process can outlive flowrun: a run of downloads, extractions and
+        // combines forks no watchdog (a fork, and copy-on-write faults after it). Forked once
+        // the plan is known, before any task starts; it takes no lock a thread may hold.
+        if signals != nil, !engineOnly, plan.tasks.contains(where: { if case .shell = $0.spec.action { true } else { false } }),
+            let problem = TaskGroups.shared.startWatchdog()
+        {
+            FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
+        }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run
@@ -182,7 +187,13 @@ struct RunCommand: ParsableCommand {
         let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
         // An engine-only run ran no action: it leaves no record (`runs` would list successes of
         // tasks that never ran), only its compiled plan, in a state folder made for it.
-        let recorder = engineOnly ? nil : try recording.startRecording(file: file, plan: plan, environment: environment, workflowDigest: cache?.workflowDigest)
+        // The record's batches are written on the run's loop while it runs (and a plain log's,
+        // when stdout is a file).
+        let flushTimer = LoopFlushTimer()
+        let recorder =
+            engineOnly
+            ? nil
+            : try recording.startRecording(file: file, plan: plan, environment: environment, workflowDigest: cache?.workflowDigest, flushTimer: flushTimer)
         if engineOnly { try? cache?.cache.makeFolder() }
         let standardOutputClosed = StandardOutputClosed()
         // `p` pauses, in the live view only: a plain log's reader may be another program.
@@ -190,7 +201,7 @@ struct RunCommand: ParsableCommand {
         defer { pauseKey?.stop() }
         var sinks = try sinks(
             environment: environment, standardOutputClosed: standardOutputClosed, plan: plan,
-            commands: verbose ? TaskCommands(plan) : nil, pauseHint: PauseHint(key: pauseKey != nil, pid: getpid()))
+            commands: verbose ? TaskCommands(plan) : nil, pauseHint: PauseHint(key: pauseKey != nil, pid: getpid()), flushTimer: flushTimer)
         if let recorder { sinks.append(recorder) }
         if let timeline = try report.sink(plan: plan, file: file, recorder: recorder, environment: environment) { sinks.append(timeline) }
         let bus = EventBus(sinks: sinks)
@@ -206,6 +217,7 @@ struct RunCommand: ParsableCommand {
         // Made once nothing can throw before the run: the run's loop ends in `finishRun()`.
         let actions = engineOnly ? nil : ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment))
         let (runner, loop): (any TaskRunner, any EngineLoop) = actions.map { ($0, $0.loop) } ?? (NoopRunner(), SerialQueueLoop())
+        if let actions { flushTimer.attach(actions.loop) }
         let engine = Engine(
             plan: plan, runner: runner, loop: loop, bus: bus,
             options: Engine.Options(
@@ -213,8 +225,9 @@ struct RunCommand: ParsableCommand {
             gate: resumeCheck ?? upToDate)
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
-        signals.runStarted(engine, liveTerminal: sinks.contains { $0 is LiveConsole } ? STDOUT_FILENO : nil)
+        signals.runStarted(engine, liveView: sinks.lazy.compactMap { $0 as? LiveConsole }.first)
         let status = engine.run()
+        flushTimer.detach()  // the sinks are done (`run()` finished the bus); the loop ends next
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         actions?.finishRun()
         UpToDateRun.finish(upToDate)
@@ -240,7 +253,7 @@ struct RunCommand: ParsableCommand {
     /// - Parameter commands: `-v`: what the console echoes as each task starts.
     private func sinks(
         environment: [String: String], standardOutputClosed: StandardOutputClosed, plan: Plan, commands: TaskCommands?,
-        pauseHint: PauseHint
+        pauseHint: PauseHint, flushTimer: LoopFlushTimer
     ) throws -> [any EventSink] {
         let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
         let color = colour(environment)
@@ -250,7 +263,10 @@ struct RunCommand: ParsableCommand {
         case .jsonl:
             sinks.append(JSONLinesSink(writer: standardOutput))
         case .plain:
-            sinks.append(PlainLog(writer: standardOutput, githubActions: PlainLog.isGitHubActions(environment), commands: commands))
+            sinks.append(
+                PlainLog(
+                    writer: standardOutput, githubActions: PlainLog.isGitHubActions(environment), commands: commands,
+                    flushTimer: LoopFlushTimer.suits(STDOUT_FILENO) ? flushTimer : nil))
         case .human:
             sinks.append(
                 LiveConsole(

@@ -27,8 +27,7 @@ struct RunsCommand: ParsableCommand {
 
     func run() throws {
         let recorded = RecordedRuns(file: file)
-        let running = recorded.running()
-        let rows = recorded.records().records.map { ($0, recorded.summary(of: $0, running: running)) }
+        let rows = recorded.records().records.map { ($0, recorded.summary(of: $0)) }
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
         if json {
             standardOutput.write(try Self.json(rows))

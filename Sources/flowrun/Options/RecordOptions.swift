@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowConsole
+import FlowEvents
 import FlowModel
 import FlowPlanning
 import FlowState
@@ -30,7 +31,10 @@ struct RecordOptions: ParsableArguments {
     /// starts the record of this run and prunes old ones. Returns nil with `--no-record`. A
     /// record that cannot be started is a warning: the run goes on without it.
     /// `workflowDigest`: the file's digest when the plan's loading took it already.
-    func startRecording(file: String, plan: Plan, environment: [String: String], workflowDigest: String? = nil) throws -> RunRecorder? {
+    /// `flushTimer`: when the record's batches are written (`BatchedWriter`); its own by default.
+    func startRecording(
+        file: String, plan: Plan, environment: [String: String], workflowDigest: String? = nil, flushTimer: (any FlushTimer)? = nil
+    ) throws -> RunRecorder? {
         guard !noRecord else { return nil }
         let workflowFile = URL(fileURLWithPath: file).standardizedFileURL.path
         let folder = StateFolder(forWorkflowAt: workflowFile, environment: environment)
@@ -54,7 +58,7 @@ struct RecordOptions: ParsableArguments {
                 startedMilliseconds: started, outputCap: recordOutputCap.bytes, plan: [])
             header.taskCount = plan.tasks.count
             // The plan's line is made only if a task runs: a no-op rerun writes none.
-            let recorder = try RunRecorder(path: path, header: header, planLine: { RecordHeader.encodedPlan(of: plan) }) {
+            let recorder = try RunRecorder(path: path, header: header, planLine: { RecordHeader.encodedPlan(of: plan) }, flushTimer: flushTimer) {
                 failure in
                 Self.warn("\(failure); the run goes on, its record stops here")
             }

@@ -41,19 +41,29 @@ struct RecordedRuns {
         return (records, newer)
     }
 
-    /// The run a flowrun is recording now, and that flowrun's pid: the newest record of the
-    /// state folder (of any workflow file in it), while a process holds the folder's lock (only
-    /// a recording run takes it, one at a time). Its record has no end yet, as an interrupted
-    /// run's has none, but the run is not over.
-    func running() -> (run: String, pid: Int32)? {
-        guard let pid = StateLock.holder(of: store.folder), let newest = store.recordPaths(forWorkflow: nil).last else { return nil }
-        return (((newest as NSString).lastPathComponent as NSString).deletingPathExtension, pid)
+    /// The pid of the flowrun recording `record` now, if one is: `record` is the newest record
+    /// of the state folder (of any workflow file in it), and a process holds the folder's lock
+    /// (only a recording run takes it, one at a time). Such a record has no end yet, as an
+    /// interrupted run's has none, but the run is not over. The one place `runs`, `logs` and
+    /// `report` ask it.
+    func recordingProcess(of record: RunRecord) -> Int32? {
+        guard let pid = StateLock.holdingProcess(of: store.folder), let newest = store.recordPaths(forWorkflow: nil).last,
+            ((newest as NSString).lastPathComponent as NSString).deletingPathExtension == record.run
+        else { return nil }
+        return pid
     }
 
-    /// The summary of `record`, `running` for the run being recorded now.
-    func summary(of record: RunRecord, running: (run: String, pid: Int32)?) -> RunSummary {
+    /// Whether `record` is of the run a flowrun is recording now (`recordingProcess(of:)`).
+    func isRunning(_ record: RunRecord) -> Bool {
+        recordingProcess(of: record) != nil
+    }
+
+    /// The summary of `record`, `running` for the run being recorded now. Only a record with no
+    /// end is asked about (the lock looked at): one a run is being recorded in, or one a killed
+    /// run left.
+    func summary(of record: RunRecord) -> RunSummary {
         var summary = record.summary()
-        if summary.result == .interrupted, record.run == running?.run { summary.result = .running }
+        if summary.result == .interrupted, isRunning(record) { summary.result = .running }
         return summary
     }
 

@@ -9,13 +9,18 @@ import Glibc
 /// echo, as `less` and `top` do, so that a key counts at once and prints nothing over the live
 /// area. Ctrl-C and the other signal keys still work (ISIG is kept). Tasks never read this
 /// terminal: their standard input is /dev/null. The terminal's modes are put back by `stop()`,
-/// and by `restoreTerminal()` on an exit at once (a second Ctrl-C).
+/// and by `restoreTerminal()` on an exit at once (a second Ctrl-C). While flowrun is stopped
+/// (Ctrl-Z) they are put back too, and set again when it continues in the foreground
+/// (`releaseTerminal()`, `retakeTerminal()`), as `less` and `vim` do.
 ///
-/// - Warning: `saved` is guarded by `lock`; the reading thread touches nothing else shared.
+/// - Warning: `saved` and `released` are guarded by `lock`; the reading thread touches nothing
+///   else shared.
 final class PauseKey: @unchecked Sendable {
     private static let lock = NSLock()
     /// The terminal's modes before, while they are changed.
     nonisolated(unsafe) private static var saved: (descriptor: Int32, modes: termios)?
+    /// The keys' modes, while flowrun is stopped (Ctrl-Z) or continued in the background.
+    nonisolated(unsafe) private static var released: termios?
 
     private let descriptor: Int32
     /// Written to by `stop()` to end the reading thread's poll.
@@ -94,16 +99,44 @@ final class PauseKey: @unchecked Sendable {
     static func restoreTerminal() {
         lock.withLock {
             guard var state = saved else { return }
-            // From the background (Ctrl-Z, `bg`), tcsetattr would stop flowrun with SIGTTOU
-            // unless the signal is blocked.
-            var stop = sigset_t()
-            var mask = sigset_t()
-            sigemptyset(&stop)
-            sigaddset(&stop, SIGTTOU)
-            pthread_sigmask(SIG_BLOCK, &stop, &mask)
-            _ = tcsetattr(state.descriptor, TCSANOW, &state.modes)
-            pthread_sigmask(SIG_SETMASK, &mask, nil)
+            setModes(&state.modes, of: state.descriptor)
             saved = nil
+            released = nil
         }
+    }
+
+    /// Ctrl-Z: puts the terminal's modes back before flowrun stops. The shell the user comes
+    /// back to, and what they run meanwhile, would find it without line mode and echo (a shell
+    /// reads its line in the modes it finds, and gives them to the next command).
+    static func releaseTerminal() {
+        lock.withLock {
+            guard var state = saved, released == nil else { return }
+            var keys = termios()
+            guard tcgetattr(state.descriptor, &keys) == 0 else { return }
+            setModes(&state.modes, of: state.descriptor)
+            released = keys
+        }
+    }
+
+    /// SIGCONT: sets the keys' modes again, once flowrun is the terminal's foreground (`fg`);
+    /// continued in the background (`bg`) it is not, and the next SIGCONT (`fg`) sets them.
+    static func retakeTerminal() {
+        lock.withLock {
+            guard let state = saved, var keys = released, tcgetpgrp(state.descriptor) == getpgrp() else { return }
+            setModes(&keys, of: state.descriptor)
+            released = nil
+        }
+    }
+
+    /// `tcsetattr` now; from the background (Ctrl-Z, `bg`) it would stop flowrun with SIGTTOU
+    /// unless the signal is blocked.
+    private static func setModes(_ modes: inout termios, of descriptor: Int32) {
+        var stop = sigset_t()
+        var mask = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTTOU)
+        pthread_sigmask(SIG_BLOCK, &stop, &mask)
+        _ = tcsetattr(descriptor, TCSANOW, &modes)
+        pthread_sigmask(SIG_SETMASK, &mask, nil)
     }
 }

@@ -1,5 +1,6 @@
 import CLinux
 import FlowActions
+import FlowConsole
 import FlowEngine
 import Foundation
 import Glibc
@@ -19,7 +20,9 @@ import Glibc
 /// Job control: a terminal's Ctrl-Z (SIGTSTP) reaches flowrun's process group only, not the
 /// tasks' groups; as `make` and its jobs stop together, flowrun passes it on to every task's
 /// group, then stops itself. SIGCONT (`fg`, `bg`) continues flowrun whatever it blocks; it is
-/// then passed on to the tasks.
+/// then passed on to the tasks. With the live view, the terminal is left as the shell expects it
+/// while flowrun is stopped (line mode, echo, the cursor shown: `PauseKey.releaseTerminal()`),
+/// and taken again when it continues in the foreground.
 ///
 /// `blockSignals()` runs first, while the process has one thread, so that every thread blocks
 /// them; one thread of ours then takes them with `sigwait`. A blocked signal stays pending, so
@@ -62,8 +65,11 @@ final class RunSignals: @unchecked Sendable {
     private var killed = false
     /// When flowrun exits even if the run has not ended.
     private var exitDeadline: Date?
-    /// A terminal whose cursor the live view hides, shown again by an exit at once.
+    /// A terminal whose cursor the live view hides, shown again by an exit at once, and while
+    /// flowrun is stopped.
     private var liveTerminal: Int32?
+    /// The live view, told when flowrun continues after a stop (Ctrl-Z).
+    private var liveView: LiveConsole?
     /// Set by `exitNow`: the process is ending, and no run may start meanwhile.
     private var exiting = false
     /// Since when, with standard output stalled, only writing has been left of the run.
@@ -125,11 +131,12 @@ final class RunSignals: @unchecked Sendable {
         return max(0, sigtimedwait(&set, nil, &timeout))
     }
 
-    /// The run starts: signals now cancel it. `liveTerminal` is the terminal of a live view.
-    func runStarted(_ engine: Engine, liveTerminal: Int32?) {
+    /// The run starts: signals now cancel it. `liveView` draws on standard output.
+    func runStarted(_ engine: Engine, liveView: LiveConsole?) {
         let (suspended, exiting): (Bool, Bool) = lock.withLock {
             defer { phase = .running(engine) }
-            self.liveTerminal = liveTerminal
+            self.liveTerminal = liveView == nil ? nil : STDOUT_FILENO
+            self.liveView = liveView
             if case .loading(let suspended) = phase { return (suspended, self.exiting) }
             return (false, self.exiting)
         }
@@ -173,10 +180,19 @@ final class RunSignals: @unchecked Sendable {
             // The kernel discards SIGTSTP in an orphaned process group, where nobody could
             // continue it: flowrun's parent in another session (setsid, a shell gone). So here.
             guard getsid(getppid()) == getsid(0) else { return }
-            TaskGroups.shared.stopAll { kill(getpid(), SIGSTOP) }
+            let terminal = lock.withLock { liveTerminal }
+            TaskGroups.shared.stopAll {
+                // The terminal as the shell expects it while flowrun is stopped, as `less` and
+                // `vim` leave it: line mode, echo, the cursor shown.
+                PauseKey.releaseTerminal()
+                if let terminal { Self.writeIfReady("\u{1B}[?25h", to: terminal) }
+                kill(getpid(), SIGSTOP)
+            }
             return
         case SIGCONT:
             TaskGroups.shared.signalAll(SIGCONT)
+            PauseKey.retakeTerminal()
+            lock.withLock { liveView }?.continuedAfterStop()
             return
         default: break
         }
@@ -297,12 +313,16 @@ final class RunSignals: @unchecked Sendable {
         TaskGroups.shared.signalAll(SIGKILL)
         LeftoverProcesses.killAll(sparing: TaskGroups.shared.watchdogPid)
         PauseKey.restoreTerminal()
-        if let terminal {
-            var poll = pollfd(fd: terminal, events: Int16(POLLOUT), revents: 0)
-            if Glibc.poll(&poll, 1, 0) == 1, poll.revents & Int16(POLLOUT) != 0 {
-                _ = "\u{1B}[?25h".withCString { Glibc.write(terminal, $0, strlen($0)) }
-            }
-        }
+        if let terminal { Self.writeIfReady("\u{1B}[?25h", to: terminal) }
         _exit(status)
+    }
+
+    /// Writes `text` to `terminal` only if that would not block (a terminal stopped by Ctrl-S
+    /// must not hold the signal thread).
+    private static func writeIfReady(_ text: String, to terminal: Int32) {
+        var poll = pollfd(fd: terminal, events: Int16(POLLOUT), revents: 0)
+        if Glibc.poll(&poll, 1, 0) == 1, poll.revents & Int16(POLLOUT) != 0 {
+            _ = text.withCString { Glibc.write(terminal, $0, strlen($0)) }
+        }
     }
 }

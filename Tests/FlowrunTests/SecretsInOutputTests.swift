@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// A secret value a task's fields took, printed by the task itself (`echo $TOKEN`, or a `cat`
+/// failing on a path that holds it), reaches the console, the events file, the run record, `logs`
+/// and the JUnit report as `***`, as GitHub Actions masks a secret in every log line.
+@Suite struct SecretsInOutputTests {
+    static let token = "s3cr3t-upload-value"
+    /// Holds the token: masked whole only if the longest value is masked first.
+    static let key = token + "-and-more"
+
+    static let workflow = """
+        version: 1
+        tasks:
+          say:
+            inputs: ["in-${UPLOAD_TOKEN}.txt", "key-${API_KEY}.txt"]
+            shell: |
+              echo "out $UPLOAD_TOKEN and $API_KEY"
+              echo "err $UPLOAD_TOKEN" >&2
+              cat "in-$UPLOAD_TOKEN-missing.txt"
+
+        """
+
+    @Test func aSecretValueATaskPrintsIsMaskedInEveryLineFlowrunShowsOrWrites() async throws {
+        let folder = try WorkflowFolder(Self.workflow, files: ["in-\(Self.token).txt": "in\n", "key-\(Self.key).txt": "key\n"])
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "--events-file", "events.jsonl", "--junit", "junit.xml", "--env", "API_KEY=\(Self.key)", "flow.yaml"],
+            in: folder.url, environment: ["UPLOAD_TOKEN": Self.token])
+        #expect(run.status != 0, "the task's cat fails: \(run.stdout)\(run.stderr)")
+
+        let events = try EventStream(try folder.read("events.jsonl"))
+        #expect(events.lines(of: "say") == ["out *** and ***"])
+        let errors = events.lines(of: "say", "stderr")
+        #expect(errors.first == "err ***" && errors.count == 2, "\(errors)")
+        #expect(errors.last?.hasPrefix("cat: 'in-***-missing.txt'") == true || errors.last?.hasPrefix("cat: in-***-missing.txt") == true, "\(errors)")
+
+        var places = [("the run's console output", Data((run.stdout + run.stderr).utf8))]
+        for file in ["events.jsonl", "junit.xml"] { places.append((file, try Data(contentsOf: folder.url.appendingPathComponent(file)))) }
+        let runs = folder.url.appendingPathComponent(".flowrun/runs")
+        let records = try FileManager.default.subpathsOfDirectory(atPath: runs.path).filter { $0.hasSuffix(".jsonl") }
+        #expect(records.count == 1, "\(records)")
+        for record in records { places.append((".flowrun/runs/\(record)", try Data(contentsOf: runs.appendingPathComponent(record)))) }
+        for command in [["logs", "-f", "flow.yaml"], ["logs", "-f", "flow.yaml", "say"]] {
+            let logs = try await FlowrunBinary.run(command, in: folder.url)
+            #expect(logs.status == 0, "\(command): \(logs.stderr)")
+            places.append(("flowrun \(command.joined(separator: " "))", Data((logs.stdout + logs.stderr).utf8)))
+        }
+        for (place, bytes) in places {
+            #expect(bytes.range(of: Data(Self.token.utf8)) == nil, "a secret value is in \(place)")
+            #expect(bytes.range(of: Data("err ***".utf8)) != nil, "the masked line is not in \(place)")
+        }
+    }
+}

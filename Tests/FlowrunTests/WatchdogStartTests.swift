@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The watchdog (`flowrun-watch`) is forked only for a plan with a shell task: nothing else a
+/// run does starts a process that could outlive flowrun, and a run of downloads or extractions
+/// alone pays no fork. Seen while the run reads a tar.gz from a FIFO that the test holds.
+@Suite struct WatchdogStartTests {
+    @Test(arguments: [false, true])
+    func theWatchdogRunsOnlyBesideAShellTask(withShell: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let shell = withShell ? "\n  greet: {shell: \"true\"}" : ""
+        try Data("version: 1\ntasks:\n  unpack: {decompress: {from: in.fifo, to: out}}\(shell)\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let archive = try Self.tarGz(in: folder)
+        try #require(mkfifo(folder.url.appendingPathComponent("in.fifo").path, 0o600) == 0)
+        let run = try LiveRun(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        // Opened for writing only once flowrun has it open for reading: the run is under way.
+        let writer = try #require(await Self.openForWriting(folder.url.appendingPathComponent("in.fifo").path))
+        let children = Self.children(of: run.process.processIdentifier)
+        #expect(children.contains("flowrun-watch") == withShell, "\(children)")
+        let written = archive.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+        close(writer)
+        #expect(written == archive.count)
+        #expect(await run.wait(seconds: 120) == 0, "\(run.stderr)")
+        #expect(FileManager.default.contents(atPath: folder.url.appendingPathComponent("out/a.txt").path) == Data("x".utf8))
+    }
+
+    /// A tar.gz of one file, `a.txt` holding "x".
+    static func tarGz(in folder: TemporaryFolder) throws -> Data {
+        let maker = Process()
+        maker.executableURL = URL(fileURLWithPath: "/bin/sh")
+        maker.arguments = ["-c", "printf x > a.txt && tar czf a.tgz a.txt && rm a.txt"]
+        maker.currentDirectoryURL = folder.url
+        try maker.run()
+        maker.waitUntilExit()
+        return try Data(contentsOf: folder.url.appendingPathComponent("a.tgz"))
+    }
+
+    /// The FIFO's write end, once a reader has it open (until then `open` fails with ENXIO);
+    /// nil after two minutes (a hang guard).
+    static func openForWriting(_ path: String) async -> Int32? {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if descriptor >= 0 {
+                // Blocking writes from here: the archive is larger than nothing, not than a pipe.
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                return descriptor
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// The names (`comm`) of the processes whose parent is `pid`.
+    static func children(of pid: pid_t) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard Int32(entry) != nil, let stat = FileManager.default.contents(atPath: "/proc/\(entry)/stat"),
+                let text = String(data: stat, encoding: .utf8), let close = text.lastIndex(of: ")")
+            else { return nil }
+            // "PID (COMM) STATE PPID ...": the fields after the last ')'.
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, Int32(fields[1]) == pid else { return nil }
+            let name = FileManager.default.contents(atPath: "/proc/\(entry)/comm").map { String(decoding: $0, as: UTF8.self) }
+            return name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+}
