@@ -69,6 +69,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         self.planLine = planLine ?? { header.encodedPlan() }
         self.writer = DescriptorWriter(descriptor: descriptor, name: "the run record \(path)", onFailure: onFailure)
         self.output = BatchedWriter(writer, timer: flushTimer)
+        state.held = HeldRunStart(tasks: header.taskCount)
         // Written at once: a run killed before its first batch still leaves a record of its start.
         do {
             writer.write(try header.encodedHeader())

@@ -11,9 +11,9 @@ extension StoredTask {
         return digest.count == kept.count && memcmp(digest.baseAddress!, kept.baseAddress!, kept.count) == 0
     }
 
-    /// Feeds the part kept to `hasher` as its lowercase hex text (`hex(_:)`), without making the text.
-    func update(_ hasher: inout SHA256, withHexOf part: Part) {
-        let raw = digest(part)
+    /// Feeds the raw digest `raw` (a part kept, `digest(_:)`) to `hasher` as its lowercase hex
+    /// text (`hex(_:)`), without making the text.
+    static func update(_ hasher: inout SHA256, withHexOf raw: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * TaskStateBytes.digestSize) { text in
             for index in 0..<raw.count {
                 text[2 * index] = FileRecord.hexDigit(raw[index] >> 4)

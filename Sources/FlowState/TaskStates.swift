@@ -26,6 +26,8 @@ package final class TaskStates: @unchecked Sendable {
     static let journalMagic = Array("flowrun-tasks-journal\n".utf8)
     /// How much of the new file is held before it is written.
     static let writePiece = 64 * 1024
+    /// How much of the mapped file is read before the pages read are let go of (`releasePages`).
+    static let releasePiece = 1 << 20
 
     package let path: String
     package let journalPath: String
@@ -129,25 +131,52 @@ package final class TaskStates: @unchecked Sendable {
             return "was written by another flowrun (state format \(version); this one reads \(Self.version))"
         }
         let digestSize = TaskStateBytes.digestSize
-        guard bytes.count >= cursor + digestSize,
-            SHA256.hash(data: UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - digestSize)]))
-                .elementsEqual(bytes[(bytes.count - digestSize)...])
-        else { return "is damaged or cut short" }
+        guard bytes.count >= cursor + digestSize else { return "is damaged or cut short" }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - digestSize)])
+        // Hashed a piece at a time, each piece's pages let go of once hashed: the whole file
+        // is never in the process's memory at once (each task's bytes come back when read).
+        var hasher = SHA256()
+        var hashed = 0
+        while hashed < body.count {
+            let end = min(hashed + Self.releasePiece, body.count)
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: body[hashed..<end]))
+            releasePages(before: end)
+            hashed = end
+        }
+        guard hasher.finalize().elementsEqual(bytes[body.count...]) else { return "is damaged or cut short" }
         guard let file = Self.text(in: body, cursor: &cursor) else { return "is damaged" }
         guard file == workflowFile else { return "belongs to \(file)" }
         guard let count = Self.integer(in: body, cursor: &cursor) else { return "is damaged" }
         var entries: [Range<Int>] = []
         entries.reserveCapacity(min(count, body.count / 200))
+        var released = 0
         for _ in 0..<count {
             guard let length = TaskStateBytes.length(of: body, at: cursor) else { return "is damaged" }
             entries.append(cursor..<cursor + length)
             cursor += length
+            if cursor >= released + Self.releasePiece {
+                released = cursor
+                releasePages(before: released)
+            }
         }
         guard cursor == body.count else { return "is damaged" }
+        releasePages()
         self.entries = entries
         return nil
     }
+
+    /// Lets go of the pages of the mapped file wholly before `offset` (all of them by
+    /// default): they leave the process's memory and come back from the page cache when read
+    /// again, the same bytes (the file is never written through the mapping). A run that reads
+    /// the tasks in order calls it as it goes (`UpToDateCheck`'s check before the run).
+    package func releasePages(before offset: Int = .max) {
+        guard let mapped, let base = mapped.baseAddress else { return }
+        let length = min(offset, mapped.count) / Self.pageSize * Self.pageSize
+        guard length > 0 else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED)
+    }
+
+    private static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 1)
 
     private func unmap() {
         if let mapped { munmap(UnsafeMutableRawPointer(mutating: mapped.baseAddress), mapped.count) }

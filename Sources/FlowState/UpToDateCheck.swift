@@ -47,6 +47,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Each tracked task's input and output files with their statuses, taken before the run on
     /// every core for a large plan (`FilesBeforeRun`); trusted until a task runs.
     private var filesBeforeRun: FilesBeforeRun?
+    /// Whether each task was found up to date as its state kept it, before the run
+    /// (`keptAsStoredBeforeRun`); empty without `filesBeforeRun`. Trusted until a task runs.
+    private var keptBeforeRun: [Bool] = []
+    /// No task has run yet: what was found before the run still stands.
+    private var nothingHasRun = true
     /// Under `run --only`: each task with a need taken as done, by plan index, with its needs as
     /// a whole run has them (`NeedOfOnly`), so that its fingerprint is the one a whole run takes;
     /// nil for any other run.
@@ -80,6 +85,12 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             self.definitions = DefinitionDigests.of(plan.tasks)
         }
         if !force, !states.isEmpty { filesBeforeRun = FilesBeforeRun(plan.tasks, fileSystem: self.fileSystem) }
+        if let filesBeforeRun {
+            let (kept, everyTrackedTask) = keptAsStoredBeforeRun(files: filesBeforeRun)
+            keptBeforeRun = kept
+            // The statuses serve only the tasks not found so (a no-op has none): let go of.
+            if everyTrackedTask { self.filesBeforeRun = nil }
+        }
     }
 
     /// Each task's definition and env digests, for the compiled plan to keep.
@@ -103,16 +114,16 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
 
     /// `skipReason(for:)` of the task at `index`, given the fields it needs (`task`: its files).
     private func skipReason(for task: TaskFiles, id: TaskID, needs: [Int], at index: Int) -> String? {
-        if !force, let filesBeforeRun, TaskDefinition.isTracked(task),
-            isKeptAsStored(task, id: id, needs: needs, at: index, files: filesBeforeRun)
-        {
+        if !force, nothingHasRun, !keptBeforeRun.isEmpty, keptBeforeRun[index], !stop.isSet {
             asStored[index] = true
             return Self.reason
         }
         var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(needs, at: index))
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
-            filesBeforeRun = nil  // it runs, and may change any file
+            // It runs, and may change any file.
+            filesBeforeRun = nil
+            nothingHasRun = false
             return nil
         }
         // Inputs are looked at only when all else matches the record. A task that runs anyway
@@ -161,6 +172,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         remember(fingerprint, of: index)
         // It may change any file: from now on every check stats again.
         filesBeforeRun = nil
+        nothingHasRun = false
         // Taken before the task starts: an input it changes makes it run again next time.
         let atStart = InputsAtStart(
             TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
@@ -176,14 +188,56 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         return nil
     }
 
-    /// The no-op's path, while no task has run yet (`filesBeforeRun`): whether the task at
-    /// `index` is up to date with every part of its record and every file's stamp as its state
-    /// kept them, told from raw digests and the statuses taken before the run, with no text
-    /// made. It is what the whole check below finds then (the same parts compared, the same
-    /// stamps standing, no pattern naming no file); a task it does not find so takes the whole
-    /// check, which says why it runs or keeps new stamps.
-    private func isKeptAsStored(_ task: TaskFiles, id: TaskID, needs: [Int], at index: Int, files: FilesBeforeRun) -> Bool {
-        guard let stored = states.stored(at: index, id: id), definitions.areKept(in: stored, at: index), needsAreKept(needs, at: index, in: stored),
+    /// The no-op's path, taken before the run for every tracked task in plan order (the state
+    /// file's order: its pages are read once, in order, and let go of behind, rather than all
+    /// held while the engine asks for the tasks in its own order): whether each task is up to
+    /// date with every part of its record and every file's stamp as its state kept them, told
+    /// from raw digests and the statuses taken before the run (`filesBeforeRun`), with no text
+    /// made. It is what the whole check finds then (the same parts compared, the same stamps
+    /// standing, no pattern naming no file); a task not found so takes the whole check when the
+    /// engine asks, which says why it runs or keeps new stamps, and so do its dependents.
+    /// Also says whether every tracked task was found so.
+    private func keptAsStoredBeforeRun(files: FilesBeforeRun) -> (kept: [Bool], everyTrackedTask: Bool) {
+        let size = TaskStateBytes.digestSize
+        var kept = [Bool](repeating: false, count: plan.tasks.count)
+        // The value of each task found so, raw: its dependents' needs' digest is taken from
+        // them, not from the tasks' bytes in the file, read again out of order.
+        var values = [UInt8](repeating: 0, count: plan.tasks.count * size)
+        var readSinceRelease = 0
+        var everyTrackedTask = true
+        plan.tasks.withUnsafeBufferPointer { tasks in
+            for index in tasks.indices {
+                let task = TaskFiles(in: tasks, at: index)
+                guard TaskDefinition.isTracked(task) else { continue }
+                guard let stored = states.stored(at: index, id: tasks[index].spec.id) else {
+                    everyTrackedTask = false
+                    continue
+                }
+                if isKeptAsStored(task, stored: stored, needs: tasks[index].needs, at: index, files: files, kept: kept, values: values) {
+                    kept[index] = true
+                    values.withUnsafeMutableBytes {
+                        $0.baseAddress!.advanced(by: index * size).copyMemory(from: stored.digest(.value).baseAddress!, byteCount: size)
+                    }
+                } else {
+                    everyTrackedTask = false
+                }
+                readSinceRelease += stored.bytes.count
+                if readSinceRelease >= TaskStates.releasePiece {
+                    readSinceRelease = 0
+                    states.releasePages()
+                }
+            }
+        }
+        states.releasePages()
+        return (kept, everyTrackedTask)
+    }
+
+    /// Whether the task at `index` is up to date as `stored` kept it (`keptAsStoredBeforeRun`),
+    /// given which tasks before it were found so (`kept`) and their values (`values`).
+    private func isKeptAsStored(
+        _ task: TaskFiles, stored: StoredTask, needs: [Int], at index: Int, files: FilesBeforeRun, kept: [Bool], values: [UInt8]
+    ) -> Bool {
+        guard definitions.areKept(in: stored, at: index), needsAreKept(needs, at: index, in: stored, kept: kept, values: values),
             let found = files.files(of: index), stored.stands(for: found.inputs, outputs: false),
             stored.stands(for: found.outputs, outputs: true)
         else { return false }
@@ -191,20 +245,27 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             && StampedCheck.missing(TaskDefinition.outputs(of: task), found: found.outputs).isEmpty && !stop.isSet
     }
 
-    /// Whether the needs' digest `stored` kept is the one of `needs`' values now
-    /// (`TaskFingerprint.needsDigest` over `value(of:)`): a need found as its state kept it
-    /// gives its kept value, fed to the hasher as its text without making it.
-    private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask) -> Bool {
-        if needsUnderOnly?[index] != nil { return stored.part(.needs, is: TaskFingerprint.needsDigest(needValues(needs, at: index))) }
+    /// Whether the needs' digest `stored` kept is the one of `needs`' kept values
+    /// (`TaskFingerprint.needsDigest` over their text, fed to the hasher without making it);
+    /// false if a need was not found as its state kept it. Under `run --only`, a task with a
+    /// need taken as done is left to the whole check (`needValues(_:at:)`), which knows its needs
+    /// as a whole run has them.
+    private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
+        if needsUnderOnly?[index] != nil { return false }
+        let size = TaskStateBytes.digestSize
         var hasher = SHA256()
-        TaskFingerprint.updateNeeds(&hasher, count: needs.count) { position, hasher in
-            if asStored[needs[position]], let kept = storedTask(at: needs[position]) {
-                kept.update(&hasher, withHexOf: .value)
-            } else {
-                TaskFingerprint.update(&hasher, value(of: needs[position]))
+        var allKept = true
+        values.withUnsafeBytes { values in
+            TaskFingerprint.updateNeeds(&hasher, count: needs.count) { position, hasher in
+                let need = needs[position]
+                guard need < kept.count, kept[need] else {
+                    allKept = false
+                    return
+                }
+                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: values[(need * size)..<((need + 1) * size)]))
             }
         }
-        return hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
+        return allKept && hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
     }
 
     /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task

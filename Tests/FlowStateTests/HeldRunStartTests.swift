@@ -42,6 +42,37 @@ import Testing
         #expect(Self.describe(back) == Self.describe(events))
     }
 
+    /// A ready and an up-to-date skip of one task in one millisecond are held as one entry; any
+    /// other order (another task's skip between, a skip with no ready before it, a skip a
+    /// millisecond later) is held as it came, and every event comes back in order.
+    @Test func readyAndSkipHeldTogetherComeBackAsTheyWereReceived() {
+        let at = Self.start
+        let events = [
+            Self.event(1, .workflowStarted(workflow: "ci", file: "flowrun.yaml", tasks: 4, concurrency: 2), at: at),
+            Self.event(2, .taskReady(task: "t0"), at: at),
+            Self.event(3, .taskReady(task: "t1"), at: at),
+            Self.event(4, .taskSkipped(task: "t0", reason: SkipReason.upToDate), at: at),
+            Self.event(5, .taskSkipped(task: "t1", reason: SkipReason.upToDate), at: at),
+            Self.event(6, .taskSkipped(task: "t2", reason: SkipReason.upToDate), at: at),
+            Self.event(7, .taskReady(task: "t3"), at: at + 1),
+            Self.event(8, .taskSkipped(task: "t3", reason: SkipReason.upToDate), at: at + 2),
+            Self.event(9, .taskReady(task: "t4"), at: at + 2),
+            Self.event(10, .taskSkipped(task: "t4", reason: SkipReason.upToDate), at: at + 2),
+        ]
+        var held = HeldRunStart(tasks: 5)
+        for event in events {
+            let kept = held.hold(event)
+            #expect(kept)
+        }
+        #expect(held.count == events.count)
+        // The next event must follow the last one held, merged or not.
+        let refused = !held.hold(Self.event(12, .taskReady(task: "t5"), at: at + 2))
+        #expect(refused)
+        var back: [RunEvent] = []
+        held.forEach { back.append($0) }
+        #expect(Self.describe(back) == Self.describe(events))
+    }
+
     @Test(arguments: [
         ("a task that runs", HeldRunStartTests.event(4, .taskStarted(task: "t1", attempt: 1, kind: "shell"))),
         ("a gap in seq", HeldRunStartTests.event(5, .taskReady(task: "t1"))),

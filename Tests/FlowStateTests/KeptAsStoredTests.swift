@@ -1,4 +1,5 @@
 import FlowLoading
+import FlowModel
 import FlowPlanning
 import Foundation
 import Testing
@@ -111,5 +112,23 @@ import Testing
         disk.write("/w/in/t4", "edited")
         disk.advance(seconds: 10)
         #expect(run(plan) == ["t4", "t5"])
+    }
+
+    /// The check before the run reads the state file in plan order and lets its pages go as it
+    /// goes: after it, and after the engine has asked for every task, little of a file of several
+    /// megabytes is in the process's memory (the no-op's peak, issue 23).
+    @Test(.enabled(if: ChunkedWork.cores > 1, "the statuses are taken before the run on more than one core only"))
+    func theCheckBeforeTheRunLeavesLittleOfTheStateFileInMemory() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let plan = try built()
+        let states = TaskStates(folder: StateFolder(path: base + "/.flowrun"), workflowFile: base + "/flow.yaml")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: states.path)[.size] as? Int)
+        #expect(size > 2 * TaskStates.releasePiece)
+        let check = UpToDateCheck(plan: plan, states: states, force: false, fileSystem: disk)
+        #expect(try #require(try TaskStatesPagesTests.residentBytes(ofMappingOf: states.path)) <= TaskStates.releasePiece)
+        #expect(plan.tasks.indices.allSatisfy { check.skipReason(for: $0) != nil })
+        #expect(try #require(try TaskStatesPagesTests.residentBytes(ofMappingOf: states.path)) <= TaskStates.releasePiece)
+        // A value asked for later is read back from the file.
+        #expect(check.value(at: 1) == check.fingerprint(at: 1)?.value)
     }
 }

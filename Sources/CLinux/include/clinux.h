@@ -1,10 +1,19 @@
 #ifndef FLOWRUN_CLINUX_H
 #define FLOWRUN_CLINUX_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
+/// Lets go of the pages of flowrun's own code and read-only data that are in memory (the
+/// executable's segments that are not writable): they leave the process's resident memory, and
+/// come back from the page cache, the same bytes, when run or read again. `run` calls it once
+/// the plan is read, so that the code of start-up (argument parsing, the YAML parser, the plan's
+/// reader) takes no room for the rest of the run. Does nothing to an executable with text
+/// relocations (its read-only pages would be private copies). Returns the bytes let go of
+/// (mapped, resident or not).
+size_t flowrun_release_code_pages(void);
 /// glibc's major(3) and minor(3) of a device number (macros, which Swift cannot call): the
 /// kernel names a device MAJOR:MINOR, as /proc/locks does.
 static inline unsigned int flowrun_device_major(dev_t device) { return major(device); }
