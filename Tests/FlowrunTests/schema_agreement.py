@@ -41,6 +41,7 @@ SCHEMA_CANNOT = {
     "duplicate-key-task.yaml": DUPLICATE,
     "duplicate-key-top-level.yaml": DUPLICATE,
     "duplicate-task-id.yaml": DUPLICATE,
+    "url-path-not-utf8.yaml": "whether a URL's percent-encoded bytes decode to UTF-8 needs the URL parsed; a pattern on the string would have to spell UTF-8 out",
     "nul-in-values.yaml": "a NUL from an escape is a valid JSON string; only a pattern on every string could refuse it",
     "version-float.yaml": "JSON has one number type: 1.0 equals 1, and draft 2020-12 counts 1.0 as an integer",
 }
