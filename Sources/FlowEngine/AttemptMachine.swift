@@ -112,6 +112,12 @@ package struct AttemptMachine: Sendable {
 
     package var hasEnded: Bool { phase == .ended }
 
+    /// Whether the running attempt is being stopped because its timeout is over.
+    package var isTimingOut: Bool {
+        if case .running(_, .timedOut) = phase { return true }
+        return false
+    }
+
     package mutating func handle(_ input: Input, now: Int64) -> [Action] {
         switch input {
         case .start: start(now: now)

@@ -145,7 +145,9 @@ final class TaskOperation: Operation, @unchecked Sendable {
             case .disarm(let timer):
                 if let armed = timers.removeValue(forKey: timer) { loop.cancel(armed) }
             case .terminate(let attempt):
-                if let running, running.attempt == attempt { running.handle.terminate() }
+                if let running, running.attempt == attempt {
+                    if machine.isTimingOut { running.handle.timeOut() } else { running.handle.terminate() }
+                }
             case .forceKill(let attempt):
                 if let running, running.attempt == attempt { running.handle.kill() }
             case .started(let attempt):
