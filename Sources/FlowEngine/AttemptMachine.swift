@@ -23,6 +23,10 @@ package struct AttemptMachine: Sendable {
         case cancel(reason: String)
         /// The run has stopped (fail-fast): no attempt after this one, whatever the retries.
         case stopRetrying(reason: String)
+        /// The queues are suspended: a back-off that ends meanwhile waits for `resume`, as no
+        /// task starts while suspended, a retry's attempt included.
+        case suspend
+        case resume
     }
 
     /// A timer the machine asks for; it is told when one fires, and ignores one that is stale.
@@ -91,6 +95,9 @@ package struct AttemptMachine: Sendable {
     /// The failure of the attempt a back-off waits to retry: the task's end if none follows.
     private var lastFailure: TaskEnd?
     private var startedAt: Int64 = 0
+    private var suspended = false
+    /// A back-off ended while suspended: its attempt starts at the resume.
+    private var retryHeld = false
 
     package init(policy: Policy, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.75...1.25) }) {
         self.policy = policy
@@ -105,6 +112,12 @@ package struct AttemptMachine: Sendable {
 
     package var hasEnded: Bool { phase == .ended }
 
+    /// Whether the running attempt is being stopped because its timeout is over.
+    package var isTimingOut: Bool {
+        if case .running(_, .timedOut) = phase { return true }
+        return false
+    }
+
     package mutating func handle(_ input: Input, now: Int64) -> [Action] {
         switch input {
         case .start: start(now: now)
@@ -112,7 +125,21 @@ package struct AttemptMachine: Sendable {
         case .timerFired(let timer): timerFired(timer, now: now)
         case .cancel(let reason): cancel(reason, now: now)
         case .stopRetrying(let reason): stopRetrying(reason)
+        case .suspend: suspend()
+        case .resume: resume(now: now)
         }
+    }
+
+    private mutating func suspend() -> [Action] {
+        suspended = true
+        return []
+    }
+
+    private mutating func resume(now: Int64) -> [Action] {
+        suspended = false
+        guard retryHeld, case .backingOff(let attempt) = phase else { return [] }
+        retryHeld = false
+        return startAttempt(attempt + 1, now: now)
     }
 
     private mutating func start(now: Int64) -> [Action] {
@@ -181,6 +208,10 @@ package struct AttemptMachine: Sendable {
         case (.grace(let attempt), .running(let running, .some)) where running == attempt:
             return [.forceKill(attempt: attempt)]
         case (.backoff(let attempt), .backingOff(let waiting)) where waiting == attempt:
+            if suspended {
+                retryHeld = true
+                return []
+            }
             return startAttempt(attempt + 1, now: now)
         default:
             return []

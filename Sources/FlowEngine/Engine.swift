@@ -160,6 +160,7 @@ package final class Engine: @unchecked Sendable {
             if !cleanup.isEmpty {
                 bus.post(.workflowCleanup(reason: reason, tasks: cleanup.map { plan.tasks[$0].id }))
                 for queue in queues { queue.isSuspended = false }
+                for operation in operations { operation?.setSuspended(false) }
                 _ = loop.schedule(at: loop.now + options.graceMilliseconds) { [self] in cleanupDeadlinePassed() }
             }
             perform(scheduler.cancel(reason: reason, withCleanup: withCleanup))
@@ -230,6 +231,7 @@ package final class Engine: @unchecked Sendable {
         lock.withLock {
             guard scheduler.suspend() else { return }
             for queue in queues { queue.isSuspended = true }
+            for operation in operations { operation?.setSuspended(true) }
             bus.post(.queueSuspended)
         }
         bus.flushElsewhere()
@@ -239,6 +241,7 @@ package final class Engine: @unchecked Sendable {
         lock.withLock {
             guard scheduler.isSuspended else { return }
             for queue in queues { queue.isSuspended = false }
+            for operation in operations { operation?.setSuspended(false) }
             bus.post(.queueResumed)
             perform(scheduler.resume())
         }

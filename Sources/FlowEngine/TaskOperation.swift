@@ -114,6 +114,12 @@ final class TaskOperation: Operation, @unchecked Sendable {
         loop.post { [self] in handle(.stopRetrying(reason: reason)) }
     }
 
+    /// Holds back (or lets go) the next attempt of a task waiting to retry, from any thread: a
+    /// suspension starts no task, and no retry either.
+    func setSuspended(_ suspended: Bool) {
+        loop.post { [self] in handle(suspended ? .suspend : .resume) }
+    }
+
     /// Kills the running attempt at once (a second Ctrl-C), from any thread: without waiting
     /// for the loop, which may be held up writing to a stdout nobody reads.
     func killRun() {
@@ -139,7 +145,9 @@ final class TaskOperation: Operation, @unchecked Sendable {
             case .disarm(let timer):
                 if let armed = timers.removeValue(forKey: timer) { loop.cancel(armed) }
             case .terminate(let attempt):
-                if let running, running.attempt == attempt { running.handle.terminate() }
+                if let running, running.attempt == attempt {
+                    if machine.isTimingOut { running.handle.timeOut() } else { running.handle.terminate() }
+                }
             case .forceKill(let attempt):
                 if let running, running.attempt == attempt { running.handle.kill() }
             case .started(let attempt):

@@ -54,6 +54,14 @@ package protocol RunningAttempt: Sendable {
     func terminate()
     /// Stops the attempt at once (SIGKILL).
     func kill()
+    /// Asks the attempt to stop because its `timeout` is over: as `terminate`, but what it
+    /// did that the next attempt can go on from is kept (a download's bytes, as after a
+    /// broken-off body), where a cancel throws it away.
+    func timeOut()
+}
+
+extension RunningAttempt {
+    package func timeOut() { terminate() }
 }
 
 /// Completes every attempt at once without doing anything: measures the engine alone.

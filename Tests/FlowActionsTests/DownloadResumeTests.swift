@@ -112,4 +112,49 @@ import Testing
         #expect(Self.ranges(server) == [nil, .resumed, nil])
         #expect(Runner.folderContents(folder) == [])
     }
+
+    /// An attempt stopped by its `timeout` keeps its bytes for the retry, as a broken-off body
+    /// does (`curl --retry --max-time -C -`): a slow server's file gets there over attempts.
+    /// A cancel still removes them (ActionStopTests).
+    @Test func aRetryAfterATimeoutResumesWhereTheTimedOutAttemptStopped() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Runner.bytes(2_000_000, seed: 7)
+        server.route("/slow") { _ in
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"s\"")], body: body)
+            response.servesRanges = true
+            if server.requestCount("/slow") == 1 { response.stallAfter = 1_500_000 }
+            return response
+        }
+        let runner = Runner.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Runner.tasks([("get", "{download: {url: '\(server.baseURL)/slow', to: s.bin}, retries: 1, timeout: 1m}")], in: folder)
+        // What the engine does when the timeout is over: once whole blocks of the stalled body
+        // are in the partial file (the stall holds the attempt until then).
+        let handle = LockedBox<(any RunningAttempt)?>(nil)
+        let watcher = Task {
+            while Self.partialFileBytes(in: folder) < 1 << 20 { try await Task.sleep(nanoseconds: 10_000_000) }
+            while handle.value == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+            handle.value?.timeOut()
+        }
+        let first = await Runner.run(tasks[0], runner: runner, attempt: 1) { running, _ in handle.update { $0 = running } }
+        watcher.cancel()
+        #expect(first.result != .succeeded)
+        let second = await Runner.run(tasks[0], runner: runner, attempt: 2)
+        #expect(second.result == .succeeded)
+        #expect(Runner.contents(folder + "/s.bin").map { $0 == body } == true)
+        #expect(Self.ranges(server) == [nil, .resumed])
+        #expect(Runner.folderContents(folder) == ["s.bin"])
+    }
+
+    /// The size of the hidden partial file beside `to`, 0 while there is none.
+    static func partialFileBytes(in folder: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        guard let name = names.first(where: { $0.hasPrefix(".s.bin.flowrun-") }),
+            let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)
+        else { return 0 }
+        return (attributes[.size] as? Int) ?? 0
+    }
 }

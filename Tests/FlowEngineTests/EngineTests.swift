@@ -321,6 +321,49 @@ private let interrupted = "interrupted (SIGINT)"
         #expect(h.finished == [.succeeded])
     }
 
+    /// A task waiting to retry starts no attempt while suspended either (`kill -USR1`, the `p`
+    /// key: "none starts"); its next attempt starts once resumed, at once if its back-off is over.
+    @Test func aRetryDueWhileSuspendedWaitsForTheResume() throws {
+        let h = try EngineHarness(
+            """
+            version: 1
+            tasks: {flaky: {shell: x, retries: 1, retry_delay: 2s}}
+            """)
+        h.start()
+        try h.end("flaky", exit1)
+        h.engine.suspend()
+        h.loop.runPosted()
+        h.advance(by: 3_600_000)
+        #expect(h.running.isEmpty, "no attempt starts while suspended")
+        #expect(h.started == ["flaky"])
+        h.engine.resume()
+        h.loop.runPosted()
+        #expect(h.running == ["flaky"])
+        #expect(h.events.last == .taskStarted(task: "flaky", attempt: 2, kind: "shell"))
+        try h.end("flaky")
+        #expect(h.finalEvent(of: "flaky") == .taskSucceeded(task: "flaky", attempts: 2, durationMilliseconds: 3_600_000))
+    }
+
+    /// A cancel ends the suspension for a cleanup task waiting to retry too.
+    @Test func aCleanupRetryHeldBySuspensionStartsOnCancel() throws {
+        let h = try EngineHarness(
+            """
+            version: 1
+            tasks: {tidy: {shell: x, when: always, retries: 1, retry_delay: 1s}}
+            """)
+        h.start()
+        try h.end("tidy", exit1)
+        h.engine.suspend()
+        h.loop.runPosted()
+        h.advance(by: 5_000)
+        #expect(h.running.isEmpty)
+        h.engine.cancel(reason: interrupted)
+        h.loop.runPosted()
+        #expect(h.running == ["tidy"])
+        try h.end("tidy")
+        #expect(h.finalEvent(of: "tidy") == .taskSucceeded(task: "tidy", attempts: 2, durationMilliseconds: 5_000))
+    }
+
     /// A cancel ends the suspension: the cleanup must run, and it does once a slot is free.
     @Test func aCancelWhileSuspendedStillRunsTheCleanup() throws {
         let h = try EngineHarness(

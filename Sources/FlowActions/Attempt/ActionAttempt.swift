@@ -20,6 +20,7 @@ final class ActionAttempt: RunningAttempt, Sendable {
     private let loop: any EngineLoop
     private let completion: @Sendable (AttemptResult) -> Void
     private let ended = NIOLockedValueBox(false)
+    private let timedOut = NIOLockedValueBox(false)
 
     /// Blocking reads and writes (libarchive, image codecs), so a queue of
     /// flowrun's own, which gets threads as they block, rather than the global one that the
@@ -43,6 +44,12 @@ final class ActionAttempt: RunningAttempt, Sendable {
     }
 
     func terminate() { stop.stop() }
+    /// Stopped by the task's timeout (set before `stop`): a download keeps its bytes for the retry.
+    func timeOut() {
+        timedOut.withLockedValue { $0 = true }
+        stop.stop()
+    }
+    var isTimedOut: Bool { timedOut.withLockedValue { $0 } }
     func kill() { stop.stop() }
 
     /// Ends the attempt: succeeded with `failure` nil. Once; from any thread.

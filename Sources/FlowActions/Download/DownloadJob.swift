@@ -147,7 +147,12 @@ final class DownloadJob: Sendable {
             try result.get()
             if cancelled { throw ActionFailure.cancelled }
         } catch {
-            runner.attemptEnded(task, file: file, keep: !cancelled && error.retryable && mayRetry)
+            // A timed-out attempt keeps its bytes as a broken-off body does; a cancel drops them,
+            // and so does a timeout that came once the body was whole (a Range from its end
+            // would get a 416, and the next attempt would start over anyway).
+            let bodyBrokeOff = (try? result.get()) == nil
+            let resumable = cancelled ? attempt.isTimedOut && bodyBrokeOff : error.retryable
+            runner.attemptEnded(task, file: file, keep: resumable && mayRetry)
             runner.shared.ended(key, with: cancelled ? .abandoned : .failed(error))
             var failure = error
             if !mayRetry, let last = error.reasonOnLastAttempt { failure.reason = last }
