@@ -17,7 +17,8 @@ private let corpusToolsInstalled = ["/usr/bin/bsdtar", "/usr/bin/zip", "/usr/bin
 @Suite(.enabled(if: corpusToolsInstalled, "needs bsdtar (libarchive-tools), zip and GNU tar: scripts/install-deps --tests"))
 struct DecompressBsdtarTests {
     /// Archives bsdtar extracts that flowrun refuses on purpose, with words from the reason.
-    static let refusals: [String: String] = [:]
+    /// A 0-byte file: refused as GNU tar refuses it (a failed download must not look extracted).
+    static let refusals: [String: String] = ["zero-bytes.tar": "is empty (0 bytes): not an archive"]
 
     /// Made by python3 in the fixture folder: sources in src/ and short/, archives in corpus/.
     static let corpusScript = #"""

@@ -128,7 +128,8 @@ import Testing
         try fixtures.python("tarfile.open('empty.tar.gz', 'w:gz').close()\nopen('empty', 'w').close()")
         #expect(fixtures.extract("empty.tar.gz", to: "e1", format: .tarGz) == nil)
         #expect(fixtures.extract("empty.tar.gz", to: "e2", format: .tarXz)?.reason.contains("not tar.xz") == true)
-        #expect(fixtures.extract("empty", to: "e3", format: .zip)?.reason.contains("is empty, not zip") == true)
+        // A 0-byte file is refused before any format is looked for (DecompressEmptyArchiveTests).
+        #expect(fixtures.extract("empty", to: "e3", format: .zip)?.reason.contains("is empty (0 bytes): not a zip archive") == true)
     }
 
     @Test func anExistingFolderIsMergedInto() throws {

@@ -6,7 +6,7 @@ import Testing
 /// but for bzip2 (bsdtar stops reading at the tar's end marker, before the stream's end), a zip whose end
 /// record is cut or counts more entries than there are (bsdtar reads it as a stream), and a
 /// zip whose local header names another file than its directory (bsdtar extracts the local
-/// name), or another method. The task fails naming itself and the archive or the entry, and nothing is at `to`.
+/// name), or another method; a 0-byte file. The task fails naming itself and the archive or the entry, and nothing is at `to`.
 @Suite struct StricterThanBsdtarTests {
     /// A tar of one file, with 64 KiB of zeros after its end marker (as a tar written with a
     /// large blocking factor has), compressed four ways; each cut in its last 4 bytes
@@ -44,13 +44,14 @@ import Testing
         struct.pack_into('<H', m, at + 8, 0)  # and stored, where the directory says deflated
         m[at + 30:at + 35] = b'b.txt'
         open('local-method.zip', 'wb').write(m)
+        open('empty.tar.gz', 'wb').close()  # a failed download
         """
 
     static let refusals: [(archive: String, names: String)] = [
         ("cut.tar.gz", "cut.tar.gz"), ("cut.tar.xz", "cut.tar.xz"), ("cut.tar.bz2", "cut.tar.bz2"), ("cut.tar.zst", "cut.tar.zst"),
         ("junk.tar.gz", "junk.tar.gz"), ("junk.tar.xz", "junk.tar.xz"), ("junk.tar.zst", "junk.tar.zst"), ("end-cut.zip", "end-cut.zip"),
         ("count-more.zip", "count-more.zip"),
-        ("local-name.zip", "b.txt"), ("local-method.zip", "b.txt"),
+        ("local-name.zip", "b.txt"), ("local-method.zip", "b.txt"), ("empty.tar.gz", "empty.tar.gz' is empty (0 bytes)"),
     ]
 
     @Test(arguments: refusals)

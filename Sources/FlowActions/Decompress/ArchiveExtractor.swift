@@ -32,6 +32,7 @@ package struct ArchiveExtractor {
     /// `progress(compressed bytes read, archive size)` after each block: the caller throttles it
     /// (`ProgressThrottle`).
     package func run(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
+        try EmptyArchive.refuse(from, format: format)
         let target = (to as NSString).standardizingPath
         let parent = (target as NSString).deletingLastPathComponent
         try FileTree.makeFolders(parent.isEmpty ? "." : parent)

@@ -106,6 +106,8 @@ final class ExtractionSession {
             try extract(entry, detected!, warning: warning, isCancelled: isCancelled, progress: progress)
         }
         if detected == nil {
+            // A pipe that gave nothing (an empty regular file was refused before it was opened).
+            if !isRegularFile && input.compressedBytes == 0 { throw EmptyArchive.failure(archivePath, format: extractor.format) }
             // No entry: an empty tar (or tar.gz) is still checked against the format given.
             let found = input.detectedFormat
             if extractor.format != nil { try check(found) }
