@@ -17,7 +17,7 @@ extension PlannedTask {
     /// The values found in `fields` (each as used, then as shown), longest first.
     package static func secretValues(in fields: [(String, String)]) -> [String] {
         let found = fields.filter { $0.0 != $0.1 }.flatMap { SecretName.values(in: $0.0, shownAs: $0.1) }
-        return Set(found.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        return SecretName.ordered(found)
     }
 
     /// The fields of an action that may hold a `${NAME}`, each beside its shown form.

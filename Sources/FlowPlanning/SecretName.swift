@@ -37,7 +37,17 @@ package enum SecretName {
     /// `text` with each of `values` (the longest first, so that one holding another is masked
     /// whole) shown as `***`.
     package static func masked(_ text: String, values: [String]) -> String {
-        let sorted = Set(values.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
-        return sorted.reduce(text) { $0.replacingOccurrences(of: $1, with: mask) }
+        masked(text, ordered: ordered(values))
+    }
+
+    /// `values` without empty ones or repeats, the longest first: the order `masked` takes them in.
+    package static func ordered(_ values: [String]) -> [String] {
+        Set(values.filter { !$0.isEmpty }).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    /// `text` with each of `values`, already `ordered`, shown as `***` (a task's output lines are
+    /// masked with values ordered once, not again for each line).
+    package static func masked(_ text: String, ordered values: [String]) -> String {
+        values.reduce(text) { $0.replacingOccurrences(of: $1, with: mask) }
     }
 }

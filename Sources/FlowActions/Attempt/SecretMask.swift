@@ -24,9 +24,9 @@ struct SecretMask: Sendable {
         secrets = task.secretValues
     }
 
-    /// `text` with each value as `***`: `secrets` are sorted and non-empty already, so not again
-    /// for each line of output (`AttemptEvents.masking`).
+    /// `text` with each value as `***`: `secrets` are ordered already, so not again for each
+    /// line of output (`AttemptEvents.masking`).
     func callAsFunction(_ text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: SecretName.mask) }
+        SecretName.masked(text, ordered: secrets)
     }
 }
