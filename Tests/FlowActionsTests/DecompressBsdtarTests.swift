@@ -205,8 +205,8 @@ struct DecompressBsdtarTests {
         let process = Process()
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         if let input { process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input)) }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["LC_ALL=C.UTF-8"] + argv
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = Array(UmaskedChild.argv(["/usr/bin/env", "LC_ALL=C.UTF-8"] + argv).dropFirst())
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

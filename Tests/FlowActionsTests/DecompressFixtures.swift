@@ -35,8 +35,8 @@ struct DecompressFixtures {
 
     func run(_ argv: [String]) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = argv
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = Array(UmaskedChild.argv(["/usr/bin/env"] + argv).dropFirst())
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         try process.run()
         process.waitUntilExit()

@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import FlowTestSupport
 import Foundation
@@ -97,10 +98,7 @@ import Testing
         #expect(fixtures.extract("empty.txt.gz", to: "tgz", format: .tarGz)?.reason.contains("not tar.gz") == true)
     }
 
-    /// Read, not set: the umask is the process's, shared with tests running meanwhile.
-    static let umask: mode_t = {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
-        return line.flatMap { mode_t($0.split(separator: "\t").last ?? "", radix: 8) } ?? 0o022
-    }()
+    /// Read before main: the umask is the process's, and an extraction on another test's
+    /// thread has it at 0 for a moment at every entry.
+    static let umask: mode_t = StartupUmask.value
 }
