@@ -1,4 +1,6 @@
 import FlowConsole
+import FlowModel
+import Glibc
 
 /// The Markdown a run appends to GitHub's job summary (`$GITHUB_STEP_SUMMARY`): its result and
 /// duration, the counts, and a table of the failed tasks with the last lines of their output.
@@ -12,6 +14,31 @@ package enum JobSummary {
     package static let lines = 10
     /// Longer output lines are cut in the table.
     static let maximumLineLength = 200
+
+    /// Appends the summary of `timeline` to GitHub's job summary file at `path`, after what the
+    /// step's earlier commands wrote there: a blank line first, so that its heading starts a
+    /// block of its own (after a last line left open, a table, or an HTML block, which runs on
+    /// to the next blank line), and the rows cut so that the whole file stays under 1 MiB.
+    package static func append(_ timeline: RunTimeline, to path: String) throws(WriteFailure) {
+        var status = stat()
+        let earlier = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : 0
+        let room = min(limit, 1 << 20 - 1024 - earlier)
+        try ReportFile.append(separator(after: path, size: earlier) + render(timeline, limit: room), to: path)
+    }
+
+    /// What goes between the file's last byte and the summary: nothing in an empty file, else
+    /// what ends the last line and leaves one blank line.
+    private static func separator(after path: String, size: Int) -> String {
+        guard size > 0 else { return "" }
+        var tail = [UInt8](repeating: 0, count: 2)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "\n\n" }
+        defer { close(descriptor) }
+        let count = min(size, 2)
+        guard pread(descriptor, &tail, count, off_t(size - count)) == count else { return "\n\n" }
+        if count == 2, tail == [0x0A, 0x0A] { return "" }
+        return tail[count - 1] == 0x0A ? "\n" : "\n\n"
+    }
 
     package static func render(_ timeline: RunTimeline, limit: Int = Self.limit) -> String {
         let icon =

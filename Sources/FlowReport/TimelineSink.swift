@@ -50,7 +50,7 @@ package final class TimelineSink: EventSink, @unchecked Sendable {  // `lock` gu
         if let path = outputs.html { attempt { () throws(WriteFailure) in try ReportFile.write(TimelineHTML.render(timeline), to: path) } }
         if let path = outputs.trace { attempt { () throws(WriteFailure) in try ReportFile.write(ChromeTrace.render(timeline), to: path) } }
         if let path = outputs.jobSummary {
-            attempt { () throws(WriteFailure) in try ReportFile.append(JobSummary.render(timeline), to: path) }
+            attempt { () throws(WriteFailure) in try JobSummary.append(timeline, to: path) }
         }
         lock.withLock { failure = firstFailure }
     }

@@ -70,6 +70,48 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "# Build\nearlier step\nflowrun's part\n")
     }
 
+    /// An earlier command of the step that left its last line open (`printf '| 1 | 2 |'`), or
+    /// ended with an HTML block (`</details>`, which runs on to the next blank line): flowrun's
+    /// heading still starts a block of its own instead of being read as part of theirs.
+    @Test func theSummaryStartsABlockOfItsOwnAfterWhatEarlierCommandsWrote() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let timeline = RunScript.failedRun().timeline()
+        for (earlier, joined) in [
+            ("| a | b |\n|---|---|\n| 1 | 2 |", "| 1 | 2 |\n\n### ❌ flowrun: ci"),
+            ("<details><summary>log</summary>\n\nok\n</details>\n", "</details>\n\n### ❌ flowrun: ci"),
+            ("earlier step\n\n", "earlier step\n\n### ❌ flowrun: ci"),
+            ("", "### ❌ flowrun: ci"),
+        ] {
+            let path = folder.path + "/summary-\(earlier.utf8.count).md"
+            if !earlier.isEmpty { try ReportFile.write(earlier, to: path) }
+            try JobSummary.append(timeline, to: path)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.hasPrefix(earlier.isEmpty ? joined : earlier), "\(earlier)")
+            #expect(text.contains(joined), "\(earlier)")
+        }
+    }
+
+    /// GitHub's 1 MiB is for the whole step: what earlier commands wrote counts against it.
+    @Test func staysUnderGitHubsLimitWithWhatEarlierCommandsWrote() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/summary.md"
+        try ReportFile.write(String(repeating: "earlier line\n", count: 60_000), to: path)  // 780,000 bytes
+        let tasks = (0..<2000).map { "task-\($0)" }
+        var script = RunScript(tasks.map { .init(task: $0, needs: [], kind: "shell") })
+        for (index, task) in tasks.enumerated() {
+            let time = Int64(index)
+            script.at(time, .taskStarted(task: task, attempt: 1, kind: "shell"))
+            for line in 0..<10 { script.at(time, .taskOutput(task: task, stream: .stdout, line: "\(line) " + String(repeating: "x", count: 300))) }
+            script.at(time + 1, .taskFailed(task: task, attempts: 1, durationMilliseconds: 1, reason: "exited with status 1", exitCode: 1))
+        }
+        try JobSummary.append(script.timeline(), to: path)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? Int.max
+        #expect(size < 1 << 20)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("more failed task(s) left out"))
+    }
+
     @Test func aSummaryThatCannotBeWrittenIsAnError() {
         #expect(throws: WriteFailure.self) { try ReportFile.append("x", to: "/nonexistent-\(UUID().uuidString)/summary.md") }
     }

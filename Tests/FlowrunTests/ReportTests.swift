@@ -28,7 +28,7 @@ import Testing
             environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary])
         #expect(run.status == 1, "\(run.stderr)")
         let markdown = try folder.read("summary.md")
-        #expect(markdown.hasPrefix("## earlier step\n### ❌ flowrun: ci failed in "), "\(markdown)")
+        #expect(markdown.hasPrefix("## earlier step\n\n### ❌ flowrun: ci failed in "), "\(markdown)")
         #expect(markdown.contains("| <code>test</code> | exited with status 3 after 2 attempts |"), "\(markdown)")
         #expect(markdown.contains("assert &lt;x&gt; failed"))
         #expect(markdown.contains("3 tasks: 1 succeeded, 1 failed, 1 skipped."))
