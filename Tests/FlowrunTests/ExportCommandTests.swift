@@ -73,6 +73,18 @@ import Testing
         #expect(try folder.read("shared/ci.yml").contains("jobs:\n  fetch:\n"))
     }
 
+    /// `-o` naming the workflow file itself replaced it with the export, exit 0: refused before
+    /// anything is written, as `run --junit flow.yaml` is (issue 12: outputs never destroy data).
+    @Test func dashONeverWritesOverTheWorkflowFile() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        for engine in [["github"], ["argo", "--image", "img:1"]] {
+            let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to"] + engine + ["-o", "./flow.yaml"], in: folder.url)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("-o ./flow.yaml is the workflow file"), "\(result.stderr)")
+            #expect(try folder.read("flow.yaml") == Self.workflow)
+        }
+    }
+
     /// A self-hosted runner is picked by several labels (`runs-on: [self-hosted, linux, x64]`).
     /// `--runs-on` took one: given again, the last silently replaced the first. Each given now
     /// adds a label; one stays a plain string.

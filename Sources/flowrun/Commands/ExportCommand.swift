@@ -89,6 +89,8 @@ struct ExportCommand: ParsableCommand {
             print(text, terminator: "")
             return
         }
+        // As `run --junit FILE` is refused: the export never replaces the workflow it came from.
+        try OutputPaths.refuseOverlaps(workflow: file, eventsFile: nil, junit: nil, others: [("-o", output)])
         for note in export.notCarried {
             FileHandle.standardError.write(Data("flowrun: not carried over: \(VisibleText.escaped(note))\n".utf8))
         }

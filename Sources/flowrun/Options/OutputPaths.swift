@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 
-/// Refuses, before a run, outputs that would destroy data: `--events-file` or `--junit` naming
-/// the workflow file, or both naming one file, where one would overwrite the other.
+/// Refuses, before a run (or an export, or a report), outputs that would destroy data:
+/// `--events-file`, `--junit` or another output naming the workflow file, or two naming one file,
+/// where one would overwrite the other.
 ///
 /// "The same" means the same file: the same device and inode when it exists (so `./a.xml` and
 /// `a.xml`, or a symbolic link to the workflow, are caught), or else the same path once its
