@@ -133,6 +133,23 @@ import Testing
         #expect(run.stderr.contains("cannot write /nonexistent-folder/summary.md"), "\(run.stderr)")
     }
 
+    /// As `run --junit flow.yaml` is refused (issue 12: outputs never destroy data), so is a
+    /// report over the recorded run's workflow file, or two reports at one path: `report --html
+    /// flow.yaml` replaced the workflow with the HTML, and `--html r --trace r` kept only the trace,
+    /// both with exit 0.
+    @Test func reportNeverWritesOverTheWorkflowFileNorOneReportOverAnother() async throws {
+        let folder = try WorkflowFolder(workflow)
+        _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        let overWorkflow = try await FlowrunBinary.run(["report", "--html", "./flow.yaml"], in: folder.url)
+        #expect(overWorkflow.status == 2, "\(overWorkflow.stderr)")
+        #expect(overWorkflow.stderr.contains("--html ./flow.yaml is the workflow file"), "\(overWorkflow.stderr)")
+        #expect(try folder.read("flow.yaml") == workflow)
+        let twice = try await FlowrunBinary.run(["report", "--html", "r.out", "--trace", "r.out"], in: folder.url)
+        #expect(twice.status == 2, "\(twice.stderr)")
+        #expect(twice.stderr.contains("--html r.out and --trace r.out are the same file"), "\(twice.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("r.out").path))
+    }
+
     @Test func reportNamesARunThatDoesNotExist() async throws {
         let folder = try WorkflowFolder(workflow)
         let none = try await FlowrunBinary.run(["report"], in: folder.url)

@@ -42,6 +42,10 @@ struct ReportCommand: ParsableCommand {
         let record = try Self.record(named: runName, in: recorded)
         // A run another flowrun is still recording is drawn as running (as `runs` lists it), not interrupted.
         let now = recorded.isRunning(record) ? Int64(Date().timeIntervalSince1970 * 1000) : nil
+        // As `run` refuses them: a report over the run's workflow file, or two at one path.
+        try OutputPaths.refuseOverlaps(
+            workflow: record.header.file, eventsFile: nil, junit: nil,
+            others: [("--html", html), ("--trace", trace), ("--markdown", markdown)].filter { $0.1 != "-" })
         let (timeline, unreadable) = try RunTimeline.read(record, runningAt: now)
         if unreadable > 0 {
             RecordOptions.warn("\(unreadable) line(s) of the run record \(record.path) could not be read and were skipped")
