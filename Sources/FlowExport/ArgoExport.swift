@@ -37,6 +37,11 @@ package enum ArgoExport {
                         .mapping([YAMLEntry("parameters", .sequence([.mapping([YAMLEntry("name", .string("task")), YAMLEntry("value", .string(spec.id))])]))])))
             }
             entries.append(YAMLEntry("depends", .string(depends(task, plan, names, &report))))
+            if spec.when == .failure, task.needs.isEmpty {
+                // No need can fail, so flowrun never runs it: Argo skips it, and omits its dependents.
+                entries.append(YAMLEntry("when", .string("false")))
+                report.add("when: failure without needs -> when: \"false\" (it never runs)", spec.id)
+            }
             dagTasks.append(.mapping(entries))
             if own { templates.append(taskTemplate(task, name: name, plan, options, configMap: queueConfigMap, &report)) }
         }

@@ -53,6 +53,27 @@ import Testing
         #expect(text.contains("depends: cleanup.Failed || cleanup.Errored\n"))
     }
 
+    /// A `when: failure` task with no needs never runs in flowrun (no need can fail), and the
+    /// tasks that need it are skipped. The export let it wait only for the setup, so Argo ran
+    /// it (`flowrun run --only` then skips it and exits 0: Succeeded), and its dependents ran
+    /// too. Now its `when` is never true: Argo skips it, and omits its dependents.
+    @Test func aWhenFailureTaskWithoutNeedsNeverRuns() throws {
+        let plan = try ExportFixture.plan(
+            """
+            version: 1
+            tasks:
+              build: {shell: make}
+              onfail: {when: failure, shell: ./notify}
+              after: {needs: onfail, shell: ./after}
+            """)
+        let text = ArgoExport.export(plan, options: ExportFixture.options()).text
+        #expect(
+            text.contains(
+                "          - name: onfail\n            template: flowrun-task\n            arguments:\n              parameters:\n                - name: task\n                  value: onfail\n            depends: flowrun-setup.Succeeded\n            when: \"false\"\n"
+            ), "\(text)")
+        #expect(text.contains("depends: onfail.Succeeded\n"))
+    }
+
     @Test func aTaskWithDotsKeepsItsIdInAComment() throws {
         let text = ArgoExport.export(try ExportFixture.plan(GitHubExportTests.workflow), options: ExportFixture.options()).text
         #expect(text.contains("          - # task 'test.unit'\n            name: test-unit\n"))

@@ -8,7 +8,8 @@ import Testing
 @Suite(.serialized) struct EngineValidationTests {
     static let examples = ["ci", "failure", "hello", "images", "queues", "upgrade"]
 
-    /// Ids of every shape, each field that maps, values YAML would misread, and a 64-char id.
+    /// Ids of every shape, each field that maps, values YAML would misread, and a 64-char id;
+    /// a `when: failure` task without needs (it never runs) with a dependent.
     static let edgeCases = """
         version: 1
         name: "edge cases: 1.0"
@@ -29,6 +30,8 @@ import Testing
           flowrun-task: {needs: main, description: "a task named like the export's template", shell: "true"}
           aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: {needs: [flowrun-task], shell: "true"}
           last: {needs: [1st.setup, main], shell: "true"}
+          alone: {when: failure, shell: "echo never"}
+          after-alone: {needs: alone, shell: "true"}
 
         """
 

@@ -301,6 +301,8 @@ def check_argo(export, source, say):
         expression = dag_task.get("depends", "")
         if task["needs"] and task["when"] == "failure" and ".Failed" not in expression:
             say(f"task {task_id} is when: failure, depends is {expression!r}")
+        if not task["needs"] and task["when"] == "failure" and dag_task.get("when") != "false":
+            say(f"task {task_id} is when: failure without needs (never runs), its DAG task has when: {dag_task.get('when')!r}")
         if task["needs"] and task["when"] == "always" and ".Skipped" not in expression:
             say(f"task {task_id} is when: always, depends is {expression!r}")
         template = templates.get(dag_task["template"], {})
