@@ -65,7 +65,7 @@ package enum GitHubExport {
         notes(plan, &report)
         let jobsLine = grouped ? "tasks -> \(groups.count) jobs, grouped by waves" : "tasks -> jobs: \(groups.count), one per task"
         var top: [YAMLEntry] = [
-            YAMLEntry("name", .string(plan.workflow.name)),
+            YAMLEntry("name", .string(staticText(plan.workflow.name))),
             YAMLEntry("on", .flowSequence([.string("push"), .string("workflow_dispatch")])),
             YAMLEntry("permissions", .mapping([YAMLEntry("contents", .string("read"))])),
         ]
@@ -247,6 +247,13 @@ package enum GitHubExport {
         // Foundation's search is slow; most values hold no `{` at all.
         guard text.utf8.contains(UInt8(ascii: "{")) else { return text }
         return text.replacingOccurrences(of: "${{", with: "${{ '${{' }}")
+    }
+
+    /// Text for a field GitHub allows no expression in at all (the workflow's `name`), where
+    /// `literal`'s `${{ '${{' }}` is refused too: `${{` is broken up as `${ {`.
+    static func staticText(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "{")) else { return text }
+        return text.replacingOccurrences(of: "${{", with: "${ {")
     }
 
     static let defaultInstall = """

@@ -9,10 +9,11 @@ import Testing
     static let examples = ["ci", "failure", "hello", "images", "queues", "upgrade"]
 
     /// Ids of every shape, each field that maps, values YAML would misread, and a 64-char id;
-    /// a `when: failure` task without needs (it never runs) with a dependent.
+    /// a name with `${{` (GitHub allows no expression in a workflow's name), and a `when:
+    /// failure` task without needs (it never runs) with a dependent.
     static let edgeCases = """
         version: 1
-        name: "edge cases: 1.0"
+        name: "edge cases: 1.0 ${{ github.actor }}"
         concurrency: 3
         fail_fast: false
         env: {YES: "yes", EXPR: "${{ github.token }}", COLON: "a: b # c"}
