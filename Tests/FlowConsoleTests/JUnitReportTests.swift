@@ -76,6 +76,24 @@ import Testing
         #expect(failure.stringValue == expected.joined(separator: "\n") + "\n")
     }
 
+    /// A task that printed more lines than the report keeps (51, so the ring's start had moved)
+    /// and then succeeded: its lines were dropped but not the ring's start, and writing the
+    /// report trapped (`seq 1 51` with `--junit` crashed flowrun with exit 132, and no report).
+    @Test func aTaskThatPrintedMoreThanFiftyLinesAndSucceededIsAPlainTestCase() throws {
+        var script = EventScript()
+        script.at(0, .workflowStarted(workflow: "w", file: "f", tasks: 2, concurrency: 1))
+        script.at(1, .taskStarted(task: "chatty", attempt: 1, kind: "shell"))
+        for index in 1...51 { script.at(1, .taskOutput(task: "chatty", stream: .stdout, line: "\(index)")) }
+        script.at(2, .taskSucceeded(task: "chatty", attempts: 1, durationMilliseconds: 1))
+        script.at(3, .taskStarted(task: "after", attempt: 1, kind: "shell"))
+        script.at(4, .taskFailed(task: "after", attempts: 1, durationMilliseconds: 1, reason: "exited with status 1", exitCode: 1))
+        let (document, _) = try report(of: script)
+        let cases = document.rootElement()?.elements(forName: "testsuite").first?.elements(forName: "testcase") ?? []
+        #expect(cases.map { attributes($0)["name"] } == ["chatty", "after"])
+        #expect((cases.first?.children ?? []).isEmpty)
+        #expect(cases.last?.elements(forName: "failure").map(attributes) == [["message": "exited with status 1"]])
+    }
+
     @Test func escapesMarkupAndDropsWhatXMLCannotHold() throws {
         var script = EventScript()
         let hostile = "<b>\"fish\" & 'chips'</b>\u{1}\u{1B}[31m]]>\u{FFFF}\ttab"

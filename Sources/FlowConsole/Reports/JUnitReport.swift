@@ -105,6 +105,12 @@ package final class JUnitReport: EventSink {
         }
 
         var lastLines: [String] { Array(output[next...] + output[..<next]) }
+
+        /// Drops the lines kept, and with them where the ring starts (`lastLines` would trap).
+        mutating func dropOutput() {
+            output = []
+            next = 0
+        }
     }
 
     /// Opens `path` if it is a device or a FIFO, or else creates the temporary file beside the
@@ -165,7 +171,7 @@ package final class JUnitReport: EventSink {
             case .taskSucceeded(let task, _, let duration):
                 state.touch(task)
                 state.cases[task]?.result = .succeeded(durationMilliseconds: duration)
-                state.cases[task]?.output = []  // only failures show output
+                state.cases[task]?.dropOutput()  // only failures show output
             case .taskFailed(let task, _, let duration, let reason, _, let allowed):
                 state.touch(task)
                 state.cases[task]?.result =
@@ -180,7 +186,7 @@ package final class JUnitReport: EventSink {
                 let duration = state.cases[task]?.startedAt.map { event.timeMilliseconds - $0 } ?? 0
                 let why = run.map { "\(reason) (run \($0))" } ?? reason
                 state.cases[task]?.result = .skipped(durationMilliseconds: duration, reason: why)
-                state.cases[task]?.output = []
+                state.cases[task]?.dropOutput()
             case .workflowFinished(let workflow, _, let duration, _):
                 state.workflow = workflow
                 state.durationMilliseconds = duration
