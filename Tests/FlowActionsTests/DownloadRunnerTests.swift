@@ -374,6 +374,38 @@ import Testing
         #expect(Self.contents(folder + "/elsewhere.bin") == body)
     }
 
+    /// As curl: `http://user:password@host/` sends Basic credentials (percent-decoded) to that
+    /// host, not to a host a redirect leads to; a task's own Authorization header wins.
+    @Test func credentialsInTheURLAreSentAsBasicAuthorization() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(1000)
+        server.route("/file") { _ in .init(body: body) }
+        server.route("/elsewhere") { _ in .init(status: 302, headers: [("Location", "http://localhost:\(server.port)/file")]) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let withUser = "http://user:pa%40ss@127.0.0.1:\(server.port)"
+        let tasks = try Self.tasks(
+            [
+                ("basic", "{download: {url: '\(withUser)/file', to: basic.bin}}"),
+                ("header", "{download: {url: '\(withUser)/file?h', to: header.bin, headers: {Authorization: 'Bearer t0ken'}}}"),
+                ("elsewhere", "{download: {url: '\(withUser)/elsewhere', to: elsewhere.bin}}"),
+            ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        let basic = "Basic " + Data("user:pa@ss".utf8).base64EncodedString()
+        #expect(server.requests.last?.header("Authorization") == basic)
+        #expect(Self.contents(folder + "/basic.bin") == body)
+        #expect(await Self.run(tasks[1], runner: runner).result == .succeeded)
+        #expect(server.requests.last?.header("Authorization") == "Bearer t0ken")
+        #expect(await Self.run(tasks[2], runner: runner).result == .succeeded)
+        let first = try #require(server.requests.dropLast().last)
+        #expect(first.path == "/elsewhere" && first.header("Authorization") == basic)
+        let redirected = try #require(server.requests.last)
+        #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
+    }
+
     @Test func aStalledBodyTimesOutAndLeavesNoTemporaryFile() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
