@@ -636,6 +636,29 @@ import Testing
         #expect(Self.folderContents(folder + "/out") == ["copy.bin"])
     }
 
+    /// As curl: a `file:` URL's path is percent-decoded, also when the workflow's folder (which
+    /// `${FLOWRUN_WORKFLOW_DIR}` puts into it as written) holds a space or a non-ASCII letter.
+    @Test func aFileURLIsPercentDecodedInAFolderWithASpace() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let project = folder + "/my projé"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let body = Self.bytes(5000)
+        try Data(body).write(to: URL(fileURLWithPath: project + "/g h.bin"))
+        try Data("decoy".utf8).write(to: URL(fileURLWithPath: project + "/g%20h.bin"))
+        let runner = Self.runner(in: project)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [
+                ("encoded", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/g%20h.bin', to: out/a.bin}}"),
+                ("query", "{download: {url: 'file://localhost${FLOWRUN_WORKFLOW_DIR}/g%20h.bin?v=1#top', to: out/b.bin}}"),
+            ], in: project)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(project + "/out/a.bin") == body)
+        #expect(await Self.run(tasks[1], runner: runner).result == .succeeded)
+        #expect(Self.contents(project + "/out/b.bin") == body)
+    }
+
     @Test func plainHTTPGoesThroughHttpProxyInAbsoluteForm() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
