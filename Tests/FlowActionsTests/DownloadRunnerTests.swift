@@ -256,6 +256,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/r.bin"))
     }
 
+    /// As curl and wget: a 206 to a plain GET whose Content-Range is the whole file
+    /// (`bytes 0-N-1/N`) is the file; one that is only a part of it still fails.
+    @Test func a206ThatCoversTheWholeFileIsTheFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(5000)
+        server.route("/whole") { _ in
+            .init(status: 206, headers: [("Content-Range", "bytes 0-4999/5000"), ("ETag", "\"v1\"")], body: body)
+        }
+        server.route("/part") { _ in .init(status: 206, headers: [("Content-Range", "bytes 0-4999/9000")], body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [
+                ("whole", "{download: {url: '\(server.baseURL)/whole', to: whole.bin, sha256: \(Self.sha256(body))}}"),
+                ("part", "{download: {url: '\(server.baseURL)/part', to: part.bin}}"),
+            ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/whole.bin") == body)
+        let part = await Self.run(tasks[1], runner: runner).result
+        #expect(part != .succeeded)
+        #expect("\(part)".contains("HTTP 206"), "\(part)")
+        #expect(Self.folderContents(folder) == ["whole.bin"])
+    }
+
     @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

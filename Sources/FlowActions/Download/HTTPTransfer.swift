@@ -74,7 +74,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         let failure = Self.failure(of: head, url: url)
         let inline = Self.hashesInline(bodyLength: contentLength)
         staging.withLockedValue { $0.hashesInline = inline }
-        if !resuming, head.status != .partialContent {
+        // A 206 to a plain GET is the body only when its range is the whole file.
+        let wholeFile = head.status != .partialContent || ContentRange(head.headers.first(name: "Content-Range"))?.isWholeFile == true
+        if !resuming, wholeFile {
             // A whole body into an empty file: nothing on the file's queue can fail, so the
             // head's bookkeeping goes there ahead of the body and the network thread reads on
             // at once, instead of waiting for that queue to wake up (two thread hand-offs on
