@@ -433,6 +433,27 @@ import Testing
         #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
     }
 
+    /// A header value HTTP cannot carry (a token read with its CRLF) fails the task naming the
+    /// header, never printing its value: the reason was async-http-client's error, which
+    /// quotes the value in clear.
+    @Test func aHeaderValueWithALineBreakFailsWithoutPrintingIt() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/file") { _ in .init(body: Self.bytes(10)) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [("get", "{download: {url: '\(server.baseURL)/file', to: f.bin, headers: {X-Api: \"s3cr3t-value\\r\\n\"}}}")], in: folder)
+        let result = await Self.run(tasks[0], runner: runner).result
+        #expect(result != .succeeded)
+        #expect(!"\(result)".contains("s3cr3t-value"), "\(result)")
+        #expect("\(result)".contains("X-Api"), "\(result)")
+        #expect(server.requests.isEmpty)
+        #expect(Self.folderContents(folder) == [])
+    }
+
     @Test func aStalledBodyTimesOutAndLeavesNoTemporaryFile() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -166,6 +166,8 @@ package final class Downloader: Sendable {
             let request: HTTPClient.Request
             do {
                 request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
+            } catch let failure as ActionFailure {
+                throw ActionFailure("\(url): \(failure.reason)", retryable: false)
             } catch {
                 throw ActionFailure("\(url): \(error)", retryable: false)
             }

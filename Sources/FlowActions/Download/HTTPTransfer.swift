@@ -38,6 +38,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
 
     /// The request: a GET with the task's headers, and a Range from the kept bytes when resuming.
     static func request(url: String, headers: [(String, String)], resumingFrom file: PartialFile?) throws -> HTTPClient.Request {
+        // async-http-client refuses these too, but its error quotes the value, which is never printed.
+        if let (name, _) = headers.first(where: { $0.1.utf8.contains { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7F } }) {
+            throw ActionFailure(
+                "header '\(name)' holds a line break or another control character, which HTTP does not allow (its value is not shown)", retryable: false)
+        }
         var fields = HTTPHeaders(headers)
         if let file, file.size > 0 {
             fields.replaceOrAdd(name: "Range", value: "bytes=\(file.size)-")
