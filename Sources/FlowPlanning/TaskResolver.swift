@@ -290,8 +290,10 @@ struct TaskResolver {
         }
         if !Self.urlSchemes.contains(scheme) {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
-        } else if scheme == "file" ? !components.path.hasPrefix("/") : (components.host ?? "").isEmpty {
+        } else if scheme == "file" ? FileURLPath.bytes(of: url.value) == nil : (components.host ?? "").isEmpty {
             diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+        } else if scheme == "file", FileURLPath.path(of: url.value) == nil {
+            diagnostics.append(Diagnostic(.fileURLPathNotUTF8(url.value, task: task), at: url.location))
         } else if scheme != "file", components.percentEncodedPath.removingPercentEncoding == nil {
             // async-http-client would request `/` for it (see `Downloader`).
             diagnostics.append(Diagnostic(.urlPathNotUTF8(url.value, task: task), at: url.location))
@@ -337,6 +339,10 @@ extension Diagnostic.Message {
     static func unsupportedScheme(_ scheme: String, task: TaskID) -> Self {
         Self("unsupported URL scheme '\(scheme)' in 'url' of task '\(task)': use http, https or file")
     }
+    static func fileURLPathNotUTF8(_ url: String, task: TaskID) -> Self {
+        Self("URL '\(url)' in 'url' of task '\(task)' names a path whose percent-encoded bytes are not UTF-8, which flowrun cannot open")
+    }
+
     static func urlPathNotUTF8(_ url: String, task: TaskID) -> Self {
         Self(
             "URL '\(url)' in 'url' of task '\(task)' has a path whose percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request"

@@ -79,8 +79,7 @@ package enum TaskDefinition {
     /// makes the download run again (its URL alone would keep a stale copy up to date). A path
     /// with `*`, `?` or `[` is left out: it would be taken as a glob.
     static func localSource(of download: DownloadAction) -> String? {
-        guard download.url.value.lowercased().hasPrefix("file:"), let path = URL(string: download.url.value)?.path,
-            path.hasPrefix("/"), !PathGlob.isPattern(path)
+        guard let path = FileURLPath.path(of: download.url.value), !PathGlob.isPattern(path)
         else { return nil }
         return path
     }

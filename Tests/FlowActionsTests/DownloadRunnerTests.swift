@@ -256,6 +256,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/r.bin"))
     }
 
+    /// As curl and wget: a 206 to a plain GET whose Content-Range is the whole file
+    /// (`bytes 0-N-1/N`) is the file; one that is only a part of it still fails.
+    @Test func a206ThatCoversTheWholeFileIsTheFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(5000)
+        server.route("/whole") { _ in
+            .init(status: 206, headers: [("Content-Range", "bytes 0-4999/5000"), ("ETag", "\"v1\"")], body: body)
+        }
+        server.route("/part") { _ in .init(status: 206, headers: [("Content-Range", "bytes 0-4999/9000")], body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [
+                ("whole", "{download: {url: '\(server.baseURL)/whole', to: whole.bin, sha256: \(Self.sha256(body))}}"),
+                ("part", "{download: {url: '\(server.baseURL)/part', to: part.bin}}"),
+            ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/whole.bin") == body)
+        let part = await Self.run(tasks[1], runner: runner).result
+        #expect(part != .succeeded)
+        #expect("\(part)".contains("HTTP 206"), "\(part)")
+        #expect(Self.folderContents(folder) == ["whole.bin"])
+    }
+
     @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -372,6 +399,59 @@ import Testing
         #expect(otherHost.header("Authorization") == nil && otherHost.header("Cookie") == nil)
         #expect(otherHost.header("X-Other") == "kept")
         #expect(Self.contents(folder + "/elsewhere.bin") == body)
+    }
+
+    /// As curl: `http://user:password@host/` sends Basic credentials (percent-decoded) to that
+    /// host, not to a host a redirect leads to; a task's own Authorization header wins.
+    @Test func credentialsInTheURLAreSentAsBasicAuthorization() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(1000)
+        server.route("/file") { _ in .init(body: body) }
+        server.route("/elsewhere") { _ in .init(status: 302, headers: [("Location", "http://localhost:\(server.port)/file")]) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let withUser = "http://user:pa%40ss@127.0.0.1:\(server.port)"
+        let tasks = try Self.tasks(
+            [
+                ("basic", "{download: {url: '\(withUser)/file', to: basic.bin}}"),
+                ("header", "{download: {url: '\(withUser)/file?h', to: header.bin, headers: {Authorization: 'Bearer t0ken'}}}"),
+                ("elsewhere", "{download: {url: '\(withUser)/elsewhere', to: elsewhere.bin}}"),
+            ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        let basic = "Basic " + Data("user:pa@ss".utf8).base64EncodedString()
+        #expect(server.requests.last?.header("Authorization") == basic)
+        #expect(Self.contents(folder + "/basic.bin") == body)
+        #expect(await Self.run(tasks[1], runner: runner).result == .succeeded)
+        #expect(server.requests.last?.header("Authorization") == "Bearer t0ken")
+        #expect(await Self.run(tasks[2], runner: runner).result == .succeeded)
+        let first = try #require(server.requests.dropLast().last)
+        #expect(first.path == "/elsewhere" && first.header("Authorization") == basic)
+        let redirected = try #require(server.requests.last)
+        #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
+    }
+
+    /// A header value HTTP cannot carry (a token read with its CRLF) fails the task naming the
+    /// header, never printing its value: the reason was async-http-client's error, which
+    /// quotes the value in clear.
+    @Test func aHeaderValueWithALineBreakFailsWithoutPrintingIt() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.route("/file") { _ in .init(body: Self.bytes(10)) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [("get", "{download: {url: '\(server.baseURL)/file', to: f.bin, headers: {X-Api: \"s3cr3t-value\\r\\n\"}}}")], in: folder)
+        let result = await Self.run(tasks[0], runner: runner).result
+        #expect(result != .succeeded)
+        #expect(!"\(result)".contains("s3cr3t-value"), "\(result)")
+        #expect("\(result)".contains("X-Api"), "\(result)")
+        #expect(server.requests.isEmpty)
+        #expect(Self.folderContents(folder) == [])
     }
 
     @Test func aStalledBodyTimesOutAndLeavesNoTemporaryFile() async throws {
@@ -604,6 +684,29 @@ import Testing
         #expect(Self.folderContents(folder + "/out") == ["copy.bin"])
     }
 
+    /// As curl: a `file:` URL's path is percent-decoded, also when the workflow's folder (which
+    /// `${FLOWRUN_WORKFLOW_DIR}` puts into it as written) holds a space or a non-ASCII letter.
+    @Test func aFileURLIsPercentDecodedInAFolderWithASpace() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let project = folder + "/my projé"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let body = Self.bytes(5000)
+        try Data(body).write(to: URL(fileURLWithPath: project + "/g h.bin"))
+        try Data("decoy".utf8).write(to: URL(fileURLWithPath: project + "/g%20h.bin"))
+        let runner = Self.runner(in: project)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [
+                ("encoded", "{download: {url: 'file://${FLOWRUN_WORKFLOW_DIR}/g%20h.bin', to: out/a.bin}}"),
+                ("query", "{download: {url: 'file://localhost${FLOWRUN_WORKFLOW_DIR}/g%20h.bin?v=1#top', to: out/b.bin}}"),
+            ], in: project)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(project + "/out/a.bin") == body)
+        #expect(await Self.run(tasks[1], runner: runner).result == .succeeded)
+        #expect(Self.contents(project + "/out/b.bin") == body)
+    }
+
     @Test func plainHTTPGoesThroughHttpProxyInAbsoluteForm() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -617,6 +720,25 @@ import Testing
         #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
         #expect(Self.contents(folder + "/p.bin") == body)
         #expect(proxy.requests.map(\.target) == ["downloads.example:80", "/via-proxy"])
+    }
+
+    /// As curl: `http_proxy=http://user:password@host:port` sends Proxy-Authorization (Basic,
+    /// percent-decoded) to the proxy; the credentials were dropped, and the proxy answered 407.
+    @Test func aProxyURLsCredentialsAreSentToTheProxy() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let proxy = try TestHTTPServer()
+        defer { proxy.shutdown() }
+        let body = Self.bytes(1000)
+        proxy.route("/via-proxy") { _ in .init(body: body) }
+        let tasks = try Self.tasks([("get", "{download: {url: 'http://downloads.example/via-proxy', to: p.bin}}")], in: folder)
+        let runner = Self.runner(in: folder, ["http_proxy": "http://me:se%40cret@127.0.0.1:\(proxy.port)"])
+        defer { runner.finishRun() }
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(Self.contents(folder + "/p.bin") == body)
+        let connect = try #require(proxy.requests.first)
+        #expect(connect.target == "downloads.example:80")
+        #expect(connect.header("Proxy-Authorization") == "Basic " + Data("me:se@cret".utf8).base64EncodedString())
     }
 
     @Test func httpsGoesThroughHTTPSProxyInATunnel() async throws {

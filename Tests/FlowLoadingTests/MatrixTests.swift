@@ -98,4 +98,26 @@ import Testing
                 "flow.yaml:4:13: 'matrix' of task 't' makes no combination: 'exclude' drops every one"
             ])
     }
+
+    /// A GitHub Actions user's list of objects (`cfg: [{os: linux}]`) is named as what it is;
+    /// it was also called empty, which it is not. The same for the other lists of strings.
+    @Test func aListOfMappingsIsNotCalledEmpty() {
+        let yaml = """
+            version: 1
+            tasks:
+              t: {matrix: {cfg: [{os: linux}]}, shell: 'true'}
+              u: {shell: [{a: b}]}
+              v: {interpreter: [{a: b}], shell: x}
+              w: {combine: {inputs: [{a: b}], to: x}}
+
+            """
+        let loaded = WorkflowLoader.decode(Array(yaml.utf8), file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
+                "flow.yaml:3:22: expected a string for an item of 'cfg' of 'matrix' of task 't', found a mapping",
+                "flow.yaml:4:15: expected a string for an item of 'shell' of task 'u', found a mapping",
+                "flow.yaml:5:21: expected a string for an item of 'interpreter' of task 'v', found a mapping",
+                "flow.yaml:6:26: expected a string for an item of 'inputs' of 'combine' of task 'w', found a mapping",
+            ])
+    }
 }

@@ -125,7 +125,9 @@ final class DownloadJob: Sendable {
         if url.lowercased().hasPrefix("file:") {
             let copy = LocalCopy()
             guard attempt.stop.onStop({ copy.cancel() }) else { return finished(.failure(ActionFailure.cancelled)) }
-            let path = URL(string: url)?.path ?? String(url.dropFirst(5))
+            guard let path = FileURLPath.path(of: url) else {
+                return finished(.failure(ActionFailure("\(url): not a file URL of this machine", retryable: false)))
+            }
             copy.start(from: .path(path), into: file, progress: attempt.progress.report) { result in
                 finished(copy.isCancelled ? .failure(ActionFailure.cancelled) : result)
             }

@@ -93,7 +93,7 @@ package final class Downloader: Sendable {
                 timeout: .init(connect: settings.connectTimeout, read: settings.readTimeout),
                 proxy: proxy.map { proxy in
                     switch proxy.kind {
-                    case .http: .server(host: proxy.host, port: proxy.port)
+                    case .http: .server(host: proxy.host, port: proxy.port, authorization: proxy.credentials.map { .basic(credentials: $0) })
                     case .socks5: .socksServer(host: proxy.host, port: proxy.port)
                     }
                 }
@@ -166,6 +166,8 @@ package final class Downloader: Sendable {
             let request: HTTPClient.Request
             do {
                 request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
+            } catch let failure as ActionFailure {
+                throw ActionFailure("\(url): \(failure.reason)", retryable: false)
             } catch {
                 throw ActionFailure("\(url): \(error)", retryable: false)
             }

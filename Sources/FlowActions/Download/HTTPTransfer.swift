@@ -38,6 +38,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
 
     /// The request: a GET with the task's headers, and a Range from the kept bytes when resuming.
     static func request(url: String, headers: [(String, String)], resumingFrom file: PartialFile?) throws -> HTTPClient.Request {
+        // async-http-client refuses these too, but its error quotes the value, which is never printed.
+        if let (name, _) = headers.first(where: { $0.1.utf8.contains { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7F } }) {
+            throw ActionFailure(
+                "header '\(name)' holds a line break or another control character, which HTTP does not allow (its value is not shown)", retryable: false)
+        }
         var fields = HTTPHeaders(headers)
         if let file, file.size > 0 {
             fields.replaceOrAdd(name: "Range", value: "bytes=\(file.size)-")
@@ -74,7 +79,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         let failure = Self.failure(of: head, url: url)
         let inline = Self.hashesInline(bodyLength: contentLength)
         staging.withLockedValue { $0.hashesInline = inline }
-        if !resuming, head.status != .partialContent {
+        // A 206 to a plain GET is the body only when its range is the whole file.
+        let wholeFile = head.status != .partialContent || ContentRange(head.headers.first(name: "Content-Range"))?.isWholeFile == true
+        if !resuming, wholeFile {
             // A whole body into an empty file: nothing on the file's queue can fail, so the
             // head's bookkeeping goes there ahead of the body and the network thread reads on
             // at once, instead of waiting for that queue to wake up (two thread hand-offs on

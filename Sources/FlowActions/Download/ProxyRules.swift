@@ -10,6 +10,8 @@ package struct ProxyRules: Sendable, Equatable {
         package var kind: Kind
         package var host: String
         package var port: Int
+        /// Basic credentials from the setting's `user:password@`, base64 (percent-decoded first).
+        package var credentials: String? = nil
     }
 
     var httpProxy: String?
@@ -82,7 +84,8 @@ package struct ProxyRules: Sendable, Equatable {
         default: throw ActionFailure("cannot use proxy \(setting): only http:// and socks5:// proxies are supported", retryable: false)
         }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        return Proxy(kind: kind, host: bareHost, port: url.port ?? 1080)
+        // As curl: the proxy's `user:password@` goes to it as Proxy-Authorization.
+        return Proxy(kind: kind, host: bareHost, port: url.port ?? 1080, credentials: URLCredentials.basic(of: text))
     }
 }
 

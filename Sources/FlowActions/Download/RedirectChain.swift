@@ -13,6 +13,11 @@ struct RedirectChain: Sendable {
 
     init(original: String, headers: [(String, String)], limit: Int) {
         self.original = original
+        var headers = headers
+        // As curl: a task's own Authorization header wins over the URL's `user:password@`.
+        if !headers.contains(where: { $0.0.lowercased() == "authorization" }), let basic = URLCredentials.basicAuthorization(of: original) {
+            headers.append(("Authorization", basic))
+        }
         self.headers = headers
         taskHeaders = headers
         self.limit = limit

@@ -41,6 +41,7 @@ enum ResumedRange {
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
 struct ContentRange {
     var start: Int64
+    var end: Int64?
     var total: Int64?
 
     init?(_ value: String?) {
@@ -48,6 +49,14 @@ struct ContentRange {
         let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
         guard let range = parts.first, let startText = range.split(separator: "-").first, let start = Int64(startText) else { return nil }
         self.start = start
+        end = range.split(separator: "-").dropFirst().first.flatMap { Int64($0) }
         total = parts.count == 2 ? Int64(parts[1]) : nil
+    }
+
+    /// Whether the range is the whole file (`bytes 0-9/10`): some servers answer every GET with
+    /// 206, and curl and wget take such an answer to a plain GET as the file.
+    var isWholeFile: Bool {
+        guard start == 0, let end, let total else { return false }
+        return end + 1 == total
     }
 }

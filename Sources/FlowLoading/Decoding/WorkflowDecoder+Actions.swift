@@ -17,7 +17,7 @@ extension WorkflowDecoder {
         if case .sequence = node.content {
             guard let argv = strings(node, field(), allowSingle: false) else { return nil }
             guard !argv.isEmpty else {
-                report(.empty(field()), at: node)
+                if Self.isEmptyList(node) { report(.empty(field()), at: node) }
                 return nil
             }
             warnIfShellText(argv, field())
@@ -95,7 +95,7 @@ extension WorkflowDecoder {
         guard let fields = actionFields(node, field(), allowed: allowed, required: ["inputs", "to"]) else { return nil }
         var inputs = fields["inputs"].flatMap { strings($0, "'inputs' of \(field())", allowSingle: false) }
         if let list = inputs, list.isEmpty, let node = fields["inputs"] {
-            report(.empty("'inputs' of \(field())"), at: node)
+            if Self.isEmptyList(node) { report(.empty("'inputs' of \(field())"), at: node) }
             inputs = nil
         }
         let to = fields["to"].flatMap { nonEmptyString($0, "'to' of \(field())") }

@@ -24,8 +24,10 @@ extension WorkflowDecoder {
                 broken = true
                 continue
             }
-            if values.isEmpty {
+            if Self.isEmptyList(entry.value) {
                 report(.empty("'\(entry.key)' of \(field())"), at: entry.value)
+                broken = true
+            } else if values.isEmpty {
                 broken = true
             }
             var seen: Set<String> = []

@@ -138,7 +138,7 @@ extension WorkflowDecoder {
         if case .sequence = node.content {
             guard let words = strings(node, field(), allowSingle: false) else { return nil }
             guard !words.isEmpty else {
-                report(.empty(field()), at: node)
+                if Self.isEmptyList(node) { report(.empty(field()), at: node) }
                 return nil
             }
             if let empty = words.first(where: { $0.value.isEmpty }) {

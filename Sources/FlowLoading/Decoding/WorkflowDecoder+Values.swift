@@ -157,6 +157,13 @@ extension WorkflowDecoder {
         return values
     }
 
+    /// Whether `node` is a list with no item as written: one whose items `strings` reported
+    /// (a mapping, a list) gives no string either, but calling it empty would mislead.
+    static func isEmptyList(_ node: Node) -> Bool {
+        if case .sequence(let items) = node.content { return items.isEmpty }
+        return false
+    }
+
     /// An `env` map: variable names to string values, in file order.
     mutating func environment(_ node: Node, _ field: @autoclosure () -> String) -> [EnvironmentEntry]? {
         guard let entries = entries(node, field()) else { return nil }

@@ -1,0 +1,27 @@
+/// The local file a `file:` URL names, read as curl reads it: `file:///PATH`,
+/// `file://localhost/PATH` (or `127.0.0.1`), or `file:/PATH`, the query and fragment left
+/// out, and the path percent-decoded. Foundation's `URL.path` decodes nothing once the URL
+/// holds a raw space or non-ASCII letter (as `file://${FLOWRUN_WORKFLOW_DIR}` does in a folder
+/// `my project/`): `%20` then named another file.
+package enum FileURLPath {
+    /// The path's bytes, or nil when `url` is not a `file:` URL of this machine.
+    package static func bytes(of url: String) -> [UInt8]? {
+        guard url.prefix(5).lowercased() == "file:" else { return nil }
+        var rest = url.dropFirst(5)
+        if rest.hasPrefix("//") {
+            rest = rest.dropFirst(2)
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            guard ["", "localhost", "127.0.0.1"].contains(rest[..<slash].lowercased()) else { return nil }
+            rest = rest[slash...]
+        }
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        guard rest.hasPrefix("/") else { return nil }
+        return PercentEncoding.decoded(rest)
+    }
+
+    /// The path as a String, or nil when it is not a `file:` URL of this machine or its
+    /// decoded bytes are not UTF-8 (which a Swift path cannot hold).
+    package static func path(of url: String) -> String? {
+        bytes(of: url).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+}
