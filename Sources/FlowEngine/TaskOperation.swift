@@ -35,10 +35,19 @@ final class TaskOperation: Operation, @unchecked Sendable {
     private var finished = false
     private var machine: AttemptMachine
     private var running: (attempt: Int, handle: any RunningAttempt)? {
-        didSet { lock.withLock { killable = running?.handle } }
+        didSet {
+            let handle = running?.handle
+            let killNow: Bool = lock.withLock {
+                killable = handle
+                return killRequested
+            }
+            if killNow { handle?.kill() }
+        }
     }
     /// The running attempt, for a second Ctrl-C.
     private var killable: (any RunningAttempt)?
+    /// A kill came (`killRun`): an attempt whose start was under way then is killed as it is known.
+    private var killRequested = false
     /// A cancel asked for from another thread that the machine has not had yet (under `lock`).
     private var pendingCancel: String?
     private var timers: [AttemptMachine.Timer: LoopTimer] = [:]
@@ -121,9 +130,15 @@ final class TaskOperation: Operation, @unchecked Sendable {
     }
 
     /// Kills the running attempt at once (a second Ctrl-C), from any thread: without waiting
-    /// for the loop, which may be held up writing to a stdout nobody reads.
+    /// for the loop, which may be held up writing to a stdout nobody reads. An attempt being
+    /// started on the loop meanwhile (its child already runs, its handle is not known yet) is
+    /// killed as soon as it is: missed, it got only the cancel's SIGTERM, and a task that
+    /// ignores that held the run until flowrun's exit deadline, which drops the final events.
     func killRun() {
-        lock.withLock { killable }?.kill()
+        lock.withLock {
+            killRequested = true
+            return killable
+        }?.kill()
     }
 
     // MARK: Performing the machine's actions (on the loop)

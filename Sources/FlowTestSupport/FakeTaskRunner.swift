@@ -46,6 +46,10 @@ package final class FakeTaskRunner: TaskRunner, @unchecked Sendable {
     private let clock: any EngineLoop
     /// Every attempt started, in order.
     package private(set) var attempts: [Attempt] = []
+    /// Runs inside `startAttempt`, once the attempt has started and before its handle is
+    /// returned: what a signal does while a real runner's spawn is under way (its child already
+    /// running, its pid not yet known to the caller).
+    package var whileStarting: (Attempt) -> Void = { _ in }
 
     package init(clock: any EngineLoop) {
         self.clock = clock
@@ -67,6 +71,7 @@ package final class FakeTaskRunner: TaskRunner, @unchecked Sendable {
     ) -> any RunningAttempt {
         let started = Attempt(task: task.id, number: attempt, clock: clock, completion: completion)
         attempts.append(started)
+        whileStarting(started)
         return started
     }
 }

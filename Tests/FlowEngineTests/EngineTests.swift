@@ -278,6 +278,41 @@ private let interrupted = "interrupted (SIGINT)"
         #expect(h.finished == [.cancelled])
     }
 
+    /// A SIGQUIT (cancel without cleanup, then kill, as `RunSignals` does it) while the task's
+    /// spawn is under way: the task is killed once its attempt is known, and ends cancelled.
+    /// Missed, a task that ignores SIGTERM ran on until flowrun's exit deadline, which left
+    /// the run without its final events (SignalTests.quitKillsAtOnce, once, under load).
+    @Test func aKillWhileATaskIsBeingSpawnedKillsIt() throws {
+        let h = try EngineHarness("version: 1\ntasks:\n  deaf: {shell: x}\n", grace: 600)
+        h.runner.whileStarting = { _ in
+            h.engine.cancel(reason: "quit (SIGQUIT)", withCleanup: false)
+            h.engine.kill(reason: "quit (SIGQUIT)")
+        }
+        h.start()
+        let deaf = try h.attempt("deaf")
+        #expect(deaf.signals.first?.signal == .kill)
+        try h.end("deaf", killed)
+        #expect(h.finalEvent(of: "deaf") == .taskCancelled(task: "deaf", reason: "quit (SIGQUIT)"))
+        #expect(h.finished == [.cancelled])
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
+    /// The same kill while the task's operation is queued and not yet started on the loop.
+    @Test func aKillBeforeAQueuedTaskStartsKillsItsAttempt() throws {
+        let h = try EngineHarness("version: 1\ntasks:\n  deaf: {shell: x}\n", grace: 600)
+        h.engine.start()  // the loop has not run: the operation waits on it
+        h.engine.cancel(reason: "quit (SIGQUIT)", withCleanup: false)
+        h.engine.kill(reason: "quit (SIGQUIT)")
+        h.loop.runPosted()
+        if let deaf = h.runner.attempts.first {
+            #expect(deaf.signals.first?.signal == .kill)
+            try h.end("deaf", killed)
+        }
+        #expect(h.finalEvent(of: "deaf") == .taskCancelled(task: "deaf", reason: "quit (SIGQUIT)"))
+        #expect(h.workflowFinished?.status == .cancelled)
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
     /// A cancel with no cleanup to run, before the run ends: it ends once the running tasks do.
     @Test func aCancelWithoutCleanupEndsTheRunWhenTheRunningTaskEnds() throws {
         let h = try EngineHarness(

@@ -292,6 +292,25 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         #expect(attempt.signals.map(\.at) == [h.loop.now, h.loop.now])
     }
 
+    /// A kill that comes while the attempt is being started (its child already runs, its
+    /// handle is not known yet) kills it as soon as it is: missed, a task that ignores the
+    /// cancel's SIGTERM ran on for the whole grace period.
+    @Test func aKillWhileTheAttemptStartsKillsItOnceItsHandleIsKnown() throws {
+        let h = try AttemptHarness("", graceMilliseconds: 600_000)
+        h.runner.whileStarting = { _ in
+            h.operation.cancelRun(reason: "quit (SIGQUIT)")
+            h.operation.killRun()
+        }
+        h.start()
+        let attempt = try h.running
+        #expect(attempt.signals.map(\.signal) == [.kill], "at once, without the loop")
+        h.loop.runPosted()
+        attempt.end(killed)
+        h.loop.runPosted()
+        #expect(h.ends == [.cancelled(reason: "quit (SIGQUIT)")])
+        #expect(h.loop.armedDeadlines.isEmpty)
+    }
+
     // MARK: Advice from the runner
 
     /// A download's 503 with Retry-After: 30 waits 30 s, not the 1 s back-off; its 404 then
