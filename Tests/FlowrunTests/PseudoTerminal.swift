@@ -1,3 +1,4 @@
+import FlowTestSupport
 import Foundation
 
 /// flowrun on a real pseudo-terminal (python3's pty module), as a person at a terminal, or a
@@ -11,25 +12,12 @@ enum PseudoTerminal {
         let result = try await RunTests.python(
             [
                 "-c",
-                """
-                import json, os, pty, sys
-                pid, fd = pty.fork()
-                if pid == 0:
-                    os.chdir(sys.argv[2])
-                    os.execve(sys.argv[1], [sys.argv[1]] + sys.argv[4:], json.loads(sys.argv[3]))
-                out = b''
-                while True:
-                    try:
-                        data = os.read(fd, 65536)
-                    except OSError:
-                        break
-                    if not data:
-                        break
-                    out += data
-                _, status = os.waitpid(pid, 0)
-                sys.stdout.write(out.decode('utf-8', 'replace'))
-                sys.exit(os.waitstatus_to_exitcode(status))
-                """, FlowrunBinary.url.path, folder.path, variables,
+                PseudoTerminalScript.prelude + """
+                    spawn(sys.argv[2], sys.argv[1], [sys.argv[1]] + sys.argv[4:], json.loads(sys.argv[3]))
+                    status = finish()
+                    sys.stdout.write(out.decode('utf-8', 'replace'))
+                    sys.exit(status)
+                    """, FlowrunBinary.url.path, folder.path, variables,
             ] + arguments)
         return (result.status, result.output)
     }
