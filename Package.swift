@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(name: "FlowLoadingTests", dependencies: ["FlowLoading"]),
         .testTarget(name: "FlowStateTests", dependencies: ["FlowState", "FlowEvents", "FlowTestSupport"]),
-        .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles"]),
+        .testTarget(name: "FlowFilesTests", dependencies: ["FlowFiles", "FlowTestSupport"]),
         .testTarget(name: "FlowEventsTests", dependencies: ["FlowEvents"]),
         .testTarget(name: "FlowReportTests", dependencies: ["FlowReport"], exclude: ["validate_trace.py", "check_timeline.py"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowEngine", "FlowExport", "FlowLoading", "FlowPlanning"], exclude: ["validate_export.py"]),
@@ -96,7 +96,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
-            name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer", .product(name: "Crypto", package: "swift-crypto")],
+            name: "FlowrunTests", dependencies: ["flowrun", "FlowTestServer", "FlowTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["Fixtures", "schema_agreement.py"]),
     ]
 )

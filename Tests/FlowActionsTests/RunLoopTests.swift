@@ -31,12 +31,14 @@ import Testing
     @Test func twoRunsInOneProcessEachGetAndEndTheirOwnLoop() async throws {
         let folder = try ActionAttemptHarness.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // `later`'s timeout arms a timer on the loop (which must not outlive the run); long, so
+        // that it never fires, however long a loaded machine takes to run `echo`.
         let plan = try PlannedTasks.plan(
             """
             version: 1
             tasks:
               hello: {shell: "echo hello"}
-              later: {needs: [hello], timeout: 60s, shell: "echo later"}
+              later: {needs: [hello], timeout: 600s, shell: "echo later"}
             """, directory: folder)
         weak var firstLoop: OutputLoop?
         weak var secondLoop: OutputLoop?

@@ -97,10 +97,11 @@ import Testing
 
         func finish() {}
 
-        /// Waits until a batch is inside `receive` (at most 30 s, a hang guard).
+        /// Waits until a batch is inside `receive` (at most 600 s, a hang guard: the bus's queue
+        /// can wait that long for a thread with the suite's other tests on a loaded machine).
         func waitUntilEntered() -> Bool {
             condition.withLock {
-                let deadline = Date().addingTimeInterval(30)
+                let deadline = Date().addingTimeInterval(600)
                 while !entered && condition.wait(until: deadline) {}
                 return entered
             }
@@ -139,7 +140,7 @@ import Testing
 
         sink.letThrough()
         let caughtUp = called.withLock {
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(600)  // a hang guard only, as above
             while calledBack == 0 && called.wait(until: deadline) {}
             return calledBack == 1
         }

@@ -1,3 +1,4 @@
+import FlowTestSupport
 import Foundation
 import Testing
 
@@ -27,36 +28,7 @@ import Testing
 
     /// The resident size of the mapping of `path` in this process (`/proc/self/smaps`), in bytes.
     static func residentBytes(ofMappingOf path: String) throws -> Int? {
-        var inMapping = false
-        for line in try smaps().split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            let bounds = fields.first?.split(separator: "-") ?? []
-            if bounds.count == 2, bounds.allSatisfy({ $0.allSatisfy(\.isHexDigit) }) {
-                // A mapping's first line: its range, permissions, offset, device, inode, path.
-                inMapping = fields.count >= 6 && fields[5...].joined(separator: " ") == path
-            } else if inMapping, fields.first == "Rss:", fields.count >= 2, let kilobytes = Int(fields[1]) {
-                return kilobytes * 1024
-            }
-        }
-        return nil
-    }
-
-    /// `/proc/self/smaps`, read to its end (Foundation's readers stop at the first page of a
-    /// file whose size says 0, as /proc's do).
-    static func smaps() throws -> String {
-        let descriptor = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            if count == 0 { break }
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try MemoryMapping.ofThisProcess().first { $0.path == path }?.residentBytes
     }
 
     @Test func aLargeFileIsCheckedWholeWithoutStayingInMemory() throws {

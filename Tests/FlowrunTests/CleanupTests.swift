@@ -11,7 +11,7 @@ import Testing
         return (try LiveRun(["run", "flow.yaml"] + arguments, in: folder.url), folder)
     }
 
-    func uniqueSleep() -> String { "10\(Int.random(in: 10_000...99_999))" }
+    func uniqueSleep() -> String { UniqueSleep.seconds() }
 
     /// `test` runs until cancelled; `teardown` must run whatever happens to it.
     func workflow(sleeping seconds: String, teardown: String = "echo tearing down") -> String {

@@ -19,70 +19,36 @@ import Testing
         let folder = try TemporaryFolder()
         try Data(Self.workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         #expect(mkfifo(folder.url.appendingPathComponent("go.fifo").path, 0o600) == 0)
-        let variables = ["TERM": "xterm", "NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let environment = String(decoding: try JSONSerialization.data(withJSONObject: variables), as: UTF8.self)
         // flowrun runs under sh, in sh's session and process group (the terminal's foreground):
         // Ctrl-Z stops a process whose group is not orphaned.
-        let result = try await RunTests.python(
-            [
-                "-c",
-                """
-                import json, os, pty, select, signal, sys, termios, time
-                pid, fd = pty.fork()
-                if pid == 0:
-                    os.chdir(sys.argv[2])
-                    os.execve('/bin/sh', ['sh', '-c', '"$0" flow.yaml --no-record; echo "status $?"', sys.argv[1]], json.loads(sys.argv[3]))
-                out = b''
-                def drain(wait):
-                    global out
-                    while select.select([fd], [], [], wait)[0]:
-                        try:
-                            data = os.read(fd, 65536)
-                        except OSError:
-                            return
-                        if not data:
-                            return
-                        out += data
-                        wait = 0
-                def eventually(condition, what):
-                    deadline = time.monotonic() + 120
-                    while not condition():
-                        if time.monotonic() > deadline:
-                            sys.exit('timed out waiting for %s in %r' % (what, out))
-                        drain(0.01)
-                def state(process):
-                    with open('/proc/%d/stat' % process) as stat:
-                        text = stat.read()
-                    return text[text.rindex(')') + 2]
-                def lines():
-                    return termios.tcgetattr(fd)[3] & (termios.ICANON | termios.ECHO)
-                whole = termios.ICANON | termios.ECHO
-                pidfile = os.path.join(sys.argv[2], 'flowrun.pid')
-                eventually(lambda: os.path.exists(pidfile) and open(pidfile).read().endswith('\\n'), 'the task')
-                flowrun = int(open(pidfile).read())
-                eventually(lambda: b'\\x1b[?25l' in out and lines() == 0, 'the live view')
-                os.kill(flowrun, signal.SIGTSTP)
-                eventually(lambda: state(flowrun) == 'T', 'flowrun to stop')
-                drain(0)
-                stopped = {'modes': lines() == whole, 'cursor': out.rfind(b'\\x1b[?25h') > out.rfind(b'\\x1b[?25l')}
-                os.kill(flowrun, signal.SIGCONT)
-                eventually(lambda: state(flowrun) != 'T', 'flowrun to continue')
-                eventually(lambda: lines() == 0, 'the key modes again')
-                open(os.path.join(sys.argv[2], 'go.fifo'), 'w').close()
-                while True:
-                    try:
-                        data = os.read(fd, 65536)
-                    except OSError:
-                        break
-                    if not data:
-                        break
-                    out += data
-                _, status = os.waitpid(pid, 0)
-                ended = {'modes': lines() == whole, 'status': b'status 0' in out}
-                print(json.dumps({'stopped': stopped, 'ended': ended}))
-                sys.exit(os.waitstatus_to_exitcode(status))
-                """, FlowrunBinary.url.path, folder.url.path, environment,
-            ])
+        let result = try await PseudoTerminal.script(
+            """
+            import signal
+            spawn(sys.argv[2], '/bin/sh', ['sh', '-c', '"$0" flow.yaml --no-record; echo "status $?"', sys.argv[1]], json.loads(sys.argv[3]))
+            def state(process):
+                with open('/proc/%d/stat' % process) as stat:
+                    text = stat.read()
+                return text[text.rindex(')') + 2]
+            def lines():
+                return termios.tcgetattr(fd)[3] & (termios.ICANON | termios.ECHO)
+            whole = termios.ICANON | termios.ECHO
+            pidfile = os.path.join(sys.argv[2], 'flowrun.pid')
+            eventually(lambda: os.path.exists(pidfile) and open(pidfile).read().endswith('\\n'), 'the task')
+            flowrun = int(open(pidfile).read())
+            eventually(lambda: b'\\x1b[?25l' in out and lines() == 0, 'the live view')
+            os.kill(flowrun, signal.SIGTSTP)
+            eventually(lambda: state(flowrun) == 'T', 'flowrun to stop')
+            drain()
+            stopped = {'modes': lines() == whole, 'cursor': out.rfind(b'\\x1b[?25h') > out.rfind(b'\\x1b[?25l')}
+            os.kill(flowrun, signal.SIGCONT)
+            eventually(lambda: state(flowrun) != 'T', 'flowrun to continue')
+            eventually(lambda: lines() == 0, 'the key modes again')
+            open(os.path.join(sys.argv[2], 'go.fifo'), 'w').close()
+            status = finish()
+            ended = {'modes': lines() == whole, 'status': b'status 0' in out}
+            print(json.dumps({'stopped': stopped, 'ended': ended}))
+            sys.exit(status)
+            """, in: folder.url, environment: ["NO_COLOR": "1"])
         #expect(result.status == 0, "\(result.output)")
         let line = try #require(result.output.split(separator: "\n").last)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: Bool]], "\(result.output)")

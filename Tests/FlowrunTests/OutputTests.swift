@@ -198,7 +198,7 @@ import Testing
 
     @Test func aClosedStandardOutputCancelsTheRunAndLeavesNoTaskBehind() async throws {
         // As `flowrun ... | head -1`: the reader goes away while a task still runs and writes.
-        let marker = "10\(Int.random(in: 10_000...99_999))"
+        let marker = UniqueSleep.seconds()
         let folder = try folder(
             """
             version: 1

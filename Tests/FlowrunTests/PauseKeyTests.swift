@@ -17,43 +17,19 @@ import Testing
         let folder = try TemporaryFolder()
         try Data(Self.workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         #expect(mkfifo(folder.url.appendingPathComponent("go.fifo").path, 0o600) == 0)
-        let variables = ["TERM": "xterm", "NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let environment = String(decoding: try JSONSerialization.data(withJSONObject: variables), as: UTF8.self)
-        let result = try await RunTests.python(
-            [
-                "-c",
-                """
-                import json, os, pty, select, sys
-                pid, fd = pty.fork()
-                if pid == 0:
-                    os.chdir(sys.argv[2])
-                    os.execve(sys.argv[1], [sys.argv[1], 'flow.yaml', '--events-file', 'events.jsonl'], json.loads(sys.argv[3]))
-                out = b''
-                def until(text):
-                    global out
-                    while text not in out:
-                        if not select.select([fd], [], [], 120)[0]:
-                            sys.exit('timed out waiting for %r in %r' % (text, out))
-                        out += os.read(fd, 65536)
-                until(b'pause: press p (p again resumes), or kill -USR1 %d' % pid)
-                os.write(fd, b'p')
-                until(b'paused: running tasks go on, none starts until p or SIGUSR2')
-                os.write(fd, b'p')
-                until(b'resumed\\r\\n')
-                open(os.path.join(sys.argv[2], 'go.fifo'), 'w').close()
-                while True:
-                    try:
-                        data = os.read(fd, 65536)
-                    except OSError:
-                        break
-                    if not data:
-                        break
-                    out += data
-                _, status = os.waitpid(pid, 0)
-                sys.stdout.write(out.decode('utf-8', 'replace'))
-                sys.exit(os.waitstatus_to_exitcode(status))
-                """, FlowrunBinary.url.path, folder.url.path, environment,
-            ])
+        let result = try await PseudoTerminal.script(
+            """
+            spawn(sys.argv[2], sys.argv[1], [sys.argv[1], 'flow.yaml', '--events-file', 'events.jsonl'], json.loads(sys.argv[3]))
+            until(b'pause: press p (p again resumes), or kill -USR1 %d' % pid)
+            os.write(fd, b'p')
+            until(b'paused: running tasks go on, none starts until p or SIGUSR2')
+            os.write(fd, b'p')
+            until(b'resumed\\r\\n')
+            open(os.path.join(sys.argv[2], 'go.fifo'), 'w').close()
+            status = finish()
+            sys.stdout.write(out.decode('utf-8', 'replace'))
+            sys.exit(status)
+            """, in: folder.url, environment: ["NO_COLOR": "1"])
         #expect(result.status == 0, "\(result.output)")
         let events = try String(contentsOf: folder.url.appendingPathComponent("events.jsonl"), encoding: .utf8)
         let names = events.split(separator: "\n").compactMap { line -> String? in

@@ -190,7 +190,7 @@ import Testing
     }
 
     @Test func aRunKilledWithSigkillLeavesARecordReadableUpToItsLastEvent() async throws {
-        let seconds = "10\(Int.random(in: 10_000...99_999))"
+        let seconds = UniqueSleep.seconds()
         let folder = try folder("version: 1\ntasks:\n  first: {shell: 'echo done'}\n  long: {needs: first, shell: 'echo ready; sleep \(seconds)'}\n")
         let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(await live.waitFor("\"line\":\"ready\""))

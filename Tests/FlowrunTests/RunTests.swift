@@ -252,7 +252,7 @@ import Testing
     }
 
     @Test func aTimeoutFailsTheAttemptAndLeavesNoProcessBehind() async throws {
-        let marker = "10\(Int.random(in: 10_000...99_999))"
+        let marker = UniqueSleep.seconds()
         let (result, events, _) = try await run(
             """
             version: 1
@@ -269,7 +269,7 @@ import Testing
     @Test func processesThatLeftTheTaskGroupAreKilledWhenTheRunEnds() async throws {
         // Two sessions of their own, out of the task's group, one with a child; the task waits
         // until they are set up (they write their pids from inside them).
-        let marker = "10\(Int.random(in: 10_000...99_999))"
+        let marker = UniqueSleep.seconds()
         let (result, events, folder) = try await run(
             """
             version: 1

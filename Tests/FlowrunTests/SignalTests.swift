@@ -10,7 +10,7 @@ import Testing
         return (try LiveRun(["run", "--events", "jsonl", "flow.yaml"] + arguments, in: folder.url), folder)
     }
 
-    func uniqueSleep() -> String { "10\(Int.random(in: 10_000...99_999))" }
+    func uniqueSleep() -> String { UniqueSleep.seconds() }
 
     @Test(arguments: [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, Int32(143), "terminated (SIGTERM)")])
     func aSignalCancelsTheRunAndEveryTaskGetsOneFinalEvent(signal: Int32, status: Int32, reason: String) async throws {
