@@ -101,14 +101,16 @@ package struct PlanCache: Sendable {
     /// state folder that is there (a run that keeps no state does not make one for it), and
     /// only while every file read is still there. A plan that took a secret value (`SecretName`:
     /// from `--env`, a dotenv file or the process environment) is not kept: the file would hold
-    /// it in clear, where the record and the fingerprints keep only digests.
+    /// it in clear, where the record and the fingerprints keep only digests. Nor is one whose
+    /// download header reads a variable (`Plan.headersTakeVariables`), under any name: headers
+    /// are never printed, and a token under a plain name is not masked.
     /// `definitions`: the digests the run took of the plan's tasks, kept with it; `environment`:
     /// the process environment the plan was made with, of which the key keeps the names it read.
     package func store(
         _ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8], environment: [String: String] = [:],
         definitions: DefinitionDigests? = nil
     ) throws(FileError) {
-        guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets,
+        guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, !plan.headersTakeVariables,
             let key = Key(settings: settings, sources: sources, variables: plan.interpolatedNames, environment: environment)
         else { return }
         var body = key.bytes

@@ -352,7 +352,7 @@ import Testing
 
     /// A secret-looking name the workflow reads with a default, unset when the plan was kept:
     /// set later, it is a secret to mask (`TaskResolver.maskedNames`), so the kept plan, made
-    /// without it, is not used.
+    /// without it, is not used. (In the URL: a plan whose header reads a variable is not kept at all.)
     @Test func aSecretNameThatBecomesSetIsAnotherPlan() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         try folder.create()
@@ -361,7 +361,7 @@ import Testing
             """
             version: 1
             tasks:
-              fetch: {download: {url: "https://example.com/a", to: a.bin, headers: {Authorization: "Bearer ${API_TOKEN:-anonymous}"}}}
+              fetch: {download: {url: "https://example.com/a?key=${API_TOKEN:-anonymous}", to: a.bin}}
 
             """)
         let loaded = WorkflowLoader.load(path: workflowFile)
@@ -371,5 +371,34 @@ import Testing
         try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings, environment: ["HOME": "/h"])
         #expect(cache.plan(settings: settings, environment: ["HOME": "/i"]) != nil)
         #expect(cache.plan(settings: settings, environment: ["HOME": "/h", "API_TOKEN": "s3cr3t"]) == nil)
+    }
+
+    /// A plan whose download header reads a variable, under any name (`GH` is not masked), is
+    /// not kept: headers are never printed, and the cache would hold the value in clear. One
+    /// whose headers are written out in the workflow is kept (the file holds them already).
+    @Test func aPlanWhoseHeaderReadsAVariableIsNotKept() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try folder.create()
+        for (header, kept) in [("Bearer ${GH}", false), ("Bearer ${GH:-anonymous}", false), ("text/plain", true), ("$${GH}", true)] {
+            try write(
+                "flow.yaml",
+                """
+                version: 1
+                tasks:
+                  fetch: {download: {url: "https://example.com/a", to: a.bin, headers: {Authorization: "\(header)"}}}
+
+                """)
+            let loaded = WorkflowLoader.load(path: workflowFile)
+            var options = PlanningOptions()
+            options.processEnvironment = ["GH": "gh-plain-value"]
+            let workflow = try #require(loaded.workflow)
+            let plan = try #require(try Planner.plan(workflow, options: options).plan)
+            #expect(!plan.tookSecrets)
+            try? FileManager.default.removeItem(atPath: cache.path)
+            try cache.store(plan, sources: loaded.sources.map { ($0.path, $0.contents) }, settings: settings, environment: options.processEnvironment)
+            let bytes = FileManager.default.contents(atPath: cache.path) ?? Data()
+            #expect(bytes.range(of: Data("gh-plain-value".utf8)) == nil, "\(header)")
+            #expect((cache.plan(settings: settings, environment: options.processEnvironment) != nil) == kept, "\(header)")
+        }
     }
 }

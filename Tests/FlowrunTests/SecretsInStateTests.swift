@@ -76,6 +76,37 @@ import Testing
         expectNoSecret(in: try Data(contentsOf: folder.url.appendingPathComponent("summary.md")), "summary.md")
     }
 
+    /// A download header's value taken from a variable under a plain name (`GH`, not masked:
+    /// headers are never printed, whatever the name) reaches no file in the state folder: not
+    /// the compiled plan cache (which kept it in clear), the task state nor the run record.
+    @Test func aHeaderValueFromAPlainVariableReachesNoStateFile() async throws {
+        let value = "gh-header-value-7f3a"
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              fetch:
+                download:
+                  url: "file://${FLOWRUN_WORKFLOW_DIR}/in.txt"
+                  to: got.txt
+                  headers: {Authorization: "Bearer ${GH}", Accept: text/plain}
+
+            """, files: ["in.txt": "input\n"])
+        for _ in 0..<2 {
+            let result = try await FlowrunBinary.run(["run", "flow.yaml"], in: folder.url, environment: ["GH": value])
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains(value))
+        }
+        #expect(try folder.read("got.txt") == "input\n")
+        let state = folder.url.appendingPathComponent(".flowrun").path
+        let files = try FileManager.default.subpathsOfDirectory(atPath: state)
+        #expect(files.contains { $0.hasPrefix("tasks-") } && files.contains { $0.hasPrefix("runs/") }, "\(files)")
+        for file in files {
+            guard let bytes = FileManager.default.contents(atPath: state + "/" + file) else { continue }
+            #expect(bytes.range(of: Data(value.utf8)) == nil, "the header value is in .flowrun/\(file)")
+        }
+    }
+
     private func expectNoSecret(in bytes: Data, _ place: String) {
         for value in [Self.token, Self.key] {
             #expect(bytes.range(of: Data(value.utf8)) == nil, "a secret value is in \(place)")
