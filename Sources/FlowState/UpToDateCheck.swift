@@ -49,7 +49,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var filesBeforeRun: FilesBeforeRun?
     /// Whether each task was found up to date as its state kept it, before the run
     /// (`keptAsStoredBeforeRun`); empty without `filesBeforeRun`. Trusted until a task runs.
-    private var keptBeforeRun: [Bool] = []
+    private(set) var keptBeforeRun: [Bool] = []
     /// No task has run yet: what was found before the run still stands.
     private var nothingHasRun = true
     /// Under `run --only`: each task with a need taken as done, by plan index, with its needs as
@@ -254,16 +254,29 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Whether the needs' digest `stored` kept is the one of `needs`' kept values
     /// (`TaskFingerprint.needsDigest` over their text, fed to the hasher without making it);
     /// false if a need was not found as its state kept it. Under `run --only`, a task with a
-    /// need taken as done is left to the whole check (`needValues(_:at:)`), which knows its needs
-    /// as a whole run has them.
+    /// need taken as done takes its needs as a whole run has them (`needValues(_:at:)`): a need
+    /// taken as done gives the value its state kept while each of its outputs' stamps stands
+    /// (what `keptValue(ofNeedTakenAsDone:)` finds then, without hashing); one whose stamp
+    /// does not is left to the whole check.
     private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
-        if needsUnderOnly?[index] != nil { return false }
+        let whole = needsUnderOnly?[index]
         let size = TaskStateBytes.digestSize
         var hasher = SHA256()
         var allKept = true
         values.withUnsafeBytes { values in
-            TaskFingerprint.updateNeeds(&hasher, count: needs.count) { position, hasher in
-                let need = needs[position]
+            TaskFingerprint.updateNeeds(&hasher, count: whole?.count ?? needs.count) { position, hasher in
+                let need: Int
+                switch whole?[position] {
+                case .takenAsDone(let id)?:
+                    guard let done = states.stored(at: Int.max, id: id), outputsStand(of: done) else {
+                        allKept = false
+                        return
+                    }
+                    StoredTask.update(&hasher, withHexOf: done.digest(.value))
+                    return
+                case .planned(let planned)?: need = planned
+                case nil: need = needs[position]
+                }
                 guard need < kept.count, kept[need] else {
                     allKept = false
                     return
@@ -272,6 +285,16 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             }
         }
         return allKept && hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
+    }
+
+    /// Whether each output file the state kept of a need `--only` takes as done is there with
+    /// the stamp it was hashed at, which stands (`FileRecord.stands(for:)`); a path kept hidden
+    /// (`HiddenPath`) cannot be looked at.
+    private func outputsStand(of done: StoredTask) -> Bool {
+        done.files(outputs: true).allSatisfy { file in
+            guard !HiddenPath.isHidden(file.path), let status = fileSystem.status(of: file.path) else { return false }
+            return file.record.stands(for: status)
+        }
     }
 
     /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task
@@ -525,6 +548,12 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [RunReason?] = []
             for (index, task) in plan.tasks.enumerated() {
+                // Found up to date before the run, as the whole check below would find it.
+                if !keptBeforeRun.isEmpty, keptBeforeRun[index], !stop.isSet {
+                    asStored[index] = true
+                    reasons.append(nil)
+                    continue
+                }
                 var fingerprint = TaskFingerprint.of(
                     definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index))
                 remember(fingerprint, of: index)
