@@ -394,8 +394,14 @@ package final class Engine: @unchecked Sendable {
         let outcome: Scheduler.Outcome
         switch end {
         case .succeeded(let attempts, let duration):
+            // Its files hashed off the loop: the other tasks go on meanwhile, and this one ends
+            // once they are (`hashed`).
+            let hashedLater =
+                gate?.taskSucceeded(task) { [self] in
+                    loop.post { [self] in hashed(task, attempts: attempts, duration: duration) }
+                } ?? false
+            if hashedLater { return }
             counts.succeeded += 1
-            gate?.taskSucceeded(task)
             outcome = .succeeded
             bus.post(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
         case .failed(let attempts, let duration, let reason, let exitCode):
@@ -414,5 +420,17 @@ package final class Engine: @unchecked Sendable {
             bus.post(.taskCancelled(task: id, reason: reason))
         }
         perform(scheduler.taskFinished(task, outcome))
+    }
+
+    /// A task's success whose files the gate hashed off the loop (`TaskGate`): it ends now.
+    private func hashed(_ task: Int, attempts: Int, duration: Int64) {
+        let (flush, announcement) = lock.withLock {
+            counts.succeeded += 1
+            bus.post(.taskSucceeded(task: facts[task].id, attempts: attempts, durationMilliseconds: duration))
+            perform(scheduler.taskFinished(task, .succeeded))
+            return (claimFlush(), takeAnnouncement())
+        }
+        if flush { postFlush() }
+        if let (status, whenFinished) = announcement { whenFinished(status) }
     }
 }

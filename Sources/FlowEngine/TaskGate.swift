@@ -5,11 +5,18 @@
 /// `task.skipped` with the gate's reason and counts as a success for its dependents.
 ///
 /// Implementation requirements: both are called under the engine's lock on its loop, one at a
-/// time, and in the order tasks end; keep them short (a stat per file, hashing only what changed).
+/// time, and in the order tasks end; keep them short (a stat per file, hashing only what changed),
+/// and hash a finished task's files off the loop (`taskSucceeded(_:recorded:)`).
 package protocol TaskGate: Sendable {
     /// The reason to skip `task` (its index in the plan), or nil to run it.
     func skipReason(for task: Int) -> String?
     func taskSucceeded(_ task: Int)
+    /// `taskSucceeded` for a task that ran, whose files the gate may hash off the loop: it
+    /// returns true if it does, and then calls `recorded` (from any thread) once it is done;
+    /// false if it did all now, and does not call `recorded`. The engine holds the task's end
+    /// (its success event, its slot, its dependents' start) until then: a dependent's check
+    /// takes its need's fingerprint and outputs' digests as the success left them.
+    func taskSucceeded(_ task: Int, recorded: @escaping @Sendable () -> Void) -> Bool
     /// The run whose successes `SkipReason.doneBefore` keeps (`--resume`), if any.
     var resumedRun: String? { get }
     /// The run is being cancelled: a check under way (a walk of a large tree) gives up soon and
@@ -19,6 +26,10 @@ package protocol TaskGate: Sendable {
 }
 
 extension TaskGate {
+    package func taskSucceeded(_ task: Int, recorded: @escaping @Sendable () -> Void) -> Bool {
+        taskSucceeded(task)
+        return false
+    }
     package var resumedRun: String? { nil }
     package func stopChecks() {}
 }

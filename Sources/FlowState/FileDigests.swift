@@ -59,7 +59,7 @@ struct FileDigests {
     mutating func record(of path: String, status: FileStatus) -> FileRecord? {
         if let record = knownRecord(of: path), record.stands(for: status) { return record }
         if let record = hashed[path], record.status == status { return record }
-        if let record = run?.records[path], record.stands(for: status) { return record }
+        if let record = run?.record(of: path), record.stands(for: status) { return record }
         // Computed by the action that wrote or read the file: as of when it was noted.
         let streamed = fileSystem.streamedDigest(for: status)
         guard let digest = streamed?.digest ?? fileSystem.hash(of: path) else { return nil }
@@ -67,7 +67,7 @@ struct FileDigests {
         let record = FileRecord(status: status, digest: digest, hashedAtNanoseconds: hashedAt)
         fresh.append((path, record))
         hashed[path] = record
-        run?.records[path] = record
+        run?.keep(record, of: path)
         return record
     }
 
@@ -166,7 +166,17 @@ struct FileDigests {
     }
 }
 
-/// The files hashed in one run, by path (`FileDigests`); used under the check's lock.
+/// The files hashed in one run, by path (`FileDigests`): by the checks on the loop and by the
+/// hashing of finished tasks' files off it (`SuccessHashing`), so behind a lock of its own.
 final class HashedInRun: @unchecked Sendable {
-    var records: [String: FileRecord] = [:]
+    private let lock = NSLock()
+    private var records: [String: FileRecord] = [:]
+
+    func record(of path: String) -> FileRecord? {
+        lock.withLock { records[path] }
+    }
+
+    func keep(_ record: FileRecord, of path: String) {
+        lock.withLock { records[path] = record }
+    }
 }

@@ -156,6 +156,23 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         keep(index)
     }
 
+    /// The up-to-date check hashes the task's files off the loop; what it left is kept for the
+    /// record once they are (`keep(_:)` reads the check's record of it).
+    package func taskSucceeded(_ index: Int, recorded: @escaping @Sendable () -> Void) -> Bool {
+        guard let inner,
+            inner.taskSucceeded(
+                index,
+                recorded: { [self] in
+                    keep(index)
+                    recorded()
+                })
+        else {
+            keep(index)
+            return false
+        }
+        return true
+    }
+
     /// Reads what the task left (it succeeded, or was kept as up to date) for the record: its
     /// inputs' and outputs' digests now, unless the up-to-date check tracks it and so keeps its
     /// fingerprint and record (`isTrackedByInner`). The hashing is left to `settle`.

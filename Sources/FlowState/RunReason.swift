@@ -55,16 +55,15 @@ extension FileDigests {
     /// since seen changed is not found here, and the reason is then told by its pattern, or not
     /// at all.
     mutating func firstChange(inPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> ReasonPath? {
-        let recorded = self
         var wholePattern: ReasonPath?
         for pattern in patterns {
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
-                if recorded.knownRecord(of: pattern)?.digest != digest(of: pattern, status: status) { return ReasonPath(path: pattern, pattern: pattern) }
+                if knownRecord(of: pattern)?.digest != digest(of: pattern, status: status) { return ReasonPath(path: pattern, pattern: pattern) }
                 continue
             }
             if wholePattern == nil { wholePattern = ReasonPath(path: pattern, pattern: pattern, isWholePattern: true) }
             let outputs = own.matcher(fileSystem: fileSystem)
-            for file in fileSystem.files(matching: pattern) where !outputs.contains(file) && recorded.knownRecord(of: file)?.digest != digest(of: file) {
+            for file in fileSystem.files(matching: pattern) where !outputs.contains(file) && knownRecord(of: file)?.digest != digest(of: file) {
                 return ReasonPath(path: file, pattern: pattern)
             }
         }

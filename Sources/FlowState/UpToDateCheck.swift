@@ -49,7 +49,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var filesBeforeRun: FilesBeforeRun?
     /// Whether each task was found up to date as its state kept it, before the run
     /// (`keptAsStoredBeforeRun`); empty without `filesBeforeRun`. Trusted until a task runs.
-    private var keptBeforeRun: [Bool] = []
+    private(set) var keptBeforeRun: [Bool] = []
     /// No task has run yet: what was found before the run still stands.
     private var nothingHasRun = true
     /// Under `run --only`: each task with a need taken as done, by plan index, with its needs as
@@ -61,6 +61,12 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private var secretsByID: [String: [String]]?
     /// Made by `stopChecks()` (Ctrl-C): walks and hashes give up, and what they found is not kept.
     private let stop: SetOnceFlag
+    /// Hashes the files of the tasks that succeeded off the engine's loop
+    /// (`taskSucceeded(_:recorded:)`), several tasks at once: a small task's few bytes are not
+    /// held up behind a large output's gigabytes.
+    private let successHashing = DispatchQueue(label: "flowrun.success-hashing", attributes: .concurrent)
+    /// The successes queued on `successHashing`, by task.
+    private var hashingNext: [Int: SucceededTask] = [:]
 
     /// - Parameters:
     ///   - force: run every task (`--force`); successes are still recorded.
@@ -248,16 +254,29 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// Whether the needs' digest `stored` kept is the one of `needs`' kept values
     /// (`TaskFingerprint.needsDigest` over their text, fed to the hasher without making it);
     /// false if a need was not found as its state kept it. Under `run --only`, a task with a
-    /// need taken as done is left to the whole check (`needValues(_:at:)`), which knows its needs
-    /// as a whole run has them.
+    /// need taken as done takes its needs as a whole run has them (`needValues(_:at:)`): a need
+    /// taken as done gives the value its state kept while each of its outputs' stamps stands
+    /// (what `keptValue(ofNeedTakenAsDone:)` finds then, without hashing); one whose stamp
+    /// does not is left to the whole check.
     private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
-        if needsUnderOnly?[index] != nil { return false }
+        let whole = needsUnderOnly?[index]
         let size = TaskStateBytes.digestSize
         var hasher = SHA256()
         var allKept = true
         values.withUnsafeBytes { values in
-            TaskFingerprint.updateNeeds(&hasher, count: needs.count) { position, hasher in
-                let need = needs[position]
+            TaskFingerprint.updateNeeds(&hasher, count: whole?.count ?? needs.count) { position, hasher in
+                let need: Int
+                switch whole?[position] {
+                case .takenAsDone(let id)?:
+                    guard let done = states.stored(at: Int.max, id: id), outputsStand(of: done) else {
+                        allKept = false
+                        return
+                    }
+                    StoredTask.update(&hasher, withHexOf: done.digest(.value))
+                    return
+                case .planned(let planned)?: need = planned
+                case nil: need = needs[position]
+                }
                 guard need < kept.count, kept[need] else {
                     allKept = false
                     return
@@ -268,6 +287,16 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         return allKept && hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
     }
 
+    /// Whether each output file the state kept of a need `--only` takes as done is there with
+    /// the stamp it was hashed at, which stands (`FileRecord.stands(for:)`); a path kept hidden
+    /// (`HiddenPath`) cannot be looked at.
+    private func outputsStand(of done: StoredTask) -> Bool {
+        done.files(outputs: true).allSatisfy { file in
+            guard !HiddenPath.isHidden(file.path), let status = fileSystem.status(of: file.path) else { return false }
+            return file.record.stands(for: status)
+        }
+    }
+
     /// Cuts the walks and hashes under way short, and those to come (a cancelled run): a task
     /// whose check they were is not found up to date, and the state keeps what it had of it.
     package func stopChecks() {
@@ -275,36 +304,93 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     }
 
     package func taskSucceeded(_ index: Int) {
-        lock.withLock {
-            // Whatever this task leaves, the successes held before it may have settled by now.
-            defer { recordSettled() }
-            let task = plan.tasks[index]
-            var inputFiles = checkedInputs.removeValue(forKey: index) ?? []
-            let atStart = inputsAtStart.removeValue(forKey: index)
-            let hashInputsNow = inputsAtSuccess.remove(index) != nil
-            guard TaskDefinition.isTracked(task), var fingerprint = current[index] else { return }
-            var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
-            // The result stands, but what it was made from is gone: not up to date next time.
-            guard atStart?.areUnchanged(digests: &digests) ?? false else { return }
-            if hashInputsNow {
-                let patterns = TaskDefinition.inputs(of: task)
-                let found = digests.statuses(
-                    ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task), singleFiles: TaskDefinition.singleFileInputs(of: task))
-                let inputs = digests.digest(of: found, patterns: patterns)
-                fingerprint.inputs = inputs.digest
-                inputFiles = inputs.files
-                remember(fingerprint, of: index)
-            }
-            let patterns = TaskDefinition.outputs(of: task)
-            let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
-            // An output the task did not make: it runs again next time, as make would. Nor is a
-            // success recorded from walks or hashes that Ctrl-C cut short.
-            guard outputs.missing.isEmpty, !stop.isSet else { return }
-            let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
-            build(record, at: index)
-            let state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
-            if !settling.hold(state, at: digests.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
+        guard let success = lock.withLock({ takeSuccess(index) }) else {
+            lock.withLock { recordSettled() }
+            return
         }
+        let hashed = hash(success)
+        lock.withLock { record(hashed) }
+    }
+
+    /// The success of a task that ran, whose files are hashed on `successHashing`, off the
+    /// engine's loop: a multi-GB output no longer holds up the other tasks' ends, starts and
+    /// events. `recorded` is called from there once its state is kept (or found not to be);
+    /// false if there was nothing to hash (an untracked task), and `recorded` is not called.
+    package func taskSucceeded(_ index: Int, recorded: @escaping @Sendable () -> Void) -> Bool {
+        let queued: Bool = lock.withLock {
+            guard let success = takeSuccess(index) else {
+                recordSettled()
+                return false
+            }
+            hashingNext[index] = success
+            return true
+        }
+        guard queued else { return false }
+        successHashing.async { [self] in
+            // Taken here, not captured: what a check holds of a task is not `Sendable`.
+            if let success = lock.withLock({ hashingNext.removeValue(forKey: index) }) {
+                let hashed = hash(success)
+                lock.withLock { record(hashed) }
+            }
+            recorded()
+        }
+        return true
+    }
+
+    /// Returns once the successes handed to `successHashing` so far are recorded.
+    package func waitForSuccessHashing() {
+        successHashing.sync(flags: .barrier) {}
+    }
+
+    /// What a task that succeeded left to hash: its fingerprint as it started, and what was
+    /// taken of its inputs then. Nil for a task that is not tracked. Called with `lock` held.
+    private func takeSuccess(_ index: Int) -> SucceededTask? {
+        let inputFiles = checkedInputs.removeValue(forKey: index) ?? []
+        let atStart = inputsAtStart.removeValue(forKey: index)
+        let hashInputsNow = inputsAtSuccess.remove(index) != nil
+        guard TaskDefinition.isTracked(plan.tasks[index]), let fingerprint = current[index] else { return nil }
+        return SucceededTask(index: index, fingerprint: fingerprint, inputFiles: inputFiles, atStart: atStart, hashInputsNow: hashInputsNow)
+    }
+
+    /// Hashes what `success` left: its inputs (when they were not taken as it started) and its
+    /// outputs. Called without `lock`: it reads only what does not change in a run, and the
+    /// files hashed in it (`hashedInRun`, which has a lock of its own).
+    private func hash(_ success: SucceededTask) -> HashedSuccess {
+        let task = plan.tasks[success.index]
+        var hashed = HashedSuccess(index: success.index)
+        var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+        // The result stands, but what it was made from is gone: not up to date next time.
+        guard success.atStart?.areUnchanged(digests: &digests) ?? false else { return hashed }
+        var fingerprint = success.fingerprint
+        var inputFiles = success.inputFiles
+        if success.hashInputsNow {
+            let patterns = TaskDefinition.inputs(of: task)
+            let found = digests.statuses(
+                ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task), singleFiles: TaskDefinition.singleFileInputs(of: task))
+            let inputs = digests.digest(of: found, patterns: patterns)
+            fingerprint.inputs = inputs.digest
+            inputFiles = inputs.files
+            hashed.fingerprint = fingerprint
+        }
+        let patterns = TaskDefinition.outputs(of: task)
+        let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
+        // An output the task did not make: it runs again next time, as make would. Nor is a
+        // success recorded from walks or hashes that Ctrl-C cut short.
+        guard outputs.missing.isEmpty, !stop.isSet else { return hashed }
+        let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
+        hashed.state = TaskState(id: task.id, record: record, inputs: inputFiles, outputs: outputs.files)
+        hashed.moment = digests.moment
+        return hashed
+    }
+
+    /// Keeps what `hash(_:)` found. Called with `lock` held.
+    private func record(_ hashed: HashedSuccess) {
+        // Whatever this task leaves, the successes held before it may have settled by now.
+        defer { recordSettled() }
+        if let fingerprint = hashed.fingerprint { remember(fingerprint, of: hashed.index) }
+        guard let state = hashed.state else { return }
+        build(state.record, at: hashed.index)
+        if !settling.hold(state, at: hashed.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
     }
 
     /// Records the successes held (`settling`) whose files have settled by now; with `waiting`,
@@ -346,8 +432,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         built[index] = record
     }
 
-    /// Writes the state anew if the run changed it; call once the run has ended.
+    /// Writes the state anew if the run changed it; call once the run has ended. Waits for the
+    /// successes still being hashed, if any (an engine's run has none left: it ends after them).
     package func finish() {
+        waitForSuccessHashing()
         lock.withLock {
             recordSettled(waiting: true)
             // The ids read in place: `plan.tasks.map(\.id)` would copy each whole task.
@@ -460,6 +548,12 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             var reasons: [RunReason?] = []
             for (index, task) in plan.tasks.enumerated() {
+                // Found up to date before the run, as the whole check below would find it.
+                if !keptBeforeRun.isEmpty, keptBeforeRun[index], !stop.isSet {
+                    asStored[index] = true
+                    reasons.append(nil)
+                    continue
+                }
                 var fingerprint = TaskFingerprint.of(
                     definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index))
                 remember(fingerprint, of: index)

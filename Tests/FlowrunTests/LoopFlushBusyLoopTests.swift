@@ -3,10 +3,10 @@ import Glibc
 import Testing
 
 /// A batch held for the record (and for a plain log sent to a file) is written about 50 ms
-/// after its first line even while the run's loop is busy: the up-to-date bookkeeping of a task
-/// with a large input hashes it on the loop (`TaskGate.taskSucceeded`), for seconds, before the
-/// task's success is posted. A flowrun killed then (kill -9, a CI's timeout) must leave the
-/// lines that came before.
+/// after its first line, long before the task's success: the up-to-date bookkeeping of a task
+/// with a large input hashes it at its success (off the loop since session 32,
+/// `UpToDateCheck.taskSucceeded(_:recorded:)`), for seconds, before the success is posted. A
+/// flowrun killed then (kill -9, a CI's timeout) must leave the lines that came before.
 @Suite struct LoopFlushBusyLoopTests {
     @Test func aBatchIsWrittenWhileTheLoopHashesALargeInput() async throws {
         let folder = try TemporaryFolder()

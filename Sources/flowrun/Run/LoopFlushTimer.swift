@@ -11,8 +11,9 @@ import Foundation
 /// the dag row). On the loop, a batch is written at the end of whichever turn comes after its
 /// time, by the thread that is awake anyway; an idle loop waits in `epoll_wait` until then.
 ///
-/// The loop can be busy for seconds, though: the up-to-date bookkeeping hashes a task's large
-/// input on it (`TaskGate`). A batch the loop has not written `backstopMilliseconds` after its
+/// The loop can be busy for seconds, though: the up-to-date check hashes a task's changed large
+/// input on it before the task starts (`TaskGate.skipReason`; a finished task's files are hashed
+/// off it). A batch the loop has not written `backstopMilliseconds` after its
 /// time is written by a backstop that looks every `backstopMilliseconds` while attached (a few
 /// wake-ups a second, not two a batch), so that a flowrun killed then still leaves the lines
 /// that came before; each batch is written once, by whichever comes first.
