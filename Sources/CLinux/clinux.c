@@ -354,10 +354,14 @@ int flowrun_epoll_rearm(int epoll, int fd, uint64_t tag) {
     return epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event);
 }
 
-int flowrun_epoll_wait(int epoll, uint64_t *ready, int capacity, int timeout) {
+int flowrun_epoll_wait(int epoll, uint64_t *ready, uint8_t *ended, int capacity, int timeout) {
     struct epoll_event events[64];
     if (capacity > 64) capacity = 64;
     int count = epoll_wait(epoll, events, capacity, timeout);
-    for (int i = 0; i < count; i++) ready[i] = events[i].data.u64;
+    for (int i = 0; i < count; i++) {
+        ready[i] = events[i].data.u64;
+        // A pipe's mask is taken as the wait returns: EPOLLIN whenever it holds a byte.
+        ended[i] = (events[i].events & EPOLLHUP) && !(events[i].events & EPOLLIN);
+    }
     return count;
 }

@@ -9,7 +9,9 @@ import Foundation
 ///
 /// The file: a magic line, the format version, the SHA-256 of the rest, then the key, the
 /// digests of the tasks' definitions when the run took them (`DefinitionDigests`: a u64 count,
-/// then 64 bytes a task) and the plan (`Plan.compiled`). The key is the digest of everything else a plan depends on
+/// then 64 bytes a task), the fingerprint values and resume keys of the tasks whose fingerprint
+/// depends on the plan alone (`PlanFingerprints`: a u64 count, then 64 bytes a task) and the
+/// plan (`Plan.compiled`). The key is the digest of everything else a plan depends on
 /// (`PlanCache.settings`: the command line, this flowrun binary), each file the workflow was
 /// made of (the workflow, its includes, its dotenv files, an optional dotenv file that was
 /// missing) with its size, mtime and the SHA-256 of its contents, and each name the workflow
@@ -23,7 +25,8 @@ import Foundation
 package struct PlanCache: Sendable {
     /// 5: each of the workflow's task specs sized, so that a run steps over them (`Plan(compiled:keepingFileTasks:)`).
     /// 6: the process environment out of `settings`; the interpolated names' values in the key.
-    package static let version: UInt32 = 6
+    /// 7: the fingerprints that depend on the plan alone (`PlanFingerprints`) after the definitions.
+    package static let version: UInt32 = 7
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String
@@ -70,9 +73,9 @@ package struct PlanCache: Sendable {
     /// without `keepingNeedNames` its specs' `needs` (`Plan(compiled:keepingFileTasks:keepingNeedNames:)`).
     package func kept(
         settings: [UInt8], environment: [String: String] = [:], keepingFileTasks: Bool = true, keepingNeedNames: Bool = true
-    ) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?)? {
+    ) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?, fingerprints: PlanFingerprints?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?)? in
+        return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?, PlanFingerprints?)? in
             guard let body = Self.body(of: bytes) else { return nil }
             var offset = body.startIndex
             guard let key = Key(reading: body, at: &offset), key.settings == settings, key.variablesAreAsIn(environment), key.filesAreUnchanged,
@@ -84,6 +87,12 @@ package struct PlanCache: Sendable {
             guard count <= UInt64((body.endIndex - offset) / size) else { return nil }
             let digests = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * size])
             offset += Int(count) * size
+            guard body.endIndex - offset >= 8 else { return nil }
+            let plainCount = body[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            offset += 8
+            guard plainCount <= UInt64((body.endIndex - offset) / PlanFingerprints.entrySize) else { return nil }
+            let plain = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(plainCount) * PlanFingerprints.entrySize])
+            offset += Int(plainCount) * PlanFingerprints.entrySize
             guard
                 let plan = try? Plan(
                     compiled: UnsafeRawBufferPointer(rebasing: body[offset...]), keepingFileTasks: keepingFileTasks,
@@ -92,7 +101,10 @@ package struct PlanCache: Sendable {
             // The loader reads the workflow file first: it is the key's first file.
             let workflowDigest = key.files.first.flatMap { $0.status == nil ? nil : $0.digest }
             // None kept (the run took none), or not one a task: taken again by the run.
-            return (plan, count == 0 ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count), workflowDigest)
+            return (
+                plan, count == 0 ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count), workflowDigest,
+                plainCount == 0 ? nil : PlanFingerprints(bytes: plain, count: plan.tasks.count)
+            )
         }
     }
 
@@ -104,11 +116,12 @@ package struct PlanCache: Sendable {
     /// it in clear, where the record and the fingerprints keep only digests. Nor is one whose
     /// download header reads a variable (`Plan.headersTakeVariables`), under any name: headers
     /// are never printed, and a token under a plain name is not masked.
-    /// `definitions`: the digests the run took of the plan's tasks, kept with it; `environment`:
+    /// `definitions`: the digests the run took of the plan's tasks, kept with it; `fingerprints`:
+    /// the values and keys it took that depend on the plan alone (one entry a task, or none); `environment`:
     /// the process environment the plan was made with, of which the key keeps the names it read.
     package func store(
         _ plan: Plan, sources: [(path: String, contents: [UInt8]?)], settings: [UInt8], environment: [String: String] = [:],
-        definitions: DefinitionDigests? = nil
+        definitions: DefinitionDigests? = nil, fingerprints: PlanFingerprints? = nil
     ) throws(FileError) {
         guard FileManager.default.fileExists(atPath: folder.path), !plan.tookSecrets, !plan.headersTakeVariables,
             let key = Key(settings: settings, sources: sources, variables: plan.interpolatedNames, environment: environment)
@@ -118,6 +131,10 @@ package struct PlanCache: Sendable {
         let count = UInt64(digests.count / (2 * TaskStateBytes.digestSize))
         for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
         body += digests
+        let plain = fingerprints.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? []
+        let plainCount = UInt64(plain.count / PlanFingerprints.entrySize)
+        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: plainCount >> UInt64(shift))) }
+        body += plain
         body += plan.compiled
         var bytes = Self.magic
         withUnsafeBytes(of: Self.version.littleEndian) { bytes += $0 }

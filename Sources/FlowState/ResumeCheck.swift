@@ -30,7 +30,11 @@ import Foundation
 /// task's definition (its text built, then hashed) depends on the plan alone: it is taken from
 /// the compiled plan when the run read it from the cache, else once a task, and handed to the
 /// cache for the next run (`definitionDigests`); what is left a task is its needs' digest, the
-/// whole value and the key.
+/// whole value and the key. In a workflow that declares no inputs or outputs (no up-to-date
+/// check), those three depend on the plan alone for a task whose needs all succeeded: they are
+/// kept with the compiled plan too (`planFingerprints`, `PlanFingerprints`), and a run that read
+/// them there takes a task's value and key from it when each of its needs' were taken so (or
+/// so made) in this run: the same bytes, no hashing.
 ///
 /// - Warning: `left` is guarded by `leftLock`, everything else that changes by `lock`. The
 ///   engine's step takes only `leftLock` (unless a run is resumed, which decides under `lock`).
@@ -62,6 +66,10 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let resumed: Resumed?
     /// The definition digests kept with the compiled plan, if the run read them there.
     private let keptDefinitions: DefinitionDigests?
+    /// The values and keys that depend on the plan alone, kept with the compiled plan, if the
+    /// run read them there; only without an up-to-date check (`inner`), whose fingerprints are
+    /// its own.
+    private let keptPlain: PlanFingerprints?
     private let lock = NSLock()
     /// What this check keeps by task, made when first needed: a run of up-to-date tasks needs
     /// none of it. A class, because a `lazy var` of a value type is copied whole by each write
@@ -80,11 +88,16 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// - Parameter definitions: the digests of the tasks' definitions kept with the compiled
     ///   plan (`PlanCache`), which spare building each task's text and hashing it; nil to take
     ///   each one when first needed.
-    package init(plan: Plan, inner: UpToDateCheck?, resumed: Resumed?, definitions: DefinitionDigests? = nil) {
+    /// - Parameter fingerprints: the values and keys that depend on the plan alone, kept with the
+    ///   compiled plan (`planFingerprints` of an earlier run of it).
+    package init(
+        plan: Plan, inner: UpToDateCheck?, resumed: Resumed?, definitions: DefinitionDigests? = nil, fingerprints: PlanFingerprints? = nil
+    ) {
         self.plan = plan
         self.inner = inner
         self.resumed = resumed
         keptDefinitions = definitions.flatMap { $0.count == plan.tasks.count ? $0 : nil }
+        keptPlain = inner == nil ? fingerprints.flatMap { $0.count == plan.tasks.count ? $0 : nil } : nil
     }
 
     package var resumedRun: String? { resumed?.run }
@@ -217,14 +230,50 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         for read in settling {
             switch read {
             case .taken(let index, let fingerprint, let outputs):
-                remember(fingerprint, of: index)
+                // Its whole value is that check's too (a dependent's start took it there, or
+                // this takes it there for the dependents to come): one SHA-256 a task, not two.
+                tables.fingerprints.remember(fingerprint, of: index, value: inner?.value(at: index))
                 tables.keys[index] = key(of: index, outputs: outputs)
             case .read(let index, let inputs, let outputs):
-                remember(fingerprint(of: index, inputs: inputs), of: index)
-                tables.keys[index] = key(of: index, outputs: outputs)
+                let plain = dependsOnPlanAlone(index, inputs: inputs, outputs: outputs)
+                if plain, let kept = keptPlain?.entry(at: index) {
+                    tables.fingerprints.remember(nil, of: index, value: kept.value)
+                    tables.keys[index] = kept.key
+                } else {
+                    remember(fingerprint(of: index, inputs: inputs), of: index)
+                    tables.keys[index] = key(of: index, outputs: outputs)
+                }
+                tables.plain[index] = plain
             }
         }
         settling.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether the fingerprint of the task at `index`, which ended kept with these digests, is
+    /// one that depends on the plan alone: without an up-to-date check, it declares no inputs
+    /// or outputs and every need's does too (and the need ended kept in this run, by `settle`,
+    /// which takes a need's before its dependents'). Called with `lock` held.
+    private func dependsOnPlanAlone(_ index: Int, inputs: String, outputs: String?) -> Bool {
+        guard inner == nil, inputs == TaskFingerprint.noInputs, outputs == TaskFingerprint.noInputs else { return false }
+        return plan.tasks.withUnsafeBufferPointer { tasks in
+            !TaskDefinition.isTracked(tasks[index]) && tasks[index].needs.allSatisfy { tables.plain[$0] }
+        }
+    }
+
+    /// The values and keys of the tasks whose fingerprint depends on the plan alone, taken in
+    /// this run, for the compiled plan to keep (`PlanCache`); nil when there are none.
+    package var planFingerprints: PlanFingerprints? {
+        lock.withLock {
+            guard inner == nil else { return nil }
+            settle()
+            var any = false
+            let entries = plan.tasks.indices.map { index -> (value: String, key: String)? in
+                guard tables.plain[index], let key = tables.keys[index], let value = tables.fingerprints.value(of: index) else { return nil }
+                any = true
+                return (value, key)
+            }
+            return any ? PlanFingerprints(entries) : nil
+        }
     }
 
     /// The task's key from its fingerprint and its outputs' digest; nil without either.
@@ -325,6 +374,9 @@ private final class Tables {
     var keys: [String?]
     /// Tasks that run in this run (the gate did not skip them); only a resumed run asks.
     var runs: [Bool]
+    /// Tasks that ended kept in this run whose fingerprint depends on the plan alone
+    /// (`ResumeCheck.dependsOnPlanAlone`).
+    var plain: [Bool]
     /// The digests of each task's definition and env, once taken (without the compiled plan's).
     var definitions: [TaskFingerprint.Definition?]
     let indexes: [TaskID: Int]
@@ -334,6 +386,7 @@ private final class Tables {
         fingerprints = FingerprintValues(count: count)
         keys = [String?](repeating: nil, count: count)
         runs = [Bool](repeating: false, count: count)
+        plain = [Bool](repeating: false, count: count)
         definitions = [TaskFingerprint.Definition?](repeating: nil, count: count)
         var indexes: [TaskID: Int] = [:]
         indexes.reserveCapacity(count)

@@ -31,6 +31,9 @@ final class CachedPlan {
     /// The definition digests kept with the plan this run read, if it read one that had them.
     private(set) var keptDefinitions: DefinitionDigests?
 
+    /// The fingerprints that depend on the plan alone kept with the plan this run read, if any.
+    private(set) var keptFingerprints: PlanFingerprints?
+
     /// The workflow file's digest for the run record (`WorkflowDigest`), of the contents the
     /// plan was read or made from, when this run has it: the file is then not hashed again.
     private(set) var workflowDigest: String?
@@ -44,6 +47,7 @@ final class CachedPlan {
             return nil
         }
         keptDefinitions = kept.definitions
+        keptFingerprints = kept.fingerprints
         workflowDigest = kept.workflowDigest.map(WorkflowDigest.text(of:))
         return kept.plan
     }
@@ -59,13 +63,14 @@ final class CachedPlan {
     /// Keeps the plan made in this run, if one was, for the next run, with the digests the run
     /// took of its tasks' definitions (`definitions`: the up-to-date check's, if there was
     /// one, else the record's); says if that failed (the next run then reads the file again).
-    /// `definitions` is taken only when a plan is kept.
-    func storeMade(definitions: @autoclosure () -> DefinitionDigests?) {
+    /// `definitions` is taken only when a plan is kept, and so are `fingerprints` (the record's
+    /// fingerprints that depend on the plan alone).
+    func storeMade(definitions: @autoclosure () -> DefinitionDigests?, fingerprints: @autoclosure () -> PlanFingerprints? = nil) {
         guard let pending = pending.take() else { return }
         do {
             try cache.store(
                 pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, environment: processEnvironment,
-                definitions: definitions())
+                definitions: definitions(), fingerprints: fingerprints())
         } catch {
             FileHandle.standardError.write(Data("flowrun: warning: the compiled plan was not saved (\(error))\n".utf8))
         }

@@ -261,6 +261,30 @@ import Testing
         #expect(cache.kept(settings: settings)?.definitions == nil)
     }
 
+    /// The fingerprints that depend on the plan alone are kept with it and read back as they
+    /// were (a task without one stays without); none, or another number of them, gives none.
+    @Test func theFingerprintsKeptWithAPlanAreReadBackWithIt() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        let entries: [(value: String, key: String)?] = plan.tasks.indices.map { index in
+            index == 0 ? nil : (String(repeating: "0\(index % 10)", count: 32), String(repeating: "f\(index % 10)", count: 32))
+        }
+        try cache.store(plan, sources: sources, settings: settings, fingerprints: PlanFingerprints(entries))
+        let read = try #require(cache.kept(settings: settings)?.fingerprints)
+        #expect(plan.tasks.count > 1)
+        for index in plan.tasks.indices {
+            #expect(read.entry(at: index)?.value == entries[index]?.value)
+            #expect(read.entry(at: index)?.key == entries[index]?.key)
+        }
+
+        try cache.store(plan, sources: sources, settings: settings)
+        #expect(cache.kept(settings: settings)?.plan != nil)
+        #expect(cache.kept(settings: settings)?.fingerprints == nil)
+        try cache.store(plan, sources: sources, settings: settings, fingerprints: PlanFingerprints(Array(entries.dropLast())))
+        #expect(cache.kept(settings: settings)?.plan != nil)
+        #expect(cache.kept(settings: settings)?.fingerprints == nil)
+    }
+
     @Test func aCacheOfAnotherVersionIsIgnored() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let (plan, sources) = try project()

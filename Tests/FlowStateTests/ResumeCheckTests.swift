@@ -90,6 +90,55 @@ import Testing
         #expect(report != keysAskedAtOnce(plan)[1], "the need's fingerprint is 'none', not the one it would have had")
     }
 
+    /// In a workflow that declares no files, the values and keys a run took are kept with the
+    /// compiled plan (`planFingerprints`) for the tasks whose needs all succeeded, and a later run
+    /// that reads them gives each task the same key without hashing; a task whose need failed
+    /// there, or fails now, gets its key taken as before ("none" for that need).
+    @Test func theKeysKeptWithThePlanAreTheKeysARunTakesAndOnlyWhereEveryNeedSucceeded() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try planned(
+            """
+              build: {shell: "make"}
+              test: {needs: [build], shell: "make test"}
+              lint: {shell: "lint"}
+              ship: {needs: [test, lint], shell: "make ship"}
+              report: {needs: [lint], when: always, shell: "report"}
+
+            """)
+        let taken = keysAskedAtOnce(plan)
+        // The first run: lint fails, so ship is skipped, and report takes "none" for lint.
+        let first = ResumeCheck(plan: plan, inner: nil, resumed: nil)
+        for index in [0, 1, 4] { first.taskSucceeded(index) }
+        let firstKeys = plan.tasks.map { first.fingerprint(of: $0.id) }
+        let kept = try #require(first.planFingerprints)
+        #expect(kept.entry(at: 0)?.key == taken[0])
+        #expect(kept.entry(at: 1)?.key == taken[1])
+        #expect(kept.entry(at: 2) == nil && kept.entry(at: 3) == nil)
+        #expect(kept.entry(at: 4) == nil, "its need failed: its key depends on that run")
+        #expect(firstKeys[4] != nil && firstKeys[4] != taken[4])
+
+        // A later run that reads them: every task succeeds; each key as taken afresh.
+        let later = ResumeCheck(plan: plan, inner: nil, resumed: nil, fingerprints: kept)
+        let laterKeys = plan.tasks.indices.map { index in
+            later.taskSucceeded(index)
+            return later.fingerprint(of: plan.tasks[index].id)
+        }
+        #expect(laterKeys == taken)
+
+        // The kept entries are what that run reads: a key changed there is the key recorded.
+        let planted = String(repeating: "ab", count: 32)
+        let changed = PlanFingerprints(plan.tasks.indices.map { index in index == 1 ? (value: taken[0]!, key: planted) : kept.entry(at: index) })
+        let fromChanged = ResumeCheck(plan: plan, inner: nil, resumed: nil, fingerprints: changed)
+        for index in [0, 1] { fromChanged.taskSucceeded(index) }
+        #expect(fromChanged.fingerprint(of: "test") == planted)
+
+        // A run where build fails: test's key is not taken from the plan ("none" for build).
+        let failed = ResumeCheck(plan: plan, inner: nil, resumed: nil, fingerprints: changed)
+        failed.taskSucceeded(1)
+        #expect(failed.fingerprint(of: "test") != planted)
+        #expect(failed.fingerprint(of: "test") != taken[1])
+    }
+
     @Test func aResumedRunKeepsWhatIsUnchangedAndRunsWhatChanged() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let tasks = """

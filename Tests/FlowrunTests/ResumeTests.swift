@@ -80,6 +80,56 @@ import Testing
         #expect(try await project.run(["--resume-from", failedRun, "flow.yaml"]).ran == ["b", "c"])
     }
 
+    /// A workflow that declares no files: the second run reads its tasks' keys from the compiled
+    /// plan, where the first kept them, rather than hashing; a resume of it keeps every task, so
+    /// they are the keys the resume takes afresh. An edited task's key is not taken from there.
+    @Test func keysReadFromTheCompiledPlanAreTheKeysAResumeTakes() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
+        #expect(try await project.run(["flow.yaml"]).ran == ["a", "b", "c", "d"])
+        #expect(try await project.run(["flow.yaml"]).ran == ["a", "b", "c", "d"])
+        let second = try #require(try await project.runIDs().first)
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.ran.isEmpty)
+        #expect(resumed.doneBefore == ["a": second, "b": second, "c": second, "d": second])
+
+        try project.write("flow.yaml", Self.workflow.replacingOccurrences(of: "'sh b.sh'", with: "'sh ./b.sh'"))
+        #expect(try await project.run(["flow.yaml"]).ran == ["a", "b", "c", "d"])
+        #expect(try await project.run(["flow.yaml"]).ran == ["a", "b", "c", "d"])
+        let edited = try #require(try await project.runIDs().first)
+        let resumedEdited = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumedEdited.ran.isEmpty)
+        #expect(resumedEdited.doneBefore == ["a": edited, "b": edited, "c": edited, "d": edited])
+    }
+
+    /// A need rebuilt by a run in between (its input changed) is up to date now, so it does not
+    /// run; but what its dependent was made from in the run resumed is gone: the dependent runs,
+    /// though it declares no files itself. Resuming the run in between keeps it.
+    @Test func aTaskWhoseNeedWasRebuiltByARunInBetweenRunsAgain() async throws {
+        let workflow = """
+            version: 1
+            tasks:
+              gen: {inputs: [src.txt], outputs: [gen.txt], shell: 'cp src.txt gen.txt'}
+              use: {needs: gen, shell: 'cat gen.txt'}
+              other: {shell: 'echo other'}
+
+            """
+        let project = try Project(workflow, files: ["src.txt": "one\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        let firstRun = try #require(try await project.runIDs().first)
+        try project.write("src.txt", "two\n")
+        #expect(try await project.run(["flow.yaml"]).ran == ["gen", "use", "other"])
+        let runInBetween = try #require(try await project.runIDs().first)
+
+        let resumedFirst = try await project.run(["--resume", firstRun, "flow.yaml"])
+        #expect(resumedFirst.status == 0)
+        #expect(resumedFirst.ran == ["use"])
+        #expect(resumedFirst.doneBefore == ["other": firstRun])
+
+        let resumedBetween = try await project.run(["--resume", runInBetween, "flow.yaml"])
+        #expect(resumedBetween.ran.isEmpty)
+        #expect(resumedBetween.doneBefore == ["use": runInBetween, "other": runInBetween])
+    }
+
     @Test func aChangedTaskAndItsDependentsRunAgainTheRestIsDoneBefore() async throws {
         let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
         #expect(try await project.run(["flow.yaml"]).status == 0)

@@ -76,8 +76,10 @@ int flowrun_epoll_create(void);
 int flowrun_epoll_add(int epoll, int fd, uint64_t tag, int once);
 int flowrun_epoll_rearm(int epoll, int fd, uint64_t tag);
 /// Waits for ready descriptors and writes the tags of up to `capacity` (at most 64) of them to
-/// `ready`; returns how many (0 once `timeout` milliseconds have passed; -1 waits without end),
-/// or -1 with errno.
-int flowrun_epoll_wait(int epoll, uint64_t *ready, int capacity, int timeout);
+/// `ready`, and to `ended` for each whether it was reported hung up with nothing to read
+/// (EPOLLHUP without EPOLLIN: a pipe whose writers are all gone and which holds nothing);
+/// returns how many (0 once `timeout` milliseconds have passed; -1 waits without end), or -1
+/// with errno.
+int flowrun_epoll_wait(int epoll, uint64_t *ready, uint8_t *ended, int capacity, int timeout);
 
 #endif

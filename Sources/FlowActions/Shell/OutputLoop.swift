@@ -68,6 +68,9 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var ready = [UInt64](repeating: 0, count: 64)
+    /// For each of `ready`, nonzero when it was reported hung up with nothing to read: a pipe
+    /// at its end, told without the `read(2)` that returns 0 (two a task that prints nothing).
+    private var hungUp = [UInt8](repeating: 0, count: 64)
     private var buffer = [UInt8](repeating: 0, count: 65536)
     private var done: [Int32] = []
     /// Pipes not armed again until `resumeReading`.
@@ -203,10 +206,11 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
             if lock.withLock({ ending }) { finishEnding() } else { queue.async { [self] in turn() } }
         }
         let wait = lock.withLock { timers.nextDeadline }.map { Int32(clamping: max(0, $0 - now)) } ?? -1
-        let count = flowrun_epoll_wait(epoll, &ready, Int32(ready.count), wait)
+        let count = flowrun_epoll_wait(epoll, &ready, &hungUp, Int32(ready.count), wait)
         defer { fireDueTimers() }
         guard count > 0 else { return }  // a timer is due, or EINTR
-        for tag in ready[0..<Int(count)] {
+        for position in 0..<Int(count) {
+            let tag = ready[position]
             let descriptor = Int32(truncatingIfNeeded: tag)
             guard !done.contains(descriptor) else { continue }
             if tag == Self.tag(wakeRead, number: 0) {
@@ -218,7 +222,11 @@ package final class OutputLoop: EngineLoop, @unchecked Sendable {
             else { continue }
             switch watch {
             case .output(_, let handler):
-                if !drain(descriptor, handler) {
+                if hungUp[position] != 0 {
+                    // Empty, and no process holds its write end any more: its end.
+                    handler(nil)
+                    done.append(descriptor)
+                } else if !drain(descriptor, handler) {
                     done.append(descriptor)
                 } else if !isPaused(descriptor) {
                     precondition(flowrun_epoll_rearm(epoll, descriptor, tag) == 0, "cannot watch a child's descriptor again: errno \(errno)")

@@ -211,7 +211,8 @@ struct RunCommand: ParsableCommand {
         // Fingerprints are taken for the record, so that a later run can resume this one.
         let resumeCheck =
             !engineOnly && (recorder != nil || resumed != nil)
-            ? ResumeCheck(plan: plan, inner: upToDate, resumed: resumed, definitions: cache?.keptDefinitions)
+            ? ResumeCheck(
+                plan: plan, inner: upToDate, resumed: resumed, definitions: cache?.keptDefinitions, fingerprints: cache?.keptFingerprints)
             : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
         // Made once nothing can throw before the run: the run's loop ends in `finishRun()`.
@@ -231,7 +232,8 @@ struct RunCommand: ParsableCommand {
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
         actions?.finishRun()
         UpToDateRun.finish(upToDate)
-        cache?.storeMade(definitions: upToDate?.definitionDigests ?? resumeCheck?.definitionDigests)
+        cache?.storeMade(
+            definitions: upToDate?.definitionDigests ?? resumeCheck?.definitionDigests, fingerprints: resumeCheck?.planFingerprints)
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.

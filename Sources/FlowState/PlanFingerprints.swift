@@ -1,0 +1,53 @@
+/// The fingerprint's whole value and the resume key of each task whose fingerprint depends on
+/// the plan alone, as a run of a workflow that declares no inputs or outputs took them
+/// (`ResumeCheck`): such a task's fingerprint is its definition and env digests, no inputs,
+/// and its needs' values, which are as plain when the needs are. The compiled plan keeps them
+/// (`PlanCache`), so that a later run of the unchanged workflow writes each task's key in its
+/// record without the three SHA-256 a task it took (issue 23: "no fingerprint for a workflow
+/// that declares no inputs or outputs"). The record's bytes are the same: `--resume` reads the
+/// same keys, and its rule is unchanged.
+///
+/// Two raw 32-byte digests a task, the value then the key; all zero for a task with none (one
+/// that did not succeed in that run, or needs one that did not).
+package struct PlanFingerprints: Sendable {
+    static let entrySize = 2 * TaskStateBytes.digestSize
+
+    /// Two raw digests a task (see the type).
+    let bytes: [UInt8]
+    /// How many tasks' entries.
+    let count: Int
+
+    /// From each task's value and key (hex), nil for a task with none.
+    init(_ entries: [(value: String, key: String)?]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(entries.count * Self.entrySize)
+        for entry in entries {
+            if let entry {
+                TaskStateBytes.appendDigest(entry.value, to: &bytes)
+                TaskStateBytes.appendDigest(entry.key, to: &bytes)
+            } else {
+                bytes += repeatElement(0, count: Self.entrySize)
+            }
+        }
+        self.bytes = bytes
+        count = entries.count
+    }
+
+    /// The entries of `count` tasks in `bytes` (as `bytes` holds them), which must hold exactly those.
+    init?(bytes: UnsafeRawBufferPointer, count: Int) {
+        guard bytes.count == count * Self.entrySize else { return nil }
+        self.bytes = Array(bytes)
+        self.count = count
+    }
+
+    /// The value and key of the task at `index`, spelled out; nil when it has none.
+    func entry(at index: Int) -> (value: String, key: String)? {
+        let size = TaskStateBytes.digestSize
+        return bytes.withUnsafeBytes { raw in
+            let value = UnsafeRawBufferPointer(rebasing: raw[(index * Self.entrySize)..<(index * Self.entrySize + size)])
+            let key = UnsafeRawBufferPointer(rebasing: raw[(index * Self.entrySize + size)..<((index + 1) * Self.entrySize)])
+            guard value.contains(where: { $0 != 0 }) else { return nil }
+            return (FileRecord.hex(value), FileRecord.hex(key))
+        }
+    }
+}
