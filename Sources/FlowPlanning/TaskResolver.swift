@@ -292,6 +292,8 @@ struct TaskResolver {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
         } else if scheme == "file" ? FileURLPath.bytes(of: url.value) == nil : (components.host ?? "").isEmpty {
             diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+        } else if scheme == "file", FileURLPath.bytes(of: url.value)?.contains(0) == true {
+            diagnostics.append(Diagnostic(.fileURLPathHoldsNUL(url.value, task: task), at: url.location))
         } else if scheme == "file", FileURLPath.path(of: url.value) == nil {
             diagnostics.append(Diagnostic(.fileURLPathNotUTF8(url.value, task: task), at: url.location))
         } else if scheme != "file", components.percentEncodedPath.removingPercentEncoding == nil {
@@ -338,6 +340,9 @@ extension Diagnostic.Message {
     }
     static func unsupportedScheme(_ scheme: String, task: TaskID) -> Self {
         Self("unsupported URL scheme '\(scheme)' in 'url' of task '\(task)': use http, https or file")
+    }
+    static func fileURLPathHoldsNUL(_ url: String, task: TaskID) -> Self {
+        Self("URL '\(url)' in 'url' of task '\(task)' holds %00 in its path: a path cannot hold a NUL byte (it would end there)")
     }
     static func fileURLPathNotUTF8(_ url: String, task: TaskID) -> Self {
         Self("URL '\(url)' in 'url' of task '\(task)' names a path whose percent-encoded bytes are not UTF-8, which flowrun cannot open")
