@@ -805,6 +805,22 @@ import Testing
         #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
     }
 
+    /// A proxy setting flowrun cannot use is named in the failure (task reason, events, run
+    /// record, JUnit) with its password as `***`: it came from the environment, not the file.
+    @Test func aProxySettingsPasswordIsNotPrinted() throws {
+        let url = URL(string: "https://a.example/")!
+        for (setting, shown) in [
+            ("https://me:s3cret@proxy.corp:443", "https://me:***@proxy.corp:443"),
+            ("http://me:s3c:ret@[bad", "http://me:***@[bad"),
+            ("ftp://me:s3cret@proxy.corp", "ftp://me:***@proxy.corp"),
+            ("me:s3cret@", "me:***@"),
+        ] {
+            let failure = #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": setting]).proxy(for: url) }
+            #expect(failure?.reason.contains("s3cret") == false, "\(failure?.reason ?? "")")
+            #expect(failure?.reason.contains(shown) == true, "\(failure?.reason ?? "")")
+        }
+    }
+
     /// As curl 7.88 (seen with its proxy and a direct server): one trailing dot, the DNS root,
     /// is dropped from the host and from a name entry; an address entry keeps it.
     @Test func noProxyDropsATrailingDotAsCurl() throws {
