@@ -283,6 +283,35 @@ import Testing
         #expect(Self.folderContents(folder) == ["whole.bin"])
     }
 
+    /// A 206 that says it is the whole file is taken as the file only when its body is that
+    /// long: a body shorter than the Content-Range's length (Content-Length, or the end of a
+    /// chunked body) is not the file, and never a green download of part of it.
+    @Test func a206ForTheWholeFileWithAShorterBodyFails() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(3000)
+        server.route("/short") { _ in .init(status: 206, headers: [("Content-Range", "bytes 0-4999/5000")], body: body) }
+        server.route("/chunked") { _ in
+            var response = TestHTTPServer.Response(status: 206, headers: [("Content-Range", "bytes 0-4999/5000")], body: body)
+            response.omitsLength = true
+            return response
+        }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [
+                ("short", "{download: {url: '\(server.baseURL)/short', to: short.bin}}"),
+                ("chunked", "{download: {url: '\(server.baseURL)/chunked', to: chunked.bin}}"),
+            ], in: folder)
+        for task in tasks {
+            let result = await Self.run(task, runner: runner).result
+            #expect(result != .succeeded, "\(task.id)")
+        }
+        #expect(Self.folderContents(folder) == [])
+    }
+
     @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
