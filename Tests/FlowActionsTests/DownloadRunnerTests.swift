@@ -462,6 +462,28 @@ import Testing
         #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
     }
 
+    /// As curl since 7.83: the URL's credentials stay with its port too; a redirect to the same
+    /// host on another port (another server) does not receive them.
+    @Test func credentialsInTheURLStayWithItsPort() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let other = try TestHTTPServer()
+        defer { other.shutdown() }
+        let body = Self.bytes(1000)
+        other.route("/file") { _ in .init(body: body) }
+        server.route("/moved") { _ in .init(status: 301, headers: [("Location", "http://127.0.0.1:\(other.port)/file")]) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: 'http://me:pw@127.0.0.1:\(server.port)/moved', to: f.bin}}")], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(server.requests.first?.header("Authorization") == "Basic " + Data("me:pw".utf8).base64EncodedString())
+        let redirected = try #require(other.requests.first)
+        #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
+        #expect(Self.contents(folder + "/f.bin") == body)
+    }
+
     /// A header value HTTP cannot carry (a token read with its CRLF) fails the task naming the
     /// header, never printing its value: the reason was async-http-client's error, which
     /// quotes the value in clear.
