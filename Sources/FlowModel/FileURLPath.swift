@@ -20,8 +20,9 @@ package enum FileURLPath {
     }
 
     /// The path as a String, or nil when it is not a `file:` URL of this machine or its
-    /// decoded bytes are not UTF-8 (which a Swift path cannot hold).
+    /// decoded bytes are not UTF-8 (which a Swift path cannot hold) or hold a NUL (`%00`: the
+    /// path would end there, and another file be read, which curl refuses).
     package static func path(of url: String) -> String? {
-        bytes(of: url).flatMap { String(validating: $0, as: UTF8.self) }
+        bytes(of: url).flatMap { $0.contains(0) ? nil : String(validating: $0, as: UTF8.self) }
     }
 }

@@ -175,7 +175,9 @@ struct TaskResolver {
             return action
         case .download(var download):
             let url = expand(download.url, "'url' of task '\(task.id)'", interpolation, task)
-            if let url { checkURL(url, task: task.id) }
+            // As written when a secret went into it: the error would print its value.
+            let secretInURL = !maskedNames.isDisjoint(with: Interpolation.names(in: download.url.value))
+            if let url { checkURL(url, shownAs: secretInURL ? download.url.value : url.value, task: task.id) }
             let to = file(download.to, of: "download")
             download.headers = download.headers.compactMap { header in
                 expand(header.value, "header '\(header.name)' of task '\(task.id)'", interpolation, task).map {
@@ -283,20 +285,23 @@ struct TaskResolver {
 
     static let urlSchemes = ["http", "https", "file"]
 
-    private mutating func checkURL(_ url: Located<String>, task: TaskID) {
+    /// `shown` is the URL as errors name it (as written when it took a secret value).
+    private mutating func checkURL(_ url: Located<String>, shownAs shown: String, task: TaskID) {
         guard let components = URLComponents(string: url.value), let scheme = components.scheme?.lowercased() else {
-            diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+            diagnostics.append(Diagnostic(.invalidURL(shown, task: task), at: url.location))
             return
         }
         if !Self.urlSchemes.contains(scheme) {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
         } else if scheme == "file" ? FileURLPath.bytes(of: url.value) == nil : (components.host ?? "").isEmpty {
-            diagnostics.append(Diagnostic(.invalidURL(url.value, task: task), at: url.location))
+            diagnostics.append(Diagnostic(.invalidURL(shown, task: task), at: url.location))
+        } else if scheme == "file", FileURLPath.bytes(of: url.value)?.contains(0) == true {
+            diagnostics.append(Diagnostic(.fileURLPathHoldsNUL(shown, task: task), at: url.location))
         } else if scheme == "file", FileURLPath.path(of: url.value) == nil {
-            diagnostics.append(Diagnostic(.fileURLPathNotUTF8(url.value, task: task), at: url.location))
+            diagnostics.append(Diagnostic(.fileURLPathNotUTF8(shown, task: task), at: url.location))
         } else if scheme != "file", components.percentEncodedPath.removingPercentEncoding == nil {
             // async-http-client would request `/` for it (see `Downloader`).
-            diagnostics.append(Diagnostic(.urlPathNotUTF8(url.value, task: task), at: url.location))
+            diagnostics.append(Diagnostic(.urlPathNotUTF8(shown, task: task), at: url.location))
         }
     }
 }
@@ -338,6 +343,9 @@ extension Diagnostic.Message {
     }
     static func unsupportedScheme(_ scheme: String, task: TaskID) -> Self {
         Self("unsupported URL scheme '\(scheme)' in 'url' of task '\(task)': use http, https or file")
+    }
+    static func fileURLPathHoldsNUL(_ url: String, task: TaskID) -> Self {
+        Self("URL '\(url)' in 'url' of task '\(task)' holds %00 in its path: a path cannot hold a NUL byte (it would end there)")
     }
     static func fileURLPathNotUTF8(_ url: String, task: TaskID) -> Self {
         Self("URL '\(url)' in 'url' of task '\(task)' names a path whose percent-encoded bytes are not UTF-8, which flowrun cannot open")

@@ -283,6 +283,35 @@ import Testing
         #expect(Self.folderContents(folder) == ["whole.bin"])
     }
 
+    /// A 206 that says it is the whole file is taken as the file only when its body is that
+    /// long: a body shorter than the Content-Range's length (Content-Length, or the end of a
+    /// chunked body) is not the file, and never a green download of part of it.
+    @Test func a206ForTheWholeFileWithAShorterBodyFails() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(3000)
+        server.route("/short") { _ in .init(status: 206, headers: [("Content-Range", "bytes 0-4999/5000")], body: body) }
+        server.route("/chunked") { _ in
+            var response = TestHTTPServer.Response(status: 206, headers: [("Content-Range", "bytes 0-4999/5000")], body: body)
+            response.omitsLength = true
+            return response
+        }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks(
+            [
+                ("short", "{download: {url: '\(server.baseURL)/short', to: short.bin}}"),
+                ("chunked", "{download: {url: '\(server.baseURL)/chunked', to: chunked.bin}}"),
+            ], in: folder)
+        for task in tasks {
+            let result = await Self.run(task, runner: runner).result
+            #expect(result != .succeeded, "\(task.id)")
+        }
+        #expect(Self.folderContents(folder) == [])
+    }
+
     @Test func redirectsAreFollowedUpToTenAndLoopsFail() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -431,6 +460,28 @@ import Testing
         #expect(first.path == "/elsewhere" && first.header("Authorization") == basic)
         let redirected = try #require(server.requests.last)
         #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
+    }
+
+    /// As curl since 7.83: the URL's credentials stay with its port too; a redirect to the same
+    /// host on another port (another server) does not receive them.
+    @Test func credentialsInTheURLStayWithItsPort() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let other = try TestHTTPServer()
+        defer { other.shutdown() }
+        let body = Self.bytes(1000)
+        other.route("/file") { _ in .init(body: body) }
+        server.route("/moved") { _ in .init(status: 301, headers: [("Location", "http://127.0.0.1:\(other.port)/file")]) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: 'http://me:pw@127.0.0.1:\(server.port)/moved', to: f.bin}}")], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(server.requests.first?.header("Authorization") == "Basic " + Data("me:pw".utf8).base64EncodedString())
+        let redirected = try #require(other.requests.first)
+        #expect(redirected.path == "/file" && redirected.header("Authorization") == nil)
+        #expect(Self.contents(folder + "/f.bin") == body)
     }
 
     /// A header value HTTP cannot carry (a token read with its CRLF) fails the task naming the
@@ -803,6 +854,22 @@ import Testing
         let all = ProxyRules(environment: ["ALL_PROXY": "socks5://s:1080"])
         #expect(try all.proxy(for: url("http://a.example/")) == .init(kind: .socks5, host: "s", port: 1080))
         #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
+    }
+
+    /// A proxy setting flowrun cannot use is named in the failure (task reason, events, run
+    /// record, JUnit) with its password as `***`: it came from the environment, not the file.
+    @Test func aProxySettingsPasswordIsNotPrinted() throws {
+        let url = URL(string: "https://a.example/")!
+        for (setting, shown) in [
+            ("https://me:s3cret@proxy.corp:443", "https://me:***@proxy.corp:443"),
+            ("http://me:s3c:ret@[bad", "http://me:***@[bad"),
+            ("ftp://me:s3cret@proxy.corp", "ftp://me:***@proxy.corp"),
+            ("me:s3cret@", "me:***@"),
+        ] {
+            let failure = #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": setting]).proxy(for: url) }
+            #expect(failure?.reason.contains("s3cret") == false, "\(failure?.reason ?? "")")
+            #expect(failure?.reason.contains(shown) == true, "\(failure?.reason ?? "")")
+        }
     }
 
     /// As curl 7.88 (seen with its proxy and a direct server): one trailing dot, the DNS root,

@@ -150,6 +150,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("r.out").path))
     }
 
+    /// A pipe (`/dev/stdout` in a pipeline) is written into, never replaced: two reports into
+    /// it destroy nothing, as two at a terminal do not, and were refused as "the same file".
+    @Test func twoReportsIntoOnePipeAreWritten() async throws {
+        let folder = try WorkflowFolder(workflow)
+        _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        let both = try await FlowrunBinary.run(["report", "--trace", "/dev/stdout", "--markdown", "/dev/stdout"], in: folder.url)
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(both.stdout.contains("\"traceEvents\""), "\(both.stdout)")
+        #expect(both.stdout.contains("flowrun: ci "), "\(both.stdout)")
+    }
+
     @Test func reportNamesARunThatDoesNotExist() async throws {
         let folder = try WorkflowFolder(workflow)
         let none = try await FlowrunBinary.run(["report"], in: folder.url)

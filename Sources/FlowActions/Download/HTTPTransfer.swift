@@ -79,19 +79,23 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         let failure = Self.failure(of: head, url: url)
         let inline = Self.hashesInline(bodyLength: contentLength)
         staging.withLockedValue { $0.hashesInline = inline }
-        // A 206 to a plain GET is the body only when its range is the whole file.
-        let wholeFile = head.status != .partialContent || ContentRange(head.headers.first(name: "Content-Range"))?.isWholeFile == true
+        // A 206 to a plain GET is the body only when its range is the whole file, and its body
+        // that long: the range's length is then the file's, so a shorter body (its
+        // Content-Length, or a chunked body's end) is not taken for the file.
+        let range = head.status == .partialContent ? ContentRange(head.headers.first(name: "Content-Range")) : nil
+        let wholeFile = head.status != .partialContent || (range?.isWholeFile == true && (contentLength ?? range?.total) == range?.total)
         if !resuming, wholeFile {
             // A whole body into an empty file: nothing on the file's queue can fail, so the
             // head's bookkeeping goes there ahead of the body and the network thread reads on
             // at once, instead of waiting for that queue to wake up (two thread hand-offs on
             // every download's way).
             if let failure { return task.eventLoop.makeFailedFuture(failure) }
-            expectedLength.withLockedValue { $0 = (contentLength, 0) }
-            progress(0, contentLength)
+            let length = range?.total ?? contentLength
+            expectedLength.withLockedValue { $0 = (length, 0) }
+            progress(0, length)
             file.queue.async {
                 file.validator = validator
-                file.expectedSize = contentLength
+                file.expectedSize = length
             }
             return task.eventLoop.makeSucceededVoidFuture()
         }

@@ -75,17 +75,26 @@ package struct ProxyRules: Sendable, Equatable {
     static func parse(_ setting: String) throws(ActionFailure) -> Proxy {
         let text = setting.contains("://") ? setting : "http://" + setting
         guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
-            throw ActionFailure("cannot use proxy \(setting): not a URL", retryable: false)
+            throw ActionFailure("cannot use proxy \(shown(setting)): not a URL", retryable: false)
         }
         let kind: Proxy.Kind
         switch url.scheme?.lowercased() {
         case "http": kind = .http
         case "socks5", "socks5h": kind = .socks5
-        default: throw ActionFailure("cannot use proxy \(setting): only http:// and socks5:// proxies are supported", retryable: false)
+        default: throw ActionFailure("cannot use proxy \(shown(setting)): only http:// and socks5:// proxies are supported", retryable: false)
         }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         // As curl: the proxy's `user:password@` goes to it as Proxy-Authorization.
         return Proxy(kind: kind, host: bareHost, port: url.port ?? 1080, credentials: URLCredentials.basic(of: text))
+    }
+
+    /// The setting as a failure names it, its password as `***`: it came from the environment,
+    /// not the workflow file, and a failure goes to the console, the run record and JUnit. Up
+    /// to the last `@`, which a password typed without `%40` may also hold.
+    static func shown(_ setting: String) -> String {
+        let start = setting.range(of: "://")?.upperBound ?? setting.startIndex
+        guard let at = setting[start...].lastIndex(of: "@"), let colon = setting[start..<at].firstIndex(of: ":") else { return setting }
+        return String(setting[...colon]) + "***" + String(setting[at...])
     }
 }
 

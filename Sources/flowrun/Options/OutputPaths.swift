@@ -7,8 +7,9 @@ import Glibc
 ///
 /// "The same" means the same file: the same device and inode when it exists (so `./a.xml` and
 /// `a.xml`, or a symbolic link to the workflow, are caught), or else the same path once its
-/// folder is resolved. A character device (a terminal, `/dev/null`) is never refused: writing
-/// to it twice destroys nothing.
+/// folder is resolved. A character device (a terminal, `/dev/null`), a FIFO or a socket (a pipe
+/// behind `/dev/stdout`) is never refused: it is written into, never replaced, and writing to it
+/// twice destroys nothing.
 enum OutputPaths {
     static func refuseOverlaps(workflow: String, eventsFile: String?, junit: String?, others: [(String, String?)] = []) throws {
         let outputs = ([("--events-file", eventsFile), ("--junit", junit)] + others).compactMap { option, path in path.map { (option, $0) } }
@@ -26,7 +27,7 @@ enum OutputPaths {
 
     /// What tells two paths to one file apart from two files.
     private enum FileIdentity: Equatable {
-        case file(device: UInt64, inode: UInt64, isCharacterDevice: Bool)
+        case file(device: UInt64, inode: UInt64, isWrittenInto: Bool)
         /// A file that does not exist yet, by its path with the folder resolved.
         case missing(String)
 
@@ -35,7 +36,7 @@ enum OutputPaths {
             if stat(path, &status) == 0 {
                 self = .file(
                     device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
-                    isCharacterDevice: status.st_mode & S_IFMT == S_IFCHR)
+                    isWrittenInto: [S_IFCHR, S_IFIFO, S_IFSOCK].contains(status.st_mode & S_IFMT))
                 return
             }
             let url = URL(fileURLWithPath: path).standardizedFileURL
