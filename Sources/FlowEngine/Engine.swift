@@ -147,15 +147,19 @@ package final class Engine: @unchecked Sendable {
     /// Cancels the run: running tasks get SIGTERM, then SIGKILL after the grace period; waiting
     /// tasks are skipped, but `when: always` ones run as cleanup (`CleanupRule`). Returns
     /// whether there is cleanup to run; none with `withCleanup: false` (a kill follows at once).
+    /// `hangingUp` (SIGHUP): the tasks running or being started also get SIGHUP, as a terminal's
+    /// foreground job would, cleanup already running included; cleanup the cancel starts does not.
     @discardableResult
-    package func cancel(reason: String, withCleanup: Bool = true) -> Bool {
+    package func cancel(reason: String, withCleanup: Bool = true, hangingUp: Bool = false) -> Bool {
         // Before the lock: a check under way holds it until it is told to stop (Ctrl-C during
         // the walk of a large input tree).
         cancelRequest.set()
         gate?.stopChecks()
-        let (running, cleanup): ([TaskOperation], Bool) = lock.withLock {
-            guard cancelReason == nil else { return ([], false) }
+        let (running, hungUp, cleanup): ([TaskOperation], [TaskOperation], Bool) = lock.withLock {
+            guard cancelReason == nil else { return ([], [], false) }
             cancelReason = reason
+            // Before the cancel starts any cleanup.
+            let hungUp = hangingUp ? operations.compactMap { $0 } : []
             let cleanup = withCleanup ? scheduler.unfinishedAlwaysTasks : []
             if !cleanup.isEmpty {
                 bus.post(.workflowCleanup(reason: reason, tasks: cleanup.map { plan.tasks[$0].id }))
@@ -173,9 +177,11 @@ package final class Engine: @unchecked Sendable {
             let running = operations.indices.compactMap { task in
                 withCleanup && CleanupRule.goesOn(facts[task].when) ? nil : operations[task]
             }
-            return (running, !cleanup.isEmpty)
+            return (running, hungUp, !cleanup.isEmpty)
         }
         for operation in running { operation.cancelRun(reason: reason) }
+        // After the cancels are asked for: a task the hang-up ends counts as cancelled, not failed.
+        for operation in hungUp { operation.hangUpRun() }
         bus.flushElsewhere()
         loop.nudge()
         announceEndIfDue()

@@ -10,8 +10,9 @@ import Foundation
 /// `isExecuting` and `isFinished` are announced with `willChangeValue`/`didChangeValue`, which is
 /// what swift-corelibs-foundation's `OperationQueue` listens to.
 ///
-/// - Warning: `executing`, `finished` and `killable` are guarded by `lock`, since they are read
-///   from other threads; `machine`, `running` and `timers` are only touched on the loop. That is
+/// - Warning: `executing`, `finished`, `killable`, `killRequested`, `starting`,
+///   `hangUpRequested` and `pendingCancel` are guarded by `lock`, since they are used from other
+///   threads; `machine`, `running` and `timers` are only touched on the loop. That is
 ///   why it is `@unchecked Sendable`.
 final class TaskOperation: Operation, @unchecked Sendable {
     /// What the operation tells the engine.
@@ -37,17 +38,27 @@ final class TaskOperation: Operation, @unchecked Sendable {
     private var running: (attempt: Int, handle: any RunningAttempt)? {
         didSet {
             let handle = running?.handle
-            let killNow: Bool = lock.withLock {
+            let (hangUpNow, killNow): (Bool, Bool) = lock.withLock {
                 killable = handle
-                return killRequested
+                defer {
+                    starting = nil
+                    hangUpRequested = false
+                }
+                return (hangUpRequested, killRequested)
             }
+            if hangUpNow { handle?.hangUp() }
             if killNow { handle?.kill() }
         }
     }
-    /// The running attempt, for a second Ctrl-C.
+    /// The running attempt, for a second Ctrl-C and a hang-up.
     private var killable: (any RunningAttempt)?
     /// A kill came (`killRun`): an attempt whose start was under way then is killed as it is known.
     private var killRequested = false
+    /// The attempt being started on the loop: its child may already run, its handle is not known.
+    private var starting: Int?
+    /// A hang-up came (`hangUpRun`) while `starting`: that attempt is hung up as it is known
+    /// (only that one: an attempt started after the hang-up is not).
+    private var hangUpRequested = false
     /// A cancel asked for from another thread that the machine has not had yet (under `lock`).
     private var pendingCancel: String?
     private var timers: [AttemptMachine.Timer: LoopTimer] = [:]
@@ -141,6 +152,17 @@ final class TaskOperation: Operation, @unchecked Sendable {
         }?.kill()
     }
 
+    /// Hangs up the running attempt (SIGHUP to its process group), from any thread, as a
+    /// terminal's hang-up reaches every process of its foreground job; an attempt being started
+    /// meanwhile is hung up as soon as its handle is known, as its child already runs. An
+    /// attempt started later (a cleanup task's retry) is not.
+    func hangUpRun() {
+        lock.withLock {
+            if starting != nil { hangUpRequested = true }
+            return killable
+        }?.hangUp()
+    }
+
     // MARK: Performing the machine's actions (on the loop)
 
     private func handle(_ input: AttemptMachine.Input) {
@@ -189,9 +211,19 @@ final class TaskOperation: Operation, @unchecked Sendable {
             takePendingCancel()
             self.handle(.attemptEnded(attempt: attempt, result))
         }
+        lock.withLock { starting = attempt }
         let handle = tasks.withUnsafeBufferPointer { runner.startAttempt(of: $0[index], attempt: attempt, events: events, completion: completion) }
-        // Unless it ended inside `startAttempt`.
-        if machine.runningAttempt == attempt { running = (attempt, handle) }
+        // Unless it ended inside `startAttempt`: then nothing is left of it to hang up.
+        if machine.runningAttempt == attempt {
+            running = (attempt, handle)
+        } else {
+            lock.withLock {
+                if starting == attempt {
+                    starting = nil
+                    hangUpRequested = false
+                }
+            }
+        }
     }
 
     /// Finishes the operation, then reports the end (the machine ends a task once).

@@ -58,10 +58,14 @@ package protocol RunningAttempt: Sendable {
     /// did that the next attempt can go on from is kept (a download's bytes, as after a
     /// broken-off body), where a cancel throws it away.
     func timeOut()
+    /// Tells the attempt its terminal hung up (SIGHUP to its process group), as the kernel
+    /// tells a terminal's foreground job; nothing for work with no process of its own.
+    func hangUp()
 }
 
 extension RunningAttempt {
     package func timeOut() { terminate() }
+    package func hangUp() {}
 }
 
 /// Completes every attempt at once without doing anything: measures the engine alone.

@@ -12,6 +12,8 @@ package final class FakeTaskRunner: TaskRunner, @unchecked Sendable {
         case terminate
         /// `RunningAttempt.kill()`: SIGKILL.
         case kill
+        /// `RunningAttempt.hangUp()`: SIGHUP.
+        case hangUp
     }
 
     package final class Attempt: RunningAttempt, @unchecked Sendable {
@@ -41,6 +43,7 @@ package final class FakeTaskRunner: TaskRunner, @unchecked Sendable {
 
         package func terminate() { signals.append((.terminate, clock.now)) }
         package func kill() { signals.append((.kill, clock.now)) }
+        package func hangUp() { signals.append((.hangUp, clock.now)) }
     }
 
     private let clock: any EngineLoop

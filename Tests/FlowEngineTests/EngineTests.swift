@@ -313,6 +313,38 @@ private let interrupted = "interrupted (SIGINT)"
         #expect(h.loop.armedDeadlines.isEmpty)
     }
 
+    /// A SIGHUP (`RunSignals`: a cancel that hangs up) while a task's spawn is under way: the
+    /// task gets SIGHUP once its attempt is known, as does cleanup already running; cleanup the
+    /// cancel starts does not (SignalTests.aHangUpCancelsTheRunAndReachesTheTasks could miss
+    /// the task being spawned: its `trap ... HUP` never ran).
+    @Test func aHangUpWhileATaskIsBeingSpawnedReachesIt() throws {
+        let h = try EngineHarness(
+            """
+            version: 1
+            concurrency: 3
+            tasks:
+              tidy: {shell: x, when: always}
+              spawning: {shell: x}
+              late: {shell: x, needs: [spawning], when: always}
+            """)
+        h.runner.whileStarting = { attempt in
+            if attempt.task == "spawning" { h.engine.cancel(reason: "hung up (SIGHUP)", hangingUp: true) }
+        }
+        h.start()
+        #expect(h.started == ["tidy", "spawning"])
+        let spawning = try h.attempt("spawning")
+        let tidy = try h.attempt("tidy")
+        #expect(spawning.signals.map(\.signal) == [.hangUp, .terminate])
+        #expect(tidy.signals.map(\.signal) == [.hangUp], "running cleanup is hung up, not cancelled")
+        try h.end("spawning", .failed(reason: "killed by signal SIGHUP (1)", exitCode: nil))
+        #expect(h.finalEvent(of: "spawning") == .taskCancelled(task: "spawning", reason: "hung up (SIGHUP)"))
+        let late = try h.attempt("late")
+        #expect(late.signals.isEmpty, "cleanup started after the hang-up")
+        try h.end("tidy")
+        try h.end("late")
+        #expect(h.finished == [.cancelled])
+    }
+
     /// A cancel with no cleanup to run, before the run ends: it ends once the running tasks do.
     @Test func aCancelWithoutCleanupEndsTheRunWhenTheRunningTaskEnds() throws {
         let h = try EngineHarness(

@@ -311,6 +311,55 @@ private let killed = AttemptResult.failed(reason: "killed by signal SIGKILL (9)"
         #expect(h.loop.armedDeadlines.isEmpty)
     }
 
+    /// A hang-up that comes while the attempt is being started (its child already runs, its
+    /// handle is not known yet) reaches it as soon as it is, as a terminal's hang-up reaches
+    /// every process of its job: missed, a task's `trap ... HUP` never ran.
+    @Test func aHangUpWhileTheAttemptStartsReachesItOnceItsHandleIsKnown() throws {
+        let h = try AttemptHarness("")
+        h.runner.whileStarting = { _ in
+            h.operation.cancelRun(reason: "hung up (SIGHUP)")
+            h.operation.hangUpRun()
+        }
+        h.start()
+        let attempt = try h.running
+        #expect(attempt.signals.map(\.signal) == [.hangUp], "at once, without the loop")
+        h.loop.runPosted()
+        #expect(attempt.signals.map(\.signal) == [.hangUp, .terminate])
+        attempt.end(.failed(reason: "killed by signal SIGHUP (1)", exitCode: nil))
+        h.loop.runPosted()
+        #expect(h.ends == [.cancelled(reason: "hung up (SIGHUP)")])
+    }
+
+    /// A hang-up reaches the attempt that runs when it comes, not one started after it (a
+    /// cleanup task goes on after a hang-up and may retry).
+    @Test func aHangUpReachesTheRunningAttemptAndNotTheRetry() throws {
+        let h = try AttemptHarness("retries: 1, retry_delay: 1s")
+        h.start()
+        let first = try h.running
+        h.operation.hangUpRun()
+        #expect(first.signals.map(\.signal) == [.hangUp])
+        first.end(.failed(reason: "killed by signal SIGHUP (1)", exitCode: nil))
+        h.loop.advance(by: 1_000)
+        #expect(try h.running.number == 2)
+        #expect(try h.running.signals.isEmpty)
+    }
+
+    /// A hang-up while an attempt is being started that ends inside its start (it could not
+    /// spawn): nothing is left of it to hang up, and the retry, started later, is not hung up.
+    @Test func aHangUpWhileAnAttemptFailsToStartDoesNotReachTheRetry() throws {
+        let h = try AttemptHarness("retries: 1, retry_delay: 1s")
+        h.runner.whileStarting = { attempt in
+            guard attempt.number == 1 else { return }
+            h.operation.hangUpRun()
+            attempt.end(.failed(reason: "cannot run x: no such file", exitCode: nil))
+        }
+        h.start()
+        #expect(h.attempts.map(\.signals.isEmpty) == [true])
+        h.loop.advance(by: 1_000)
+        #expect(try h.running.number == 2)
+        #expect(try h.running.signals.isEmpty)
+    }
+
     // MARK: Advice from the runner
 
     /// A download's 503 with Retry-After: 30 waits 30 s, not the 1 s back-off; its 404 then

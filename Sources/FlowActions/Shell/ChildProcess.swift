@@ -93,6 +93,10 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         _ = signalGroup(SIGKILL)
     }
 
+    func hangUp() {
+        _ = signalGroup(SIGHUP)
+    }
+
     /// Signals the child's process group unless the child is reaped (its pid may be reused).
     private func signalGroup(_ signal: Int32) -> Bool {
         lock.withLock {

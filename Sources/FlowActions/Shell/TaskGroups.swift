@@ -72,8 +72,8 @@ package final class TaskGroups: @unchecked Sendable {
         }
     }
 
-    /// Sends `signal` to every task's group: SIGHUP when flowrun's terminal hangs up, SIGKILL
-    /// when it exits at once.
+    /// Sends `signal` to every task's group: SIGCONT after a stop, SIGKILL
+    /// when flowrun exits at once.
     package func signalAll(_ signal: Int32) {
         lock.withLock {
             for leader in leaders { kill(-leader, signal) }
@@ -99,14 +99,6 @@ package final class TaskGroups: @unchecked Sendable {
     /// Whether a `stopAll` waits for spawns under way (for tests).
     var isStopping: Bool { lock.withLock { stopping } }
 
-    /// The groups of the tasks that run now, for `signal(_:groups:)`.
+    /// The groups of the tasks that run now.
     package var current: Set<pid_t> { lock.withLock { leaders } }
-
-    /// Sends `signal` to those of `groups` that still run: a hang-up reaches the tasks that ran
-    /// when it came, not the cleanup started after it.
-    package func signal(_ signal: Int32, groups: Set<pid_t>) {
-        lock.withLock {
-            for leader in groups.intersection(leaders) { kill(-leader, signal) }
-        }
-    }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// While the file and the outputs are opened (`loading`: a FIFO, a terminal's stdin), SIGINT,
 /// SIGTERM, SIGHUP and SIGQUIT end flowrun at once with 128 + the signal: there is nothing to
 /// cancel. While the run goes on, SIGINT, SIGTERM or SIGHUP cancels it (SIGHUP also reaches
-/// the tasks first, as a hang-up would in a terminal's group) and runs its `when: always` tasks
+/// the tasks, as a hang-up would in a terminal's group) and runs its `when: always` tasks
 /// as cleanup (`CleanupRule`); a second SIGINT, or a SIGQUIT, kills what is still running,
 /// cleanup included. Once every task has ended (`over`: only writing is left, to a
 /// stdout that may be stalled), any of them ends flowrun at once. SIGUSR1 suspends the queues
@@ -216,15 +216,12 @@ final class RunSignals: @unchecked Sendable {
         case .suspend(let engine): engine.suspend()
         case .resume(let engine): engine.resume()
         case .cancel(let engine):
-            let hungUp = number == SIGHUP ? TaskGroups.shared.current : []
-            if engine.cancel(reason: Self.reason(number)) {
+            // A hang-up reaches the tasks too, as it would a terminal's foreground group: those
+            // running or being spawned when it came (`Engine.cancel`), not cleanup started after.
+            if engine.cancel(reason: Self.reason(number), hangingUp: number == SIGHUP) {
                 // Cleanup can run for the grace period, then be stopped with one more.
                 lock.withLock { exitDeadline = Date().addingTimeInterval(2 * grace + Self.lastWordsSeconds) }
             }
-            // A hang-up reaches the tasks too, as it would a terminal's foreground group; after
-            // the cancel has reached their attempts on the loop, so that a task it ends counts
-            // as cancelled, not failed.
-            if number == SIGHUP { engine.afterPosted { TaskGroups.shared.signal(SIGHUP, groups: hungUp) } }
         case .kill(let engine, let cancelFirst):
             if cancelFirst { engine.cancel(reason: Self.reason(number), withCleanup: false) }
             engine.kill(reason: Self.reason(number))
