@@ -354,14 +354,7 @@ package final class Engine: @unchecked Sendable {
             tasks: tasks, index: index, runner: runner, loop: loop, bus: bus,
             graceMilliseconds: options.graceMilliseconds, jitter: jitter
         ) { [self] report in
-            // One hold of the lock for the step, the flush and the end (as `flushSoon` and
-            // `announceEndIfDue` do): this runs once or more for every task.
-            let (flush, announcement) = lock.withLock {
-                reported(report, by: task)
-                return (claimFlush(), takeAnnouncement())
-            }
-            if flush { postFlush() }
-            if let (status, whenFinished) = announcement { whenFinished(status) }
+            stepping { reported(report, by: task) }
         }
         operations[task] = operation
         queues[scheduler.queue(of: task)].addOperation(operation)
@@ -401,15 +394,13 @@ package final class Engine: @unchecked Sendable {
         switch end {
         case .succeeded(let attempts, let duration):
             // Its files hashed off the loop: the other tasks go on meanwhile, and this one ends
-            // once they are (`hashed`).
+            // once they are.
             let hashedLater =
                 gate?.taskSucceeded(task) { [self] in
-                    loop.post { [self] in hashed(task, attempts: attempts, duration: duration) }
+                    loop.post { [self] in stepping { succeeded(task, attempts: attempts, duration: duration) } }
                 } ?? false
-            if hashedLater { return }
-            counts.succeeded += 1
-            outcome = .succeeded
-            bus.post(.taskSucceeded(task: id, attempts: attempts, durationMilliseconds: duration))
+            if !hashedLater { succeeded(task, attempts: attempts, duration: duration) }
+            return
         case .failed(let attempts, let duration, let reason, let exitCode):
             let allowed = facts[task].continueOnError
             counts.failed += 1
@@ -428,12 +419,19 @@ package final class Engine: @unchecked Sendable {
         perform(scheduler.taskFinished(task, outcome))
     }
 
-    /// A task's success whose files the gate hashed off the loop (`TaskGate`): it ends now.
-    private func hashed(_ task: Int, attempts: Int, duration: Int64) {
+    /// Ends a task's success, at once or once the gate has hashed its files off the loop
+    /// (`TaskGate`). Under `lock`.
+    private func succeeded(_ task: Int, attempts: Int, duration: Int64) {
+        counts.succeeded += 1
+        bus.post(.taskSucceeded(task: facts[task].id, attempts: attempts, durationMilliseconds: duration))
+        perform(scheduler.taskFinished(task, .succeeded))
+    }
+
+    /// One hold of the lock for a step, the flush it makes due and the end (as `flushSoon` and
+    /// `announceEndIfDue` do): this runs once or more for every task.
+    private func stepping(_ step: () -> Void) {
         let (flush, announcement) = lock.withLock {
-            counts.succeeded += 1
-            bus.post(.taskSucceeded(task: facts[task].id, attempts: attempts, durationMilliseconds: duration))
-            perform(scheduler.taskFinished(task, .succeeded))
+            step()
             return (claimFlush(), takeAnnouncement())
         }
         if flush { postFlush() }
