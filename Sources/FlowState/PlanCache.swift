@@ -79,20 +79,8 @@ package struct PlanCache: Sendable {
             guard let body = Self.body(of: bytes) else { return nil }
             var offset = body.startIndex
             guard let key = Key(reading: body, at: &offset), key.settings == settings, key.variablesAreAsIn(environment), key.filesAreUnchanged,
-                body.endIndex - offset >= 8
+                let digests = Self.taskSection(in: body, at: &offset), let plain = Self.taskSection(in: body, at: &offset)
             else { return nil }
-            let count = body[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            offset += 8
-            let size = 2 * TaskStateBytes.digestSize
-            guard count <= UInt64((body.endIndex - offset) / size) else { return nil }
-            let digests = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * size])
-            offset += Int(count) * size
-            guard body.endIndex - offset >= 8 else { return nil }
-            let plainCount = body[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            offset += 8
-            guard plainCount <= UInt64((body.endIndex - offset) / PlanFingerprints.entrySize) else { return nil }
-            let plain = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(plainCount) * PlanFingerprints.entrySize])
-            offset += Int(plainCount) * PlanFingerprints.entrySize
             guard
                 let plan = try? Plan(
                     compiled: UnsafeRawBufferPointer(rebasing: body[offset...]), keepingFileTasks: keepingFileTasks,
@@ -102,8 +90,8 @@ package struct PlanCache: Sendable {
             let workflowDigest = key.files.first.flatMap { $0.status == nil ? nil : $0.digest }
             // None kept (the run took none), or not one a task: taken again by the run.
             return (
-                plan, count == 0 ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count), workflowDigest,
-                plainCount == 0 ? nil : PlanFingerprints(bytes: plain, count: plan.tasks.count)
+                plan, digests.isEmpty ? nil : DefinitionDigests(bytes: digests, count: plan.tasks.count), workflowDigest,
+                plain.isEmpty ? nil : PlanFingerprints(bytes: plain, count: plan.tasks.count)
             )
         }
     }
@@ -127,14 +115,8 @@ package struct PlanCache: Sendable {
             let key = Key(settings: settings, sources: sources, variables: plan.interpolatedNames, environment: environment)
         else { return }
         var body = key.bytes
-        let digests = definitions.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? []
-        let count = UInt64(digests.count / (2 * TaskStateBytes.digestSize))
-        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
-        body += digests
-        let plain = fingerprints.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? []
-        let plainCount = UInt64(plain.count / PlanFingerprints.entrySize)
-        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: plainCount >> UInt64(shift))) }
-        body += plain
+        Self.appendTaskSection(definitions.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? [], to: &body)
+        Self.appendTaskSection(fingerprints.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? [], to: &body)
         body += plan.compiled
         var bytes = Self.magic
         withUnsafeBytes(of: Self.version.littleEndian) { bytes += $0 }
@@ -154,6 +136,30 @@ package struct PlanCache: Sendable {
     }
 
     /// The bytes after the header, if the magic, the version and the digest of those bytes are right.
+    /// The size of a task's entry in a task section: two raw digests (`DefinitionDigests`,
+    /// `PlanFingerprints`).
+    static let taskEntrySize = 2 * TaskStateBytes.digestSize
+
+    /// Appends a task section: its count of entries (a little-endian u64), then `entries`
+    /// (`taskEntrySize` bytes each; none when the run took none).
+    private static func appendTaskSection(_ entries: [UInt8], to body: inout [UInt8]) {
+        let count = UInt64(entries.count / taskEntrySize)
+        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
+        body += entries
+    }
+
+    /// The entries of the task section at `offset` (`appendTaskSection`), with `offset` moved past
+    /// it; nil if `body` is too short for it.
+    private static func taskSection(in body: Slice<UnsafeRawBufferPointer>, at offset: inout Int) -> UnsafeRawBufferPointer? {
+        guard body.endIndex - offset >= 8 else { return nil }
+        let count = body[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        offset += 8
+        guard count <= UInt64((body.endIndex - offset) / taskEntrySize) else { return nil }
+        let entries = UnsafeRawBufferPointer(rebasing: body[offset..<offset + Int(count) * taskEntrySize])
+        offset += Int(count) * taskEntrySize
+        return entries
+    }
+
     private static func body(of bytes: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer>? {
         let header = magic.count + 4 + 32
         guard bytes.count >= header, bytes.prefix(magic.count).elementsEqual(magic) else { return nil }

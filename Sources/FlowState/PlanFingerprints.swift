@@ -10,7 +10,7 @@
 /// Two raw 32-byte digests a task, the value then the key; all zero for a task with none (one
 /// that did not succeed in that run, or needs one that did not).
 package struct PlanFingerprints: Sendable {
-    static let entrySize = 2 * TaskStateBytes.digestSize
+    static let entrySize = PlanCache.taskEntrySize
 
     /// Two raw digests a task (see the type).
     let bytes: [UInt8]
