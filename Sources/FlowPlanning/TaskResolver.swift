@@ -291,13 +291,15 @@ struct TaskResolver {
             diagnostics.append(Diagnostic(.invalidURL(shown, task: task), at: url.location))
             return
         }
+        // Decoded once, for the three checks of a `file:` URL's path.
+        let filePath = scheme == "file" ? FileURLPath.bytes(of: url.value) : nil
         if !Self.urlSchemes.contains(scheme) {
             diagnostics.append(Diagnostic(.unsupportedScheme(scheme, task: task), at: url.location))
-        } else if scheme == "file" ? FileURLPath.bytes(of: url.value) == nil : (components.host ?? "").isEmpty {
+        } else if scheme == "file" ? filePath == nil : (components.host ?? "").isEmpty {
             diagnostics.append(Diagnostic(.invalidURL(shown, task: task), at: url.location))
-        } else if scheme == "file", FileURLPath.bytes(of: url.value)?.contains(0) == true {
+        } else if filePath?.contains(0) == true {
             diagnostics.append(Diagnostic(.fileURLPathHoldsNUL(shown, task: task), at: url.location))
-        } else if scheme == "file", FileURLPath.path(of: url.value) == nil {
+        } else if let filePath, String(validating: filePath, as: UTF8.self) == nil {
             diagnostics.append(Diagnostic(.fileURLPathNotUTF8(shown, task: task), at: url.location))
         } else if scheme != "file", components.percentEncodedPath.removingPercentEncoding == nil {
             // async-http-client would request `/` for it (see `Downloader`).
