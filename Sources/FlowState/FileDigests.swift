@@ -63,6 +63,11 @@ struct FileDigests {
         // Computed by the action that wrote or read the file: as of when it was noted.
         let streamed = fileSystem.streamedDigest(for: status)
         guard let digest = streamed?.digest ?? fileSystem.hash(of: path) else { return nil }
+        // Hashed: its contents are those of `status` only if it still has it. One saved between
+        // the stat and the read (while a large file before it was hashed) is taken as unreadable,
+        // so its task runs again next time: its record would pair the old stamp with the new
+        // contents, which the next run, hashing the file again, would take as unchanged.
+        if streamed == nil, fileSystem.status(of: path) != status { return nil }
         let hashedAt = streamed.map { min($0.notedAtNanoseconds, moment) } ?? moment
         let record = FileRecord(status: status, digest: digest, hashedAtNanoseconds: hashedAt)
         fresh.append((path, record))

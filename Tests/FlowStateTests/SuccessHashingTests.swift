@@ -148,6 +148,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     private let disk = InMemoryFileSystem()
     private let gated: String
     private let open = DispatchSemaphore(value: 0)
+    private let held = DispatchSemaphore(value: 0)
     private let loopThread = pthread_self()
     private var onTheLoop = false
 
@@ -159,8 +160,15 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
 
     func letGo() { open.signal() }
 
+    /// Returns once a hash of the gated path (off the loop) waits for `letGo()`.
+    func waitUntilHeld() { held.wait() }
+
     func write(_ path: String, _ contents: String) {
         lock.withLock { disk.write(path, contents) }
+    }
+
+    func advance(seconds: Double) {
+        lock.withLock { disk.advance(seconds: seconds) }
     }
 
     func status(of path: String) -> FileStatus? { lock.withLock { disk.status(of: path) } }
@@ -175,6 +183,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
             if pthread_equal(pthread_self(), loopThread) != 0 {
                 lock.withLock { onTheLoop = true }
             } else {
+                held.signal()
                 open.wait()
                 open.signal()  // open from now on
             }
