@@ -36,12 +36,19 @@ struct InputsAtStart {
     /// Whether the same patterns name the same files now, with the same statuses, and the racy
     /// ones with the same contents.
     func areUnchanged(digests: inout FileDigests) -> Bool {
+        unchangedFiles(digests: &digests) != nil
+    }
+
+    /// The files the patterns name now, with their statuses, if they are those of the start
+    /// (`areUnchanged`); nil otherwise. The inputs hashed at a success are these: a file saved
+    /// after this look is found changed by its hash (`FileDigests.record`), not taken anew.
+    func unchangedFiles(digests: inout FileDigests) -> [FoundFile]? {
         let now = digests.statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles)
-        guard now.count == files.count else { return false }
+        guard now.count == files.count else { return nil }
         for (then, now) in zip(files, now) where then.pattern != now.pattern || then.path != now.path || then.status != now.status {
-            return false
+            return nil
         }
-        for (path, digest) in racyDigests where digests.digest(of: path) != digest { return false }
-        return true
+        for (path, digest) in racyDigests where digests.digest(of: path) != digest { return nil }
+        return now
     }
 }

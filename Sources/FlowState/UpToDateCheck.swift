@@ -360,14 +360,12 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         var hashed = HashedSuccess(index: success.index)
         var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
         // The result stands, but what it was made from is gone: not up to date next time.
-        guard success.atStart?.areUnchanged(digests: &digests) ?? false else { return hashed }
+        guard let found = success.atStart?.unchangedFiles(digests: &digests) else { return hashed }
         var fingerprint = success.fingerprint
         var inputFiles = success.inputFiles
         if success.hashInputsNow {
-            let patterns = TaskDefinition.inputs(of: task)
-            let found = digests.statuses(
-                ofPatterns: patterns, leavingOut: TaskDefinition.ownOutputs(of: task), singleFiles: TaskDefinition.singleFileInputs(of: task))
-            let inputs = digests.digest(of: found, patterns: patterns)
+            // As found unchanged since the start (the same patterns, leaving out the same outputs).
+            let inputs = digests.digest(of: found, patterns: TaskDefinition.inputs(of: task))
             fingerprint.inputs = inputs.digest
             inputFiles = inputs.files
             hashed.fingerprint = fingerprint

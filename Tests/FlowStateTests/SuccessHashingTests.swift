@@ -173,7 +173,17 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
 
     func status(of path: String) -> FileStatus? { lock.withLock { disk.status(of: path) } }
     func regularFileStatus(of path: String) -> FileStatus? { lock.withLock { disk.regularFileStatus(of: path) } }
-    func files(matching pattern: String) -> [String] { lock.withLock { disk.files(matching: pattern) } }
+    /// Called at each `files(matching:)`, with the pattern, outside the lock: what happens during a walk.
+    var onWalk: (@Sendable (String) -> Void)? {
+        get { lock.withLock { walkHook } }
+        set { lock.withLock { walkHook = newValue } }
+    }
+    private var walkHook: (@Sendable (String) -> Void)?
+
+    func files(matching pattern: String) -> [String] {
+        onWalk?(pattern)
+        return lock.withLock { disk.files(matching: pattern) }
+    }
     var nowNanoseconds: Int64 { lock.withLock { disk.nowNanoseconds } }
     func waitForClock(toPass moment: Int64) { lock.withLock { disk.waitForClock(toPass: moment) } }
     func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? { lock.withLock { disk.streamedDigest(for: status) } }
