@@ -363,7 +363,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// the digest of the outputs it left. Called with `lock` held.
     private func needLine(of index: Int) -> String? {
         guard let value = value(of: index) else { return nil }
-        guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked($0[index]) }) else { return value }
+        guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked(TaskFiles(in: $0, at: index)) }) else { return value }
         let outputs =
             leftLock.withLock({ keptTracked.flags[index] }) ? inner?.outputsDigest(at: index, preview: previewing) : tables.outputs[index]
         return value + (outputs ?? UpToDateCheck.unrecordedOutputs)
