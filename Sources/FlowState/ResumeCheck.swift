@@ -356,8 +356,6 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         tables.fingerprints.remember(fingerprint, of: index)
     }
 
-    /// The whole value of the task's fingerprint, taken once: this check's, else (a task the
-    /// up-to-date check tracks, kept or run) that check's. Called with `lock` held.
     /// What a need gives its dependents' fingerprints, as the up-to-date check takes it
     /// (`UpToDateCheck.needLine(of:preview:)`): its value and, for a task that tracks files,
     /// the digest of the outputs it left. Called with `lock` held.
@@ -369,6 +367,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         return value + (outputs ?? UpToDateCheck.unrecordedOutputs)
     }
 
+    /// The whole value of the task's fingerprint, taken once: this check's, else (a task the
+    /// up-to-date check tracks, kept or run) that check's. Called with `lock` held.
     private func value(of index: Int) -> String? {
         if let value = tables.fingerprints.value(of: index) { return value }
         guard let inner, TaskDefinition.isTracked(plan.tasks[index]), leftLock.withLock({ keptTracked.flags[index] }) else { return nil }
