@@ -453,8 +453,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         current.remember(fingerprint, of: task)
     }
 
-    /// The values of the needs of the task at `index` (`needs`, its needs in the plan), as its
-    /// fingerprint takes them. Under `run --only`, a need taken as done gives the value the state
+    /// The lines (`needLine(of:preview:)`) of the needs of the task at `index` (`needs`, its
+    /// needs in the plan), as its fingerprint takes them. Under `run --only`, a need taken as
+    /// done gives the line the state
     /// kept at its last success: a whole run that finds it up to date gives the same, and one
     /// that runs it (it changed) gives another, so the task runs again then, and only then. A
     /// need never recorded (made elsewhere, or untracked) gives none: the task runs again.
