@@ -34,8 +34,14 @@ enum Includes {
             let label =
                 include.path.value.hasPrefix("/") || !workflow.file.contains("/")
                 ? include.path.value : (workflow.file as NSString).deletingLastPathComponent + "/" + include.path.value
-            guard FileManager.default.fileExists(atPath: absolute) else {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder) else {
                 diagnostics.append(Diagnostic(.includeMissing(include.path.value), at: include.path.location))
+                continue
+            }
+            // At the entry that names it, as a missing file: reading it would name only the folder.
+            guard !isFolder.boolValue else {
+                diagnostics.append(Diagnostic(.includeFolder(include.path.value), at: include.path.location))
                 continue
             }
             var loaded = WorkflowLoader.load(path: absolute, limits: limits, label: label, chain: chain + [absolute])
@@ -96,6 +102,9 @@ extension Diagnostic.Message {
     }
     static func includeMissing(_ path: String) -> Self {
         Self("included file '\(path)' does not exist")
+    }
+    static func includeFolder(_ path: String) -> Self {
+        Self("included file '\(path)' is a folder: name a workflow file in it")
     }
     static func queueConflict(_ name: String, _ concurrency: Int, at location: SourceLocation) -> Self {
         Self(

@@ -82,6 +82,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let leftLock = NSLock()
     /// What tasks left, in the order they ended, not yet taken into `fingerprints` and `keys`.
     private var left: [Left] = []
+    /// `preview(upToDate:)` is deciding: needs' outputs are taken as the state kept them.
+    private var previewing = false
     /// `left` as `settle` took it last, kept for its storage (under `lock`).
     private var settling: [Left] = []
 
@@ -121,7 +123,9 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// there is one. Needs are taken as they are now, as the up-to-date check's preview does.
     package func preview(upToDate: [RunReason?]?) -> [ResumeDecision] {
         lock.withLock {
-            plan.tasks.indices.map { index in
+            previewing = true
+            defer { previewing = false }
+            return plan.tasks.indices.map { index in
                 if let upToDate, upToDate[index] == nil {
                     keep(index)
                     return .upToDate
@@ -156,6 +160,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         }
         tables.fingerprints.remember(now, of: index, value: value)
         tables.keys[index] = key
+        tables.outputs[index] = outputs.digest
         return .doneBefore
     }
 
@@ -234,6 +239,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
                 // this takes it there for the dependents to come): one SHA-256 a task, not two.
                 tables.fingerprints.remember(fingerprint, of: index, value: inner?.value(at: index))
                 tables.keys[index] = key(of: index, outputs: outputs)
+                tables.outputs[index] = outputs
             case .read(let index, let inputs, let outputs):
                 let plain = dependsOnPlanAlone(index, inputs: inputs, outputs: outputs)
                 if plain, let kept = keptPlain?.entry(at: index) {
@@ -244,6 +250,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
                     tables.keys[index] = key(of: index, outputs: outputs)
                 }
                 tables.plain[index] = plain
+                tables.outputs[index] = outputs
             }
         }
         settling.removeAll(keepingCapacity: true)
@@ -317,7 +324,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// run. Called with `lock` held.
     private func fingerprint(of index: Int, inputs: String) -> TaskFingerprint {
         // The needs read in place: `plan.tasks[index].needs` would copy the whole task first.
-        let needValues = plan.tasks.withUnsafeBufferPointer { tasks in tasks[index].needs.map(value(of:)) }
+        let needValues = plan.tasks.withUnsafeBufferPointer { tasks in tasks[index].needs.map(needLine(of:)) }
         return TaskFingerprint.of(definition(of: index), inputs: inputs, needValues: needValues)
     }
 
@@ -349,6 +356,17 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         tables.fingerprints.remember(fingerprint, of: index)
     }
 
+    /// What a need gives its dependents' fingerprints, as the up-to-date check takes it
+    /// (`UpToDateCheck.needLine(of:preview:)`): its value and, for a task that tracks files,
+    /// the digest of the outputs it left. Called with `lock` held.
+    private func needLine(of index: Int) -> String? {
+        guard let value = value(of: index) else { return nil }
+        guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked(TaskFiles(in: $0, at: index)) }) else { return value }
+        let outputs =
+            leftLock.withLock({ keptTracked.flags[index] }) ? inner?.outputsDigest(at: index, preview: previewing) : tables.outputs[index]
+        return value + (outputs ?? UpToDateCheck.unrecordedOutputs)
+    }
+
     /// The whole value of the task's fingerprint, taken once: this check's, else (a task the
     /// up-to-date check tracks, kept or run) that check's. Called with `lock` held.
     private func value(of index: Int) -> String? {
@@ -372,6 +390,10 @@ private final class Tables {
     /// up-to-date check recorded, whose key is taken from its record only when the record asks
     /// for it: a run in which no task ran asks for none.
     var keys: [String?]
+    /// The digest of the outputs each task that tracks files left in this run (nil: one
+    /// missing), for its dependents' fingerprints (`ResumeCheck.needLine(of:)`), but for a task
+    /// the up-to-date check recorded, whose digest that check holds.
+    var outputs: [String?]
     /// Tasks that run in this run (the gate did not skip them); only a resumed run asks.
     var runs: [Bool]
     /// Tasks that ended kept in this run whose fingerprint depends on the plan alone
@@ -385,6 +407,7 @@ private final class Tables {
         let count = plan.tasks.count
         fingerprints = FingerprintValues(count: count)
         keys = [String?](repeating: nil, count: count)
+        outputs = [String?](repeating: nil, count: count)
         runs = [Bool](repeating: false, count: count)
         plain = [Bool](repeating: false, count: count)
         definitions = [TaskFingerprint.Definition?](repeating: nil, count: count)

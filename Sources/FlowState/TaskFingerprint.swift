@@ -4,8 +4,8 @@ import FlowPlanning
 import Foundation
 
 /// What a task's result depends on: its definition (`TaskDefinition`), its resolved env, the
-/// contents of its inputs and the fingerprints of its needs, each as a SHA-256, and one over
-/// the four. Kept in parts so that `--dry-run` can say which one changed.
+/// contents of its inputs and the fingerprints of its needs (with, for a need that tracks files,
+/// the digest of the outputs it left: `UpToDateCheck`), each as a SHA-256, and one over the four. Kept in parts so that `--dry-run` can say which one changed.
 package struct TaskFingerprint: Sendable, Equatable {
     package var definition: String
     package var environment: String

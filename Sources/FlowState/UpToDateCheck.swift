@@ -206,9 +206,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func keptAsStoredBeforeRun(files: FilesBeforeRun) -> (kept: [Bool], everyTrackedTask: Bool) {
         let size = TaskStateBytes.digestSize
         var kept = [Bool](repeating: false, count: plan.tasks.count)
-        // The value of each task found so, raw: its dependents' needs' digest is taken from
-        // them, not from the tasks' bytes in the file, read again out of order.
-        var values = [UInt8](repeating: 0, count: plan.tasks.count * size)
+        // The value and outputs' digest of each task found so, raw (its line as a need,
+        // `needLine(of:)`): its dependents' needs' digest is taken from them, not from the
+        // tasks' bytes in the file, read again out of order.
+        var values = [UInt8](repeating: 0, count: plan.tasks.count * 2 * size)
         var readSinceRelease = 0
         var everyTrackedTask = true
         plan.tasks.withUnsafeBufferPointer { tasks in
@@ -222,7 +223,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 if isKeptAsStored(task, stored: stored, needs: tasks[index].needs, at: index, files: files, kept: kept, values: values) {
                     kept[index] = true
                     values.withUnsafeMutableBytes {
-                        $0.baseAddress!.advanced(by: index * size).copyMemory(from: stored.digest(.value).baseAddress!, byteCount: size)
+                        let line = $0.baseAddress!.advanced(by: index * 2 * size)
+                        line.copyMemory(from: stored.digest(.value).baseAddress!, byteCount: size)
+                        line.advanced(by: size).copyMemory(from: stored.digest(.outputs).baseAddress!, byteCount: size)
                     }
                 } else {
                     everyTrackedTask = false
@@ -255,7 +258,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// (`TaskFingerprint.needsDigest` over their text, fed to the hasher without making it);
     /// false if a need was not found as its state kept it. Under `run --only`, a task with a
     /// need taken as done takes its needs as a whole run has them (`needValues(_:at:)`): a need
-    /// taken as done gives the value its state kept while each of its outputs' stamps stands
+    /// taken as done gives the line its state kept while each of its outputs' stamps stands
     /// (what `keptValue(ofNeedTakenAsDone:)` finds then, without hashing); one whose stamp
     /// does not is left to the whole check.
     private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
@@ -273,6 +276,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                         return
                     }
                     StoredTask.update(&hasher, withHexOf: done.digest(.value))
+                    StoredTask.update(&hasher, withHexOf: done.digest(.outputs))
                     return
                 case .planned(let planned)?: need = planned
                 case nil: need = needs[position]
@@ -281,7 +285,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     allKept = false
                     return
                 }
-                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: values[(need * size)..<((need + 1) * size)]))
+                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: values[(need * 2 * size)..<((need * 2 + 1) * size)]))
+                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: values[((need * 2 + 1) * size)..<((need + 1) * 2 * size)]))
             }
         }
         return allKept && hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
@@ -446,22 +451,52 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         current.remember(fingerprint, of: task)
     }
 
-    /// The values of the needs of the task at `index` (`needs`, its needs in the plan), as its
-    /// fingerprint takes them. Under `run --only`, a need taken as done gives the value the state
+    /// The lines (`needLine(of:preview:)`) of the needs of the task at `index` (`needs`, its
+    /// needs in the plan), as its fingerprint takes them. Under `run --only`, a need taken as
+    /// done gives the line the state
     /// kept at its last success: a whole run that finds it up to date gives the same, and one
     /// that runs it (it changed) gives another, so the task runs again then, and only then. A
     /// need never recorded (made elsewhere, or untracked) gives none: the task runs again.
-    private func needValues(_ needs: [Int], at index: Int) -> [String?] {
-        guard let whole = needsUnderOnly?[index] else { return needs.map(value(of:)) }
+    private func needValues(_ needs: [Int], at index: Int, preview: Bool = false) -> [String?] {
+        guard let whole = needsUnderOnly?[index] else { return needs.map { needLine(of: $0, preview: preview) } }
         return whole.map { need in
             switch need {
-            case .planned(let position): value(of: position)
+            case .planned(let position): needLine(of: position, preview: preview)
             case .takenAsDone(let id): keptValue(ofNeedTakenAsDone: id)
             }
         }
     }
 
-    /// The value the state kept at the last success of `id`, a need `--only` takes as done,
+    /// What a need gives its dependents' fingerprints: its fingerprint's value and, for a task
+    /// that tracks files, the digest of the outputs it left. A need made again with other
+    /// contents (it read a file it does not declare, or the clock) makes its dependents run
+    /// again, as a remade prerequisite does in make; made again with the same contents, it does
+    /// not. A tracked need that left no record in this run (it failed, or did not make an
+    /// output) gives `unrecordedOutputs`, which no record matches. `preview` (`--dry-run`)
+    /// takes the outputs as the state kept them, as it takes the needs as they are now.
+    private func needLine(of task: Int, preview: Bool) -> String? {
+        guard let value = value(of: task) else { return nil }
+        guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked(TaskFiles(in: $0, at: task)) }) else { return value }
+        return value + (outputs(of: task, preview: preview) ?? Self.unrecordedOutputs)
+    }
+
+    /// The digest of the outputs the task at `index` left in this run (kept as up to date, or
+    /// recorded at its success), or with `preview` as the state kept them; nil for none.
+    private func outputs(of index: Int, preview: Bool) -> String? {
+        let outputs = asStored[index] ? storedTask(at: index)?.hex(.outputs) : built.isEmpty ? nil : built[index]?.outputs
+        return outputs ?? (preview ? storedTask(at: index)?.hex(.outputs) : nil)
+    }
+
+    /// `outputs(of:preview:)` of the task at `index`, for `ResumeCheck`'s fingerprints.
+    package func outputsDigest(at index: Int, preview: Bool) -> String? {
+        lock.withLock { outputs(of: index, preview: preview) }
+    }
+
+    /// The outputs' part of the line of a tracked need without a record in this run: not a digest.
+    static let unrecordedOutputs = "unrecorded"
+
+    /// The line (`needLine(of:preview:)`: value and outputs' digest) the state kept at the last
+    /// success of `id`, a need `--only` takes as done,
     /// while the output files it kept are still as it left them; nil otherwise. A need whose
     /// output changed without it running (edited, or made by other means) runs in the whole run
     /// with that same value: the task made from the changed file must not be found up to date
@@ -475,7 +510,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                 digests.digest(of: file.path, status: status) == file.record.digest
             else { return nil }
         }
-        return stored.hex(.value)
+        return stored.hex(.value) + stored.hex(.outputs)
     }
 
     private func value(of task: Int) -> String? {
@@ -553,7 +588,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     continue
                 }
                 var fingerprint = TaskFingerprint.of(
-                    definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index))
+                    definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index, preview: true))
                 remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
                     reasons.append(RunReason(.untracked))

@@ -51,4 +51,20 @@ import Testing
 
                 """)
     }
+
+    /// An include naming a folder is reported at its entry, as a missing file is: before, the
+    /// error named only the folder (`lib: error: cannot read the file: Is a directory`), not
+    /// the file and line that named it.
+    @Test func anIncludeNamingAFolderIsReportedAtItsEntry() async throws {
+        let folder = try folder(lib: "version: 1\ntasks:\n  build: {shell: 'true'}\n")
+        try folder.write("flow.yaml", "version: 1\ninclude: {lib: lib}\ntasks:\n  app: {needs: [lib:build], shell: echo app}\n")
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                flow.yaml:2:16: error: included file 'lib' is a folder: name a workflow file in it
+                flow.yaml:4:17: error: task 'app' needs 'lib:build', which is not a task in this file
+
+                """)
+    }
 }

@@ -117,6 +117,47 @@ import Testing
         #expect(try project.read("use.out") == "version 2\n")
     }
 
+    /// gen writes what a file it does not declare says (as `git describe > version.txt` would):
+    /// its fingerprint is the same from run to run, what it makes is not.
+    static let remadeNeed = """
+        version: 1
+        tasks:
+          gen: {outputs: [gen.out], shell: 'cat stamp.txt > gen.out'}
+          use: {needs: gen, outputs: [use.out], shell: 'cat gen.out > use.out'}
+
+        """
+
+    /// make remakes a target whose prerequisite was remade: deleting gen.out makes gen run
+    /// again, and what it writes now differs, so use.out (made from the old gen.out) is stale.
+    @Test func aNeedRemadeWithOtherContentsRerunsItsDependents() async throws {
+        let project = try Project(Self.remadeNeed, files: ["stamp.txt": "v1\n"])
+        #expect(try await project.run().ran == ["gen", "use"])
+        try project.write("stamp.txt", "v2\n")
+        try project.remove("gen.out")
+        #expect(try await project.run().ran == ["gen", "use"])
+        #expect(try project.read("use.out") == "v2\n")
+        // Recorded so: the next run, and the one after (which takes the no-op's path), run nothing.
+        #expect(try await project.run().ran.isEmpty)
+        #expect(try await project.run().ran.isEmpty)
+        // Remade with the same contents, it changes nothing for its dependents (contents count).
+        try project.remove("gen.out")
+        #expect(try await project.run().ran == ["gen"])
+    }
+
+    /// The same across `run --only` (what exported jobs run): use, run after gen was remade
+    /// with other contents in a run of its own, runs again rather than keeping a stale use.out.
+    @Test func onlyRunsADependentAgainWhenItsNeedWasRemadeWithOtherContents() async throws {
+        let project = try Project(Self.remadeNeed, files: ["stamp.txt": "v1\n"])
+        _ = try await project.run()
+        try project.write("stamp.txt", "v2\n")
+        try project.remove("gen.out")
+        #expect(try await project.run(["--only", "gen"]).ran == ["gen"])
+        #expect(try await project.run(["--only", "use"]).ran == ["use"])
+        #expect(try project.read("use.out") == "v2\n")
+        #expect(try await project.run(["--only", "use"]).ran.isEmpty)
+        #expect(try await project.run().ran.isEmpty)
+    }
+
     @Test func aRenamedTaskRunsAsNeverRanBefore() async throws {
         let project = try Self.chainProject()
         _ = try await project.run()
