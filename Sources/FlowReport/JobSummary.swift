@@ -66,7 +66,8 @@ package enum JobSummary {
         }
         if shown < failures.count {
             let logs = timeline.run.map { " (<code>flowrun logs \(escaped($0)) TASK</code> shows each)" } ?? ""
-            text += "\n\(failures.count - shown) more failed task(s) left out: GitHub keeps a job summary under 1 MiB\(logs).\n"
+            text +=
+                "\n\((failures.count - shown).counted("more failed task", plural: "more failed tasks")) left out: GitHub keeps a job summary under 1 MiB\(logs).\n"
         }
         return text
     }

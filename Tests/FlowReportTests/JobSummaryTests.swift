@@ -57,7 +57,7 @@ import Testing
         #expect(rows > 100)
         #expect(
             text.hasSuffix(
-                "\n\(5000 - rows) more failed task(s) left out: GitHub keeps a job summary under 1 MiB (<code>flowrun logs 20261125-030512-000 TASK</code> shows each).\n"
+                "\n\(5000 - rows) more failed tasks left out: GitHub keeps a job summary under 1 MiB (<code>flowrun logs 20261125-030512-000 TASK</code> shows each).\n"
             ))
     }
 
@@ -109,7 +109,7 @@ import Testing
         try JobSummary.append(script.timeline(), to: path)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? Int.max
         #expect(size < 1 << 20)
-        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("more failed task(s) left out"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("more failed tasks left out"))
     }
 
     @Test func aSummaryThatCannotBeWrittenIsAnError() {
