@@ -115,6 +115,15 @@ package enum JobSummary {
             case ">": result += "&gt;"
             case "|": result += "&#124;"
             case "`": result += "&#96;"
+            // Markdown's own marks, read even inside the cells' <code> and <pre> (raw HTML whose
+            // text is still Markdown): emphasis, links and images, strikethrough, escapes, math.
+            case "*": result += "&#42;"
+            case "_": result += "&#95;"
+            case "[": result += "&#91;"
+            case "]": result += "&#93;"
+            case "\\": result += "&#92;"
+            case "~": result += "&#126;"
+            case "$": result += "&#36;"
             case "\n", "\r": result += " "
             default: result.append(character)
             }
