@@ -62,7 +62,7 @@ package enum Planner {
             }
         }
         var tasks = try TaskArguments.give(options.taskArguments, to: targets, in: planned)
-        let takenAsDone = options.onlyTargets ? OnlySelection.takeNeedsAsDone(in: &tasks, graph: graph, position: position) : []
+        let takenAsDone = options.onlyTargets ? OnlySelection.takeNeedsAsDone(in: &tasks, graph: graph, specs: workflow.tasks, position: position) : []
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
         var plan = Plan(
