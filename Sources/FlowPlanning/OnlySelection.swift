@@ -47,6 +47,23 @@ package enum OnlySelection {
         return outside.sorted()
     }
 
+    /// The needs of `task` (file indices) that are in the selection, in order, without
+    /// repeats: a need outside it that is a group stands for its own needs (and so on), so that
+    /// a named task still waits for a named task it needs through a group, as make orders
+    /// targets through a phony one.
+    static func selectedNeeds(of task: Int, graph: TaskGraph, specs: [TaskSpec], position: [Int]) -> [Int] {
+        var found: [Int] = []
+        var seen = Set<Int>()
+        func visit(_ need: Int) {
+            guard seen.insert(need).inserted else { return }
+            if position[need] >= 0 { return found.append(need) }
+            guard case .group = specs[need].action else { return }
+            for inner in graph.needs[need] { visit(inner) }
+        }
+        for need in graph.needs[task] { visit(need) }
+        return found
+    }
+
     /// A group task whose success says its needs succeeded: not `when: failure|always` (its
     /// needs may have failed), not `continue_on_error`.
     private static func standsForItsNeeds(_ spec: TaskSpec) -> Bool {

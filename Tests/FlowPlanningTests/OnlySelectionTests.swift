@@ -94,6 +94,14 @@ import Testing
         }
         #expect(try required(["ship"]) == ["ship fetch /work/out/a.tgz", "ship gen /work/out/gen.txt"])
         #expect(try required(["ship", "gen"]) == ["ship fetch /work/out/a.tgz"])
+        // And a named need behind a group is still waited for: ship runs after gen.
+        var options = PlanningOptions()
+        options.targets = ["ship", "gen"]
+        options.onlyTargets = true
+        let plan = try #require(try Planner.plan(workflow, options: options).plan)
+        #expect(plan.tasks.map(\.id) == ["gen", "ship"])
+        #expect(plan.tasks.map(\.needs) == [[], [0]])
+        #expect(plan.tasks.map(\.wave) == [1, 2])
     }
 
     @Test func anUnknownTaskIsRefusedWithADidYouMean() throws {
