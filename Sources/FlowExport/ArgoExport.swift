@@ -47,7 +47,7 @@ package enum ArgoExport {
         }
         if !plan.tasks.isEmpty { report.count("needs -> depends", edges: plan.tasks.reduce(0) { $0 + $1.needs.count }) }
         var dag: [YAMLEntry] = []
-        if !plan.workflow.failFast { dag.append(YAMLEntry("failFast", .literal("false"))) }
+        if !plan.workflow.failFast || runsAfterAFailure(plan) { dag.append(YAMLEntry("failFast", .literal("false"))) }
         dag.append(YAMLEntry("tasks", .sequence(dagTasks)))
         var allTemplates: [YAMLNode] = [
             .mapping([YAMLEntry("name", .string(entrypoint)), YAMLEntry("dag", .mapping(dag))]),
@@ -112,6 +112,19 @@ package enum ArgoExport {
             for queue in usedQueues { report.add("queue -> semaphore (ConfigMap \(queueConfigMap))", queue.name) }
         }
         return Export(text: text, mapped: ["tasks -> DAG tasks: \(plan.tasks.count)"] + report.mapped, notCarried: report.notCarried)
+    }
+
+    /// Whether a task must start after a failure: a `when: failure|always` task with needs.
+    ///
+    /// Argo's DAG `failFast` (default true) marks the DAG failed as soon as every node it
+    /// created has ended and a target's branch has failed, even though other targets were
+    /// never created (held by `parallelism` or by the controller's per-pass deadline); nothing
+    /// starts after that (`assessDAGPhase` in Argo's workflow/controller/dag.go). Such a task
+    /// would then never run, so the DAG gets `failFast: false`: it waits for every branch.
+    /// Ready tasks are created in the pass that sees the failure either way, so without such
+    /// a task the default changes nothing flowrun promises.
+    static func runsAfterAFailure(_ plan: Plan) -> Bool {
+        plan.tasks.contains { $0.spec.when != .success && !$0.needs.isEmpty }
     }
 
     /// A task gets its own template when it carries something of its own: retries, a timeout or a queue.
@@ -246,7 +259,10 @@ package enum ArgoExport {
                 "continue_on_error -> flowrun exits 0; dependents also accept .Failed (continueOn is not allowed with depends)",
                 tolerated.joined(separator: ", "))
         }
-        if plan.workflow.failFast, plan.tasks.count > 1 {
+        let handlers = plan.tasks.filter { $0.spec.when != .success && !$0.needs.isEmpty }.map(\.id)
+        if plan.workflow.failFast, !handlers.isEmpty {
+            for task in handlers { report.add("when: failure|always -> the DAG's failFast: false, so that Argo still starts them after a failure", task) }
+        } else if plan.workflow.failFast, plan.tasks.count > 1 {
             report.add("fail_fast -> the DAG's failFast (Argo's default)", plan.workflow.name)
         }
     }

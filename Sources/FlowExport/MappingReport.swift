@@ -1,3 +1,5 @@
+import FlowModel
+
 /// How fields mapped, gathered while exporting: a line per kind of mapping.
 struct MappingReport {
     private var order: [String] = []
@@ -17,7 +19,7 @@ struct MappingReport {
 
     var mapped: [String] {
         order.map { mapping in
-            if let number = edges[mapping] { return "\(mapping): \(number) edges" }
+            if let number = edges[mapping] { return "\(mapping): \(number.counted("edge"))" }
             return "\(mapping): \(Self.list(tasks[mapping] ?? []))"
         }
     }

@@ -44,16 +44,24 @@ package enum Planner {
         // planned task is built on its own, on every core for a large plan.
         var waves: [Int] = []
         waves.reserveCapacity(order.count)
-        // Under `--only` a need outside the selection has no position: it is taken as done.
-        for task in order {
-            waves.append(1 + (graph.needs[task].lazy.filter { position[$0] >= 0 }.map { waves[position[$0]] }.max() ?? 0))
+        // Under `--only` a need outside the selection has no position: it is taken as done; a
+        // group among them stands for its needs, and those selected stay needs (OnlySelection).
+        let throughGroups =
+            options.onlyTargets ? order.map { OnlySelection.selectedNeeds(of: $0, graph: graph, specs: workflow.tasks, position: position) } : nil
+        for (index, task) in order.enumerated() {
+            if let throughGroups {
+                waves.append(1 + (throughGroups[index].lazy.map { waves[position[$0]] }.max() ?? 0))
+            } else {
+                waves.append(1 + (graph.needs[task].lazy.filter { position[$0] >= 0 }.map { waves[position[$0]] }.max() ?? 0))
+            }
         }
-        let (planned, _) = ChunkedWork.gather(order.count) { [position, waves] range, add in
+        let (planned, _) = ChunkedWork.gather(order.count) { [position, waves, throughGroups] range, add in
             for index in range {
                 let task = order[index]
                 let (workdir, environment, action, shown, inputs, outputs) = resolved[task]!
+                let needs = throughGroups.map { $0[index].map { position[$0] } } ?? graph.needs[task].compactMap { position[$0] >= 0 ? position[$0] : nil }
                 var planned = PlannedTask(
-                    spec: workflow.tasks[task], fileIndex: task, needs: graph.needs[task].compactMap { position[$0] >= 0 ? position[$0] : nil },
+                    spec: workflow.tasks[task], fileIndex: task, needs: needs,
                     wave: waves[index], workdir: workdir, workflowDirectory: workflow.directory,
                     environment: environment, action: action, shown: shown)
                 planned.inputs = inputs
@@ -62,7 +70,7 @@ package enum Planner {
             }
         }
         var tasks = try TaskArguments.give(options.taskArguments, to: targets, in: planned)
-        let takenAsDone = options.onlyTargets ? OnlySelection.takeNeedsAsDone(in: &tasks, graph: graph, position: position) : []
+        let takenAsDone = options.onlyTargets ? OnlySelection.takeNeedsAsDone(in: &tasks, graph: graph, specs: workflow.tasks, position: position) : []
         let waveCount = waves.max() ?? 0
         let concurrency = options.concurrency ?? workflow.concurrency ?? max(1, options.processorCount)
         var plan = Plan(

@@ -66,7 +66,8 @@ package enum JobSummary {
         }
         if shown < failures.count {
             let logs = timeline.run.map { " (<code>flowrun logs \(escaped($0)) TASK</code> shows each)" } ?? ""
-            text += "\n\(failures.count - shown) more failed task(s) left out: GitHub keeps a job summary under 1 MiB\(logs).\n"
+            text +=
+                "\n\((failures.count - shown).counted("more failed task", plural: "more failed tasks")) left out: GitHub keeps a job summary under 1 MiB\(logs).\n"
         }
         return text
     }
@@ -114,6 +115,15 @@ package enum JobSummary {
             case ">": result += "&gt;"
             case "|": result += "&#124;"
             case "`": result += "&#96;"
+            // Markdown's own marks, read even inside the cells' <code> and <pre> (raw HTML whose
+            // text is still Markdown): emphasis, links and images, strikethrough, escapes, math.
+            case "*": result += "&#42;"
+            case "_": result += "&#95;"
+            case "[": result += "&#91;"
+            case "]": result += "&#93;"
+            case "\\": result += "&#92;"
+            case "~": result += "&#126;"
+            case "$": result += "&#36;"
             case "\n", "\r": result += " "
             default: result.append(character)
             }

@@ -203,7 +203,7 @@ enum TimelinePage {
           const lines = [t[ID] + " — " + word(t[RESULT])];
           lines.push("kind " + t[KIND] + " · queue " + (t[QUEUE] || "default") + " · priority " + (t[PRIORITY] || "normal"));
           if (t[READY] != null) lines.push("ready at " + fmt(t[READY]) + (a.length ? " · waited " + fmt(a[0][0] - t[READY]) + " for a slot" : ""));
-          if (a.length) lines.push(a.length + " attempt(s), " + fmt(a[a.length - 1][1] - a[0][0]) + " from first start to end" +
+          if (a.length) lines.push(a.length + (a.length == 1 ? " attempt, " : " attempts, ") + fmt(a[a.length - 1][1] - a[0][0]) + " from first start to end" +
             (t[SLOT] != null ? " · slot " + (t[SLOT] + 1) : ""));
           if (j != null && a[j]) lines.push("attempt " + (j + 1) + ": " + word(a[j][2]) + " after " + fmt(a[j][1] - a[j][0]) +
             (a[j][3] ? " (" + a[j][3] + ")" : ""));

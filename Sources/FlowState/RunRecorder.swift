@@ -164,7 +164,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
 
     /// The line that marks where a task's output was cut in the record.
     package static func cutMarker(cap: Int) -> String {
-        "[flowrun: output cut here: the run record keeps the first \(cap) bytes of each task's output (--record-output-cap)]"
+        "[flowrun: output cut here: the run record keeps the first \(cap.counted("byte")) of each task's output (--record-output-cap)]"
     }
 
     /// Writes the events of the last batch, flushes the record to the disk and closes it.

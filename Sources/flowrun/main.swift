@@ -1,1 +1,3 @@
-Flowrun.runMain()
+// First, before anything else runs: SIGUSR1 and SIGUSR2 are held until `run` takes them.
+let startingSignalMask = StartupSignals.hold()
+Flowrun.runMain(startingSignalMask: startingSignalMask)

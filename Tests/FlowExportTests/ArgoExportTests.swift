@@ -74,6 +74,28 @@ import Testing
         #expect(text.contains("depends: onfail.Succeeded\n"))
     }
 
+    /// Argo's DAG `failFast` (default true) marks the DAG failed once every created node has
+    /// ended and a target's branch has failed, though other targets were never created (held
+    /// by `parallelism` or the controller's per-pass deadline): no task starts after that,
+    /// `when: failure|always` tasks included, which flowrun runs after a failure. A workflow
+    /// with such a task gets `failFast: false`; one without keeps Argo's default.
+    @Test(arguments: [("failure", true), ("always", true), ("success", false)])
+    func aTaskThatRunsAfterAFailureTurnsFailFastOff(when: String, off: Bool) throws {
+        let plan = try ExportFixture.plan(
+            """
+            version: 1
+            concurrency: 2
+            tasks:
+              build: {shell: make}
+              test: {needs: build, shell: make test}
+              lint: {shell: make lint}
+              notify: {needs: [test, lint], when: \(when), shell: ./notify}
+            """)
+        let export = ArgoExport.export(plan, options: ExportFixture.options())
+        #expect(export.text.contains("      dag:\n        failFast: false\n        tasks:\n") == off, "\(export.text)")
+        #expect(export.mapped.contains { $0.hasPrefix("when: failure|always -> the DAG's failFast: false") } == off, "\(export.mapped)")
+    }
+
     @Test func aTaskWithDotsKeepsItsIdInAComment() throws {
         let text = ArgoExport.export(try ExportFixture.plan(GitHubExportTests.workflow), options: ExportFixture.options()).text
         #expect(text.contains("          - # task 'test.unit'\n            name: test-unit\n"))

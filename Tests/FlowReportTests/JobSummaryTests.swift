@@ -36,6 +36,36 @@ import Testing
         #expect(!text.contains("|"))
     }
 
+    /// A task id, a reason and output lines with Markdown in them, rendered by cmark-gfm (the
+    /// renderer of GitHub's job summaries): each row keeps its four cells and every character
+    /// shows as written. `*`, `_`, `[`, `~`, `\\` and `$` were left as they were, so inside the
+    /// cells' `<code>` and `<pre>` (raw HTML, whose text Markdown still reads) `*a*` became
+    /// emphasis, `[x](y)` a link, `~~s~~` struck out, and `\\*` lost its backslash.
+    @Test func markdownInNamesReasonsAndOutputShowsAsWritten() async throws {
+        let name = "a|b*c*_d_[e](f)"
+        var script = RunScript([.init(task: name, needs: [], kind: "shell")])
+        let lines = ["*bold* and __strong__ ~~gone~~ [link](y) \\*kept\\* $x$ <b>raw</b> `tick`", "![img](y.png) & &amp;"]
+        script.at(0, .taskStarted(task: name, attempt: 1, kind: "shell"))
+        for line in lines { script.at(1, .taskOutput(task: name, stream: .stdout, line: line)) }
+        script.at(2, .taskFailed(task: name, attempts: 1, durationMilliseconds: 2, reason: "exited: *not* [ok](z) _here_", exitCode: 1))
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/summary.md"
+        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
+        let rendered = try await Python.run(["render_gfm.py", path])
+        #expect(rendered.status == 0, "\(rendered.output)")
+        let html = rendered.output
+        for tag in ["<em>", "<strong>", "<del>", "<a ", "<img", "<b>"] { #expect(!html.contains(tag), "\(tag) in \(html)") }
+        let row = try #require(html.components(separatedBy: "<tr>").last { $0.contains("<td>") })
+        #expect(row.components(separatedBy: "<td>").count - 1 == 4, "\(row)")
+        #expect(html.contains("<code>a|b*c*_d_[e](f)</code>"), "\(html)")
+        #expect(html.contains("exited: *not* [ok](z) _here_"), "\(html)")
+        #expect(
+            html.contains(
+                "*bold* and __strong__ ~~gone~~ [link](y) \\*kept\\* $x$ &lt;b&gt;raw&lt;/b&gt; `tick`<br>![img](y.png) &amp; &amp;amp;"
+            ), "\(html)")
+    }
+
     @Test func aCellCannotBreakTheTable() {
         #expect(JobSummary.escaped("a|b`c<d>&\ne") == "a&#124;b&#96;c&lt;d&gt;&amp; e")
     }
@@ -57,7 +87,7 @@ import Testing
         #expect(rows > 100)
         #expect(
             text.hasSuffix(
-                "\n\(5000 - rows) more failed task(s) left out: GitHub keeps a job summary under 1 MiB (<code>flowrun logs 20261125-030512-000 TASK</code> shows each).\n"
+                "\n\(5000 - rows) more failed tasks left out: GitHub keeps a job summary under 1 MiB (<code>flowrun logs 20261125-030512-000 TASK</code> shows each).\n"
             ))
     }
 
@@ -109,7 +139,7 @@ import Testing
         try JobSummary.append(script.timeline(), to: path)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? Int.max
         #expect(size < 1 << 20)
-        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("more failed task(s) left out"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("more failed tasks left out"))
     }
 
     @Test func aSummaryThatCannotBeWrittenIsAnError() {

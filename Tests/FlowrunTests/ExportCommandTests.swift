@@ -85,6 +85,20 @@ import Testing
         }
     }
 
+    /// `-o` into a folder that does not exist is refused, naming the path, as `curl -o` and
+    /// `tar -f` refuse it and as `report` and `run --junit` do: it made the folder instead
+    /// (`curl --create-dirs` is an opt-in). A usage error: exit 2, nothing made.
+    @Test func dashOIntoAMissingFolderIsRefusedAndMakesNothing() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        for engine in [["github"], ["argo", "--image", "img:1"]] {
+            let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to"] + engine + ["-o", "missing/ci.yml"], in: folder.url)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("cannot write missing/ci.yml: No such file or directory"), "\(result.stderr)")
+            #expect(result.stdout == "")
+            #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("missing").path), "the folder was made")
+        }
+    }
+
     /// A self-hosted runner is picked by several labels (`runs-on: [self-hosted, linux, x64]`).
     /// `--runs-on` took one: given again, the last silently replaced the first. Each given now
     /// adds a label; one stays a plain string.

@@ -88,7 +88,7 @@ import Testing
         let folder = try folder(with: Self.argvOfCommands)
         let result = try await FlowrunBinary.run(["validate", "Taskfile.yaml"], in: folder.url)
         #expect(result.status == 0)
-        #expect(result.stdout == "Taskfile.yaml: ok (1 tasks)\n")
+        #expect(result.stdout == "Taskfile.yaml: ok (1 task)\n")
         #expect(
             result.stderr == """
                 Taskfile.yaml:4:13: warning: the first item of 'shell' of task 'build', 'make build', is run as a program of that name, without a shell

@@ -36,6 +36,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("out/used.txt").path))
     }
 
+    /// A need that is a group task stands for its own needs, as a phony target stands for its
+    /// prerequisites in make: their outputs must be there. Only the group's own (none) were
+    /// looked for, so the run started and `use` failed on the missing file.
+    @Test func aMissingOutputBehindAGroupNeedRefusesTheRun() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              make: {shell: "mkdir -p out && echo made > out/made.txt", outputs: [out/made.txt]}
+              deps: {needs: make}
+              all: {needs: deps}
+              use: {needs: all, shell: "cat out/made.txt > out/used.txt"}
+
+            """)
+        let result = try await FlowrunBinary.run(["run", "flow.yaml", "--only", "use"], in: folder.url)
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        let path = folder.url.appendingPathComponent("out/made.txt").path
+        #expect(
+            result.stderr.contains("task 'use' needs 'make' (through the group 'all'), taken as done, but its output \(path) is missing"),
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("out/used.txt").path))
+    }
+
     @Test func anUnknownTaskExits2WithDidYouMean() async throws {
         let folder = try WorkflowFolder(Self.workflow)
         let result = try await FlowrunBinary.run(["run", "--only", "mkae", "flow.yaml"], in: folder.url)

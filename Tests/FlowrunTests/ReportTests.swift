@@ -123,6 +123,18 @@ import Testing
         #expect(!run.stdout.contains("compiling"))
     }
 
+    /// `report --html PATH` into a missing folder is a usage error (exit 2, as `export -o` and
+    /// `run --report-html` refuse it), found before any output is written: the timeline asked
+    /// for beside it is not written either. It was exit 1, after the outputs before it were written.
+    @Test func reportIntoAMissingFolderIsRefusedBeforeAnyOutputIsWritten() async throws {
+        let folder = try WorkflowFolder(workflow)
+        _ = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url)
+        let report = try await FlowrunBinary.run(["report", "--html", "run.html", "--trace", "missing/run.json"], in: folder.url)
+        #expect(report.status == 2, "\(report.stderr)")
+        #expect(report.stderr.contains("cannot write missing/run.json: No such file or directory"), "\(report.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("run.html").path), "run.html was written")
+    }
+
     /// As a `--junit` report that cannot be written: the run goes on, then says so and exits 1.
     @Test func aJobSummaryThatCannotBeWrittenFailsAnOtherwiseGreenRun() async throws {
         let folder = try WorkflowFolder("version: 1\ntasks:\n  build: {shell: echo compiling}\n")

@@ -58,7 +58,7 @@ import Testing
         let result = try await flowrun(["run", "--dry-run"] + option + ["flow.yaml"], file: "version: 1\ntasks:\n  t: {shell: \"true\"}\n").result
         #expect(result.stderr == "")
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("plan flow (flow.yaml): 1 of 1 tasks in 1 waves, concurrency 8, "))
+        #expect(result.stdout.hasPrefix("plan flow (flow.yaml): 1 of 1 task in 1 wave, concurrency 8, "))
     }
 
     /// A file that is not a regular one has no size to tell, and may never end: what is read of
@@ -124,7 +124,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stdout == """
-                plan flow (flow.yaml): 2 of 2 tasks in 1 waves, concurrency 2, fail fast
+                plan flow (flow.yaml): 2 of 2 tasks in 1 wave, concurrency 2, fail fast
                 order: as a run at -j 1 starts them (priority, then file order, after their needs)
                 waves: the parallel view (a wave needs only earlier waves; its tasks can run at once)
 

@@ -97,14 +97,14 @@ enum ArchiveWriter {
                 let result = archive_write_data(archive, block.baseAddress, Int(count))
                 if result < 0 { try check(Int32(result), "entry \(name)") }
                 guard result == count else {
-                    throw ActionFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count) bytes")
+                    throw ActionFailure("cannot write \(output.destination): entry \(name): libarchive took \(result) of \(count.counted("byte"))")
                 }
                 written += count
                 done += count
                 progress.report(done, total)
             }
             guard written == file.size else {
-                throw ActionFailure("input \(file.path) shrank while it was read (\(written) of \(file.size) bytes)")
+                throw ActionFailure("input \(file.path) shrank while it was read (\(written) of \(file.size.counted("byte")))")
             }
             try check(archive_write_finish_entry(archive), "entry \(name)")
         }

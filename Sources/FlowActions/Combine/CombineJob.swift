@@ -22,7 +22,7 @@ struct CombineJob {
         ).files
         guard !inputs.isEmpty else { throw ActionFailure("no inputs") }
         try stop.throwIfStopped()
-        let output = try CombineOutput(destination, digests: digests)
+        let output = try CombineOutput(LinkedDestination.resolved(destination), digests: digests)
         do {
             switch action.format {
             case .image:

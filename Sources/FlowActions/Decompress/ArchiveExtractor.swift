@@ -33,7 +33,7 @@ package struct ArchiveExtractor {
     /// (`ProgressThrottle`).
     package func run(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         try EmptyArchive.refuse(from, format: format)
-        let target = (to as NSString).standardizingPath
+        let target = try Self.placement(of: to)
         let parent = (target as NSString).deletingLastPathComponent
         try FileTree.makeFolders(parent.isEmpty ? "." : parent)
         let (stagingFolder, staging) = try makeStaging(beside: target)
@@ -60,6 +60,17 @@ package struct ArchiveExtractor {
             written.withdraw()
             throw error
         }
+    }
+
+    /// Where the extraction goes: `to`, or, when `to` is a symbolic link, the folder it leads
+    /// to, extracted into as `bsdtar -C` extracts into one; the staging folder is then made
+    /// beside that folder, so that moving the files into it stays on its file system.
+    static func placement(of to: String) throws(ActionFailure) -> String {
+        var status = stat()
+        guard lstat(to, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return (to as NSString).standardizingPath }
+        guard let resolved = realpath(to, nil) else { return try LinkedDestination.resolved(to) }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// A hidden folder beside `to` (a `TemporaryFolder`, locked while this extraction lives, so

@@ -156,7 +156,7 @@ final class ExtractionSession {
         if components.isEmpty { return }  // the archive's root folder: the staging folder itself
         entries += 1
         if entries > extractor.limits.maxFiles {
-            throw ActionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles) entries (max_files)")
+            throw ActionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles.counted("entry", plural: "entries")) (max_files)")
         }
         // A hard link has no type of its own in a tar (libarchive gives 0): it is checked by its target.
         let type = archive_entry_filetype(entry) & S_IFMT
@@ -255,11 +255,11 @@ final class ExtractionSession {
             bytesWritten += Int64(size)
             let compressed = input.compressedBytes
             if bytesWritten > Int64(limits.maxBytes) {
-                throw ActionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes) bytes (max_bytes), at entry '\(name)'")
+                throw ActionFailure("extracting '\(archivePath)' would write more than \(limits.maxBytes.counted("byte")) (max_bytes), at entry '\(name)'")
             }
             if bytesWritten > Int64(limits.ratioGrace), bytesWritten / max(compressed, 1) > Int64(limits.maxRatio) {
                 throw ActionFailure(
-                    "'\(archivePath)' expands more than \(limits.maxRatio) times (max_ratio): \(bytesWritten) bytes from \(compressed), at entry '\(name)'"
+                    "'\(archivePath)' expands more than \(limits.maxRatio.counted("time")) (max_ratio): \(bytesWritten.counted("byte")) from \(compressed), at entry '\(name)'"
                 )
             }
             if isCancelled() { throw .cancelled }

@@ -79,7 +79,7 @@ final class DownloadJob: Sendable {
     private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (ActionFailure) -> Void) {
         let file: PartialFile
         do {
-            file = try PartialFile(destination: action.to.value)
+            file = try PartialFile(destination: LinkedDestination.resolved(action.to.value))
         } catch {
             return attempt.end(error)
         }
@@ -115,7 +115,7 @@ final class DownloadJob: Sendable {
     private func transfer() {
         let file: PartialFile
         do {
-            file = try runner.partialFile(for: task, destination: action.to.value)
+            file = try runner.partialFile(for: task, destination: LinkedDestination.resolved(action.to.value))
         } catch {
             runner.shared.ended(key, with: .abandoned)
             return attempt.end(error)

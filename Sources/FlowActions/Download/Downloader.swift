@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FlowModel
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -232,7 +233,7 @@ package final class Downloader: Sendable {
         switch result {
         case .success:
             if let total = transfer.totalLength, total != file.size {
-                return .failure(ActionFailure("\(url): the body ended after \(file.size) of \(total) bytes", retryable: true))
+                return .failure(ActionFailure("\(url): the body ended after \(file.size) of \(total.counted("byte"))", retryable: true))
             }
             return .success(())
         case .failure(let error as ActionFailure):

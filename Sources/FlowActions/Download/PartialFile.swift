@@ -1,5 +1,6 @@
 import Crypto
 import FlowFiles
+import FlowModel
 import Foundation
 import Glibc
 
@@ -158,7 +159,7 @@ package final class PartialFile: @unchecked Sendable {
     private func wholeDigest() throws(ActionFailure) -> String {
         let (digest, hashed) = hashing.sync { (hasher.finalize().hex, hashedSize) }
         guard hashed == size else {
-            throw ActionFailure("cannot write \(destination): \(hashed) bytes hashed, \(size) written", retryable: false)
+            throw ActionFailure("cannot write \(destination): \(hashed.counted("byte")) hashed, \(size) written", retryable: false)
         }
         return digest
     }

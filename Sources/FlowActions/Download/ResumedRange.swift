@@ -1,3 +1,4 @@
+import FlowModel
 import NIOHTTP1
 
 /// Whether a 206 continues the bytes a partial file holds, so that appending it cannot splice
@@ -17,8 +18,8 @@ enum ResumedRange {
         guard let range = ContentRange(contentRange) else { return "HTTP 206 without a usable Content-Range" }
         if range.start != keptBytes { return "HTTP 206 resumed at byte \(range.start), not \(keptBytes)" }
         if let known = knownTotal {
-            guard let total = range.total else { return "HTTP 206 without the file's length (`*`), which was \(known) bytes" }
-            if total != known { return "HTTP 206 for a file of \(total) bytes, which was \(known)" }
+            guard let total = range.total else { return "HTTP 206 without the file's length (`*`), which was \(known.counted("byte"))" }
+            if total != known { return "HTTP 206 for a file of \(total.counted("byte")), which was \(known)" }
         }
         // An ETag validator is compared with the ETag, which a 206 must carry (RFC 9110 15.3.7);
         // a date with the Last-Modified, when the 206 gives one.

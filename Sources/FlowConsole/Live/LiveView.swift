@@ -314,7 +314,8 @@ struct LiveView {
             case .cleanup(let reason, let tasks):
                 text += style.yellow(CleanupText.line(reason: reason, tasks: tasks))
             case .droppedOutput(let count):
-                text += style.yellow("… \(count) lines of output not shown: more than the terminal could keep up with (--events plain shows every line)")
+                text += style.yellow(
+                    "… \(count.counted("line")) of output not shown: more than the terminal could keep up with (--events plain shows every line)")
             }
             text += "\n"
         }

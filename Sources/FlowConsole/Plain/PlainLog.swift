@@ -371,7 +371,7 @@ package final class PlainLog: EventSink {
                 try spill.copy { output.write($0) }
             } catch {
                 text +=
-                    "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count) bytes of it are lost"))\n"
+                    "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count.counted("byte")) of it are lost"))\n"
                     .utf8
             }
             group.spill = nil

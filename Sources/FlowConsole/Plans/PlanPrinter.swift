@@ -28,7 +28,7 @@ package struct PlanPrinter: Sendable {
         let workflow = plan.workflow
         var text = TextBuffer()
         text.append("\(style.bold("plan")) \(workflow.name) (\(workflow.file)): ")
-        text.append("\(plan.tasks.count) of \(workflow.tasks.count) tasks in \(plan.waveCount) waves, ")
+        text.append("\(plan.tasks.count) of \(workflow.tasks.count.counted("task")) in \(plan.waveCount.counted("wave")), ")
         text.append("concurrency \(plan.concurrency), \(workflow.failFast ? "fail fast" : "keep going")\n")
         if !workflow.queues.isEmpty {
             text.append("queues: " + workflow.queues.map { "\($0.name) (concurrency \($0.concurrency))" }.joined(separator: ", ") + "\n")
@@ -189,7 +189,7 @@ package struct PlanPrinter: Sendable {
             if let prefix = combine.prefix { field("prefix", prefix.value, to: &text) }
             if combine.format == .image {
                 var layout = combine.image.layout.rawValue
-                if let columns = combine.image.columns { layout += ", \(columns) columns" }
+                if let columns = combine.image.columns { layout += ", \(columns.counted("column"))" }
                 if let size = combine.image.cellSize { layout += ", cells \(size.width)x\(size.height)" }
                 layout += ", background \(combine.image.background ?? "transparent")"
                 field("layout", layout, to: &text)

@@ -48,6 +48,6 @@ package enum SummaryText {
 
     /// `1 task`, `5 tasks`.
     static func tasks(_ count: Int) -> String {
-        count == 1 ? "1 task" : "\(count) tasks"
+        count.counted("task")
     }
 }

@@ -91,6 +91,9 @@ struct ExportCommand: ParsableCommand {
         }
         // As `run --junit FILE` is refused: the export never replaces the workflow it came from.
         try OutputPaths.refuseOverlaps(workflow: file, eventsFile: nil, junit: nil, others: [("-o", output)])
+        // A missing folder is refused, as `curl -o` and `tar -f` refuse it (`--create-dirs` is
+        // curl's opt-in), and as `report` and `run --junit` do: a usage error, nothing made.
+        if let output { try OutputPaths.refuseUnwritable([output]) }
         for note in export.notCarried {
             FileHandle.standardError.write(Data("flowrun: not carried over: \(VisibleText.escaped(note))\n".utf8))
         }

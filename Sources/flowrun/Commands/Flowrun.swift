@@ -29,13 +29,26 @@ struct Flowrun: ParsableCommand {
     )
 
     /// Parses and runs, with usage errors mapped to the contract's exit status 2 (not sysexits' 64).
-    static func runMain() -> Never {
+    /// `startingSignalMask`: the mask flowrun started with, given back to every command but
+    /// `run` (`StartupSignals`).
+    static func runMain(startingSignalMask: sigset_t) -> Never {
         do {
-            if let script = FishCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
-            if let script = BashCompletionScript.requested(by: CommandLine.arguments) { print(script); try flushStandardOutput(); Foundation.exit(0) }
+            if let script = FishCompletionScript.requested(by: CommandLine.arguments) {
+                StartupSignals.release(startingSignalMask)
+                print(script)
+                try flushStandardOutput()
+                Foundation.exit(0)
+            }
+            if let script = BashCompletionScript.requested(by: CommandLine.arguments) {
+                StartupSignals.release(startingSignalMask)
+                print(script)
+                try flushStandardOutput()
+                Foundation.exit(0)
+            }
             let arguments = TaskArgumentWords.split(DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst())))
             try MisspelledCommand.check(arguments)
             var command = try parseAsRoot(arguments)
+            if !((command as? RunCommand)?.takesSignals ?? false) { StartupSignals.release(startingSignalMask) }
             try command.run()
             try flushStandardOutput()
             Foundation.exit(0)

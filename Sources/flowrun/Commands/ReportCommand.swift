@@ -46,6 +46,8 @@ struct ReportCommand: ParsableCommand {
         try OutputPaths.refuseOverlaps(
             workflow: record.header.file, eventsFile: nil, junit: nil,
             others: [("--html", html), ("--trace", trace), ("--markdown", markdown)].filter { $0.1 != "-" })
+        // Before any is written: one into a missing folder leaves none half-done beside it.
+        try OutputPaths.refuseUnwritable([html, trace, markdown].compactMap { $0 }.filter { $0 != "-" })
         let (timeline, unreadable) = try RunTimeline.read(record, runningAt: now)
         if unreadable > 0 {
             RecordOptions.warn("\(unreadable) line(s) of the run record \(record.path) could not be read and were skipped")

@@ -129,11 +129,14 @@ struct RunCommand: ParsableCommand {
         }
     }
 
+    /// Whether this run takes the signals (`RunSignals`): every run but a dry one.
+    var takesSignals: Bool { !dryRun }
+
     func run() throws {
         // First, while the process has one thread (RunSignals explains why), and before
         // anything is opened: opening a FIFO or reading a terminal blocks until Ctrl-C.
         var signals: RunSignals?
-        if !dryRun {
+        if takesSignals {
             RunSignals.blockSignals()
             signals = RunSignals(grace: grace)
         }

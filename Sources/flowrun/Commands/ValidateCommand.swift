@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowModel
 import FlowPlanning
 import Foundation
 
@@ -21,7 +22,7 @@ struct ValidateCommand: ParsableCommand {
         for file in files {
             switch try WorkflowInput.plan(file, options: workflow.planningOptions()) {
             case .planned(let plan):
-                print("\(file): ok (\(plan.tasks.count) tasks)")
+                print("\(file): ok (\(plan.tasks.count.counted("task")))")
             case .invalid:
                 allValid = false
             }

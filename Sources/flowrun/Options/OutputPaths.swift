@@ -1,3 +1,5 @@
+import FlowModel
+import FlowReport
 import Foundation
 import Glibc
 
@@ -21,6 +23,19 @@ enum OutputPaths {
             }
             for (otherOption, otherPath) in outputs[..<index] where identity.canBeDestroyed && identity == FileIdentity(otherPath) {
                 throw CommandFailure("\(otherOption) \(otherPath) and \(option) \(path) are the same file; give each its own")
+            }
+        }
+    }
+
+    /// Refuses, as a usage error (exit 2) before anything is written, an output path that
+    /// cannot be written: a folder, one in a folder that does not exist (`curl -o` and `tar -f`
+    /// fail there; flowrun makes no folder for an output), a loop of links.
+    static func refuseUnwritable(_ paths: [String]) throws {
+        for path in paths {
+            do throws(WriteFailure) {
+                try ReportFile.checkDestination(path)
+            } catch {
+                throw CommandFailure("\(error)")
             }
         }
     }

@@ -27,7 +27,8 @@ enum OnlyRun {
         guard let first = missing.first else { return }
         let more = missing.count > 1 ? " (and \(missing.count - 1) more missing)" : ""
         throw CommandFailure(
-            "--only: task '\(first.task)' needs '\(first.need)', taken as done, but its output \(first.path) is missing\(more); "
+            "--only: task '\(first.task)' needs '\(first.need)'\(first.via.map { " (through the group '\($0)')" } ?? ""), taken as done, "
+                + "but its output \(first.path) is missing\(more); "
                 + "run '\(first.need)' first, or drop --only to run it with its needs")
     }
 

@@ -1,4 +1,5 @@
 import FlowConsole
+import FlowModel
 import FlowPlanning
 import FlowState
 import Foundation
@@ -66,7 +67,7 @@ enum ResumeRun {
                 text += "would run: \(Self.text(why, of: task, run: run))\n"
             }
         }
-        text += "  \(kept == 1 ? "1 task" : "\(kept) tasks") kept, \(plan.tasks.count - kept) would run\n"
+        text += "  \(kept.counted("task")) kept, \(plan.tasks.count - kept) would run\n"
         return text
     }
 
