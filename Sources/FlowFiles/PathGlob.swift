@@ -4,7 +4,15 @@ import Foundation
 /// `**` (any number of folders, as in go-task and .gitignore). A folder stands for every file
 /// under it, so `to: build/` of a decompress task and `inputs: [src]` mean what they say.
 /// Names starting with `.` match only a pattern that spells the dot, as in the shell.
+/// flowrun's own state folder (`.flowrun/`) is never walked into, as git's walks leave out `.git/`.
 package enum PathGlob {
+    /// The state folder's name (`StateFolder.defaultName`): a folder of this name met in a walk
+    /// is left out. Its files change with every run (the record being written, the lock), so a
+    /// task whose `**` or folder took them in was never up to date, and a combine archived the
+    /// run's own half-written record and the private (0600) state files. Named as a path, or
+    /// spelled out by a pattern's component, it is read as any other.
+    package static let stateFolderName = ".flowrun"
+
     package static func isPattern(_ path: String) -> Bool {
         path.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
     }
@@ -131,7 +139,9 @@ package enum PathGlob {
             let here = FolderID(info)
             guard !above.contains(here) else { return }
             for name in entries(of: path) {
-                addFiles(under: join(path, name), listed: true, above: above + [here], into: &found)
+                let child = join(path, name)
+                if name == stateFolderName && isDirectory(child) { continue }
+                addFiles(under: child, listed: true, above: above + [here], into: &found)
             }
         }
     }

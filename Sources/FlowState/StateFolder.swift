@@ -8,7 +8,7 @@ import Foundation
 /// `$FLOWRUN_STATE_DIR`), so everything kept in it is keyed by the workflow's absolute path.
 package struct StateFolder: Sendable, Equatable {
     package static let environmentVariable = "FLOWRUN_STATE_DIR"
-    package static let defaultName = ".flowrun"
+    package static let defaultName = PathGlob.stateFolderName
 
     package let path: String
 

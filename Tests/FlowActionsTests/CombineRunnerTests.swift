@@ -179,6 +179,27 @@ import Testing
         #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "a")
     }
 
+    /// `to` reached by another path (a folder link, `view -> out`) is the output all the same,
+    /// as `cat` ("input file is output file") and tar ("file is the archive; not dumped") tell it
+    /// by its device and inode: `inputs: ["view/*.txt"], to: out/all.txt` read the last run's
+    /// output into the new one, so each green run grew it by a copy of itself.
+    @Test func theOutputReachedThroughALinkIsLeftOutOfAPatternAndRefusedWhenNamed() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("a\n", to: "\(folder)/out/a.txt")
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/view", withDestinationPath: "out")
+        for _ in 1...2 {
+            let attempt = await Support.run(try Support.task("inputs: [\"view/*.txt\"]\nto: out/all.txt", in: folder))
+            #expect(attempt.result == .succeeded)
+            #expect(try String(contentsOfFile: "\(folder)/out/all.txt", encoding: .utf8) == "a\n")
+        }
+
+        let named = await Support.run(try Support.task("inputs: [view/a.txt, view/all.txt]\nto: out/all.txt", in: folder))
+        let reason = try #require(Support.failureReason(named))
+        #expect(reason.contains("view/all.txt") && reason.contains("is the output"), "\(reason)")
+        #expect(try String(contentsOfFile: "\(folder)/out/all.txt", encoding: .utf8) == "a\n")
+    }
+
     /// The up-to-date check leaves a task's declared `outputs` out of its input globs; combine
     /// leaves out the same files, so that what it reads is what is fingerprinted.
     @Test func aPatternLeavesOutTheTasksOtherDeclaredOutputsToo() async throws {

@@ -59,6 +59,67 @@ import Testing
         fixtures.expectOnly(["new.tar", "out"])
     }
 
+    /// As root (where modes are restored, as `bsdtar -x` restores them for root), an archive's
+    /// folder entry gives an existing folder of `to` its mode, as bsdtar and GNU tar set it: a
+    /// release that makes `conf/` private (0700) merged into last release's `to` left it 0755,
+    /// readable by everyone, green. A folder the archive has no entry for (`plain/`, only the
+    /// parent of `plain/y`) keeps its own mode, as in bsdtar; so does every existing folder for
+    /// another user, as bsdtar leaves them.
+    @Test func aMergeGivesAnExistingFolderTheModeOfTheArchivesEntryForItAsBsdtarDoes() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            "with tarfile.open('new.tar', 'w') as t:\n"
+                + "    i = tarfile.TarInfo('conf'); i.type = tarfile.DIRTYPE; i.mode = 0o700; t.addfile(i)\n"
+                + "    i = tarfile.TarInfo('open'); i.type = tarfile.DIRTYPE; i.mode = 0o755; t.addfile(i)\n"
+                + "    for n in ['conf/key', 'open/x', 'plain/y']:\n"
+                + "        i = tarfile.TarInfo(n); i.size = 3; i.mode = 0o600; t.addfile(i, io.BytesIO(b'new'))\n")
+        for to in ["out", "bsdtar"] {
+            for (folder, mode) in [("conf", mode_t(0o755)), ("open", 0o700), ("plain", 0o711)] {
+                try FileManager.default.createDirectory(atPath: fixtures.path("\(to)/\(folder)"), withIntermediateDirectories: true)
+                try Data("old".utf8).write(to: URL(fileURLWithPath: fixtures.path("\(to)/\(folder)/old")))
+                chmod(fixtures.path("\(to)/\(folder)"), mode)
+            }
+        }
+        try fixtures.run(["bsdtar", "-xf", fixtures.path("new.tar"), "-C", fixtures.path("bsdtar")])
+
+        #expect(fixtures.extract("new.tar") == nil)
+        func mode(_ path: String) -> String { FileTree.status(fixtures.path(path)).map { String($0.st_mode & 0o7777, radix: 8) } ?? "missing" }
+        for folder in ["conf", "open", "plain"] {
+            #expect(mode("out/" + folder) == mode("bsdtar/" + folder), "\(folder)")
+            #expect(fixtures.text("out/\(folder)/old") == "old")
+        }
+        #expect(mode("out/conf") == (geteuid() == 0 ? "700" : "755"))
+        #expect(mode("out/plain") == "711")
+        fixtures.expectOnly(["bsdtar", "new.tar", "out"])
+    }
+
+    /// A merge that fails after it gave a folder the archive's mode (as root) puts the old mode back.
+    @Test func aMergeThatFailsPutsBackTheModeItGaveAFolder() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            "with tarfile.open('new.tar', 'w') as t:\n"
+                + "    i = tarfile.TarInfo('conf'); i.type = tarfile.DIRTYPE; i.mode = 0o700; t.addfile(i)\n"
+                + "    for n in ['conf/key', 'zz/inner']:\n"
+                + "        i = tarfile.TarInfo(n); i.size = 3; t.addfile(i, io.BytesIO(b'new'))\n")
+        try FileManager.default.createDirectory(atPath: fixtures.path("out/conf"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: fixtures.path("out/zz"), withIntermediateDirectories: true)
+        // Moving into `zz`, after `conf` in name order, fails: a tmpfs of its own as root (EXDEV), else read-only.
+        let mounted = geteuid() == 0 && SmallDisk.mount(at: fixtures.path("out/zz"), kilobytes: 64)
+        defer { if mounted { SmallDisk.unmount(fixtures.path("out/zz")) } }
+        try #require(mounted || geteuid() != 0, "as root, the test needs a tmpfs to make the merge fail")
+        chmod(fixtures.path("out/conf"), 0o755)
+        if !mounted { chmod(fixtures.path("out/zz"), 0o555) }
+        defer { chmod(fixtures.path("out/zz"), 0o755) }
+        let before = try Self.snapshot(fixtures.path("out"))
+
+        let failure = try #require(fixtures.extract("new.tar"))
+
+        #expect(failure.reason.contains("zz/inner"), "\(failure.reason)")
+        #expect(try Self.snapshot(fixtures.path("out")) == before)
+    }
+
     /// A staging folder a killed flowrun left beside `to` (no one holds its lock) is removed by
     /// the next extraction there.
     @Test func aStagingFolderLeftByAKilledRunIsRemovedByTheNextOne() throws {

@@ -33,17 +33,28 @@ struct CombineInputs {
     ) throws(ActionFailure) {
         var files: [Input] = []
         let own = OwnOutputs([output] + outputs).matcher()
+        // `to` by its device and inode too, as cat and tar tell their output: reached by another
+        // path (a link to its folder), it was read into the new output, growing it every run.
+        let outputFile = Self.identity(output)
+        func isOutput(_ path: String) -> Bool { outputFile != nil && Self.identity(path) == outputFile }
         for pattern in patterns {
             // By bytes: String's == takes an NFD spelling of the output's name for the output.
             guard !pattern.utf8.elementsEqual(output.utf8) else { throw ActionFailure("input \(pattern) is the output 'to' itself") }
             let paths = try Self.expand(pattern)
-            let read = Self.isPattern(pattern) ? paths.filter { !own.contains($0) } : paths
+            if !Self.isPattern(pattern), isOutput(pattern) { throw ActionFailure("input \(pattern) is the output 'to' itself") }
+            let read = Self.isPattern(pattern) ? paths.filter { !own.contains($0) && !isOutput($0) } : paths
             if read.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file but the task's outputs") }
             for path in read {
                 files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
             }
         }
         self.files = files
+    }
+
+    /// The file at `path` (links followed) by device and inode; nil when there is none.
+    private static func identity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        return stat(path, &info) == 0 ? [UInt64(info.st_dev), UInt64(info.st_ino)] : nil
     }
 
     static func isPattern(_ path: String) -> Bool {

@@ -44,6 +44,7 @@ package struct ArchiveExtractor {
         let written = WrittenFiles(store: digests)
         do throws(ActionFailure) {
             var archiveDigest: (digest: String, identity: FileStatus)?
+            var folderEntries: Set<[[UInt8]]> = []
             try withoutActuallyEscaping(isCancelled) { isCancelled throws(ActionFailure) in
                 // The session, which holds `isCancelled` (for a pipe), ends inside this closure.
                 try ThreadLocale.withUTF8 { () throws(ActionFailure) in
@@ -51,10 +52,12 @@ package struct ArchiveExtractor {
                         archive: from, staging: staging, extractor: self, written: written, isCancelled: isCancelled)
                     try session.extractAll(isCancelled: isCancelled, progress: progress)
                     archiveDigest = session.archiveDigest
+                    folderEntries = session.folderEntries
                 }
             }
             if isCancelled() { throw .cancelled }
-            try StagingPlacement.place(staging, at: target, written: written)
+            // As bsdtar: an existing folder takes the archive's mode only where modes are restored (root).
+            try StagingPlacement.place(staging, at: target, written: written, folderEntries: preservePermissions ? folderEntries : [])
             if let archiveDigest { digests.note(archiveDigest.digest, for: archiveDigest.identity) }
         } catch {
             written.withdraw()

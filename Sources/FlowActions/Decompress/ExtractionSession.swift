@@ -21,6 +21,9 @@ final class ExtractionSession {
     private let input: ArchiveInput
     /// Hashes the files written, and notes their digests as each was finished.
     private let hashing: FileHashing
+    /// The paths (below the staging folder) of the archive's folder entries: a merge gives an
+    /// existing folder of `to` the mode of the archive's entry for it (`StagingPlacement`).
+    private(set) var folderEntries: Set<[[UInt8]]> = []
     /// The archive's digest and identity once it was read whole and had not changed meanwhile.
     private(set) var archiveDigest: (digest: String, identity: FileStatus)?
 
@@ -197,6 +200,7 @@ final class ExtractionSession {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }
         if hashed { hashing.end(FileTree.status(stagingPath.appending(components))) }
+        if type == S_IFDIR { folderEntries.insert(components) }
     }
 
     /// A single compressed file that holds nothing: an empty file, as gunzip gives.

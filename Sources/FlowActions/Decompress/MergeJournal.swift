@@ -13,6 +13,8 @@ final class MergeJournal {
         case added(path: BytePath)
         /// What was at `path` moved to `aside`, then the archive's item moved to `path`.
         case replaced(path: BytePath, aside: BytePath)
+        /// The folder at `path` had mode `old`, and was given the archive's.
+        case modeSet(path: BytePath, old: mode_t)
     }
 
     private let folder: TemporaryFolder
@@ -44,6 +46,16 @@ final class MergeJournal {
         try StagingPlacement.rename(from, to)
     }
 
+    /// Gives the existing folder `path` the mode `mode` of the archive's entry for it; `old` is
+    /// put back by `undo`.
+    func setMode(of path: BytePath, to mode: mode_t, from old: mode_t) throws(ActionFailure) {
+        guard mode != old else { return }
+        guard path.withCString({ chmod($0, mode) }) == 0 else {
+            throw ActionFailure("cannot set the mode of '\(path.shown)': \(FileTree.errorText())")
+        }
+        steps.append(.modeSet(path: path, old: old))
+    }
+
     /// Puts `to` back as it was and returns the failure to report: `error`, and if something
     /// could not be put back, where it was kept.
     func undo(after error: ActionFailure, at to: String) -> ActionFailure {
@@ -55,6 +67,8 @@ final class MergeJournal {
             case .replaced(let path, let aside):
                 FileTree.remove(path)
                 if aside.withCString({ source in path.withCString { Foundation.rename(source, $0) } }) != 0 { stuck += 1 }
+            case .modeSet(let path, let old):
+                _ = path.withCString { chmod($0, old) }
             }
         }
         steps = []

@@ -1,15 +1,21 @@
 import Foundation
 
 /// The name a single compressed file (`app.log.gz`) is written under: the name in its gzip
-/// header when it has one, else the archive's own name without its last extension. As bytes:
+/// header when it has one, else the archive's own name without its last extension, a tar's
+/// short one (`app.tgz`) becoming `.tar` as gunzip, xz, bzip2 and zstd name it. As bytes:
 /// a gzip header's name is latin-1 by RFC 1952, and `gzip -N` writes it back byte for byte.
 enum SingleFileName {
     static func of(archive path: String) -> [UInt8] {
         if let stored = gzipStoredName(path), let name = usable(stored) { return name }
         let base = (path as NSString).lastPathComponent
         let stem = (base as NSString).deletingPathExtension
-        return usable(Array(stem.utf8)) ?? Array("data".utf8)
+        let tar = tarSuffixes.contains((base as NSString).pathExtension) ? ".tar" : ""
+        return usable(Array((stem + tar).utf8)) ?? Array("data".utf8)
     }
+
+    /// A compressed tar's short suffixes: `gzip -d` (tgz, taz), `xz -d` (txz, tlz), `bzip2 -d`
+    /// (tbz2, tbz) and `zstd -d` (tzst) write such a file as `NAME.tar`.
+    private static let tarSuffixes: Set<String> = ["tgz", "taz", "txz", "tlz", "tbz2", "tbz", "tzst"]
 
     /// The last component only: a header naming `../x` or `/etc/x` still lands inside `to`.
     private static func usable(_ name: [UInt8]) -> [UInt8]? {

@@ -8,10 +8,15 @@ import Foundation
 /// files stay. Every conflict (a file where the archive has a folder, or the other way round)
 /// is found before anything moves; every file replaced is first moved aside (`MergeJournal`),
 /// so that a step that fails part-way (a read-only folder, another file system) puts back
-/// what was replaced and takes out what was added: `to` is left as it was.
+/// what was replaced and takes out what was added: `to` is left as it was. Where modes are
+/// restored (root), a folder `to` has already takes the mode of the archive's entry for it,
+/// as bsdtar and GNU tar set it (a folder the archive has no entry for keeps its own).
 enum StagingPlacement {
     /// `written`: the files' digests, noted again for the files a merge moves one by one.
-    static func place(_ staging: String, at to: String, written: WrittenFiles) throws(ActionFailure) {
+    /// `folderEntries`: the paths below `staging` that the archive has a folder entry for.
+    static func place(
+        _ staging: String, at to: String, written: WrittenFiles, folderEntries: Set<[[UInt8]]> = []
+    ) throws(ActionFailure) {
         guard let existing = FileTree.status(to) else {
             return try rename(staging, to)
         }
@@ -26,7 +31,7 @@ enum StagingPlacement {
         try findConflicts(BytePath(staging), BytePath(to))
         let journal = try MergeJournal(beside: staging, written: written)
         do {
-            try merge(BytePath(staging), BytePath(to), journal)
+            try merge(BytePath(staging), BytePath(to), [], folderEntries, journal)
         } catch {
             throw journal.undo(after: error, at: to)
         }
@@ -59,13 +64,20 @@ enum StagingPlacement {
     }
 
     /// In name order, so that what a failure part-way has already done does not depend on the
-    /// file system's order.
-    private static func merge(_ source: BytePath, _ destination: BytePath, _ journal: MergeJournal) throws(ActionFailure) {
+    /// file system's order. `relative`: `source`'s path below the staging folder.
+    private static func merge(
+        _ source: BytePath, _ destination: BytePath, _ relative: [[UInt8]], _ folderEntries: Set<[[UInt8]]>, _ journal: MergeJournal
+    ) throws(ActionFailure) {
         _ = source.withCString { chmod($0, 0o700) }  // moving out of a folder needs write access to it
         for name in try FileTree.children(source).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             let from = source.appending([name]), to = destination.appending([name])
             if let existing = FileTree.status(to), FileTree.isDirectory(existing) {
-                try merge(from, to, journal)
+                // Read before the merge below opens the staging folder up.
+                let incoming = FileTree.status(from)
+                try merge(from, to, relative + [name], folderEntries, journal)
+                if let incoming, folderEntries.contains(relative + [name]) {
+                    try journal.setMode(of: to, to: incoming.st_mode & 0o7777, from: existing.st_mode & 0o7777)
+                }
             } else {
                 try journal.move(from, to)
             }
