@@ -130,9 +130,15 @@ enum Dotenv {
             let optional = file.value.hasPrefix("?")
             let path = optional ? String(file.value.dropFirst()) : file.value
             let absolute = path.hasPrefix("/") ? path : directory + "/" + path
-            guard FileManager.default.fileExists(atPath: absolute) else {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder) else {
                 if !optional { problems.append(Diagnostic(.dotenvMissing(path), at: file.location)) }
                 sources.append(SourceFile(path: absolute, contents: nil))
+                continue
+            }
+            // Said as such, as an include naming a folder is: reading it would fail as if it were text.
+            guard !isFolder.boolValue else {
+                problems.append(Diagnostic(.dotenvFolder(path), at: file.location))
                 continue
             }
             guard let data = FileManager.default.contents(atPath: absolute), let text = String(data: data, encoding: .utf8) else {
@@ -175,6 +181,9 @@ extension Diagnostic.Message {
     }
     static func dotenvMissing(_ path: String) -> Self {
         Self("dotenv file '\(path)' does not exist", hint: "mark a file that may be missing with '?': '?\(path)'")
+    }
+    static func dotenvFolder(_ path: String) -> Self {
+        Self("dotenv file '\(path)' is a folder: name a KEY=VALUE file in it")
     }
     static func dotenvUnreadable(_ path: String) -> Self {
         Self("cannot read dotenv file '\(path)' as UTF-8 text")

@@ -45,13 +45,20 @@ enum Includes {
                 continue
             }
             var loaded = WorkflowLoader.load(path: absolute, limits: limits, label: label, chain: chain + [absolute])
-            diagnostics += loaded.diagnostics
+            // A file included under two names is read twice: what is wrong in it is said once.
+            appendNew(loaded.diagnostics, to: &diagnostics)
             sources += loaded.sources
             declared += loaded.declaredTaskIDs.map { include.namespace + ":" + $0 }
             guard var other = loaded.workflow.take() else { continue }
-            diagnostics += merge(&other, into: &workflow, as: include.namespace)
+            appendNew(merge(&other, into: &workflow, as: include.namespace), to: &diagnostics)
         }
         return diagnostics
+    }
+
+    /// `found` added to `diagnostics`, less those already in it.
+    private static func appendNew(_ found: [Diagnostic], to diagnostics: inout [Diagnostic]) {
+        var seen = Set(diagnostics)
+        for diagnostic in found where seen.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
     }
 
     /// `other`'s tasks added to `workflow` as `NS:ID`, and its queues by name.

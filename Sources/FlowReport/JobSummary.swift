@@ -3,7 +3,8 @@ import FlowModel
 import Glibc
 
 /// The Markdown a run appends to GitHub's job summary (`$GITHUB_STEP_SUMMARY`): its result and
-/// duration, the counts, and a table of the failed tasks with the last lines of their output.
+/// duration, the counts, and a table of the failed tasks (allowed failures marked as such) with
+/// the last lines of their output.
 ///
 /// GitHub refuses a step's summary over 1 MiB, so the text stays under `limit` whatever the run:
 /// failure rows that would pass it are left out, and a line says how many.
@@ -55,7 +56,8 @@ package enum JobSummary {
         text += counts(timeline) + "\n"
         let failures = timeline.tasks.filter { $0.result == .failed || $0.result == .allowed }
         guard !failures.isEmpty else { return text }
-        text += "\n| Failed task | Reason | Duration | Last lines of output |\n|---|---|---|---|\n"
+        let heading = failures.contains { $0.result == .allowed } ? "Failed or allowed-failure task" : "Failed task"
+        text += "\n| \(heading) | Reason | Duration | Last lines of output |\n|---|---|---|---|\n"
         var shown = 0
         for task in failures {
             let row = row(for: task)
@@ -77,9 +79,9 @@ package enum JobSummary {
         let counts = timeline.counts
         var parts: [String] = []
         if counts.succeeded > 0 { parts.append("\(counts.succeeded) succeeded") }
-        if counts.failed > 0 {
-            parts.append("\(counts.failed) failed" + (counts.allowed > 0 ? " (\(counts.allowed) allowed)" : ""))
-        }
+        // As the run's last line: an allowed failure (continue_on_error) is not said to have failed.
+        if counts.failed > counts.allowed { parts.append("\(counts.failed - counts.allowed) failed") }
+        if counts.allowed > 0 { parts.append("\(counts.allowed) \(SummaryText.allowedFailures(counts.allowed))") }
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
         if counts.skipped > 0 {
             var detail: [String] = []

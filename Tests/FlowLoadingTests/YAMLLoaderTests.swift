@@ -93,6 +93,23 @@ import Testing
         }
     }
 
+    /// A Latin-1 `é` (0xE9) in a file saved outside UTF-8: libyaml gave up at the byte after it
+    /// (`3:24: invalid trailing UTF-8 octet (byte 0x22)`, the closing quote); the error names
+    /// the byte that is not UTF-8, at its own column, counted in characters as every column is.
+    @Test func aByteThatIsNotUTF8IsReportedAtItsColumnInHex() {
+        for (prefix, column) in [("echo caf", 23), ("echo \u{E9}\u{E9} caf", 26)] {
+            let bytes = Array("version: 1\ntasks:\n  a: {shell: \"\(prefix)".utf8) + [0xE9] + Array("\"}\n".utf8)
+            #expect {
+                _ = try YAMLLoader.load(bytes, file: "f.yaml")
+            } throws: { error in
+                guard let diagnostic = (error as? YAMLError)?.diagnostic else { return false }
+                #expect(rendered(diagnostic) == "f.yaml:3:\(column): error: byte 0xE9 is not UTF-8: a workflow file is UTF-8 text")
+                #expect(diagnostic.message.hint == "save the file as UTF-8 (0xE9 is 'é' in Latin-1)")
+                return true
+            }
+        }
+    }
+
     @Test func plainScalarsAreTypedByTheCoreSchema() throws {
         let cases: [(String, Node.ScalarKind)] = [
             ("~", .null), ("null", .null), ("NULL", .null), ("true", .bool(true)), ("False", .bool(false)),

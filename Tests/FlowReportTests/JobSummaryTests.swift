@@ -23,6 +23,25 @@ import Testing
                 """)
     }
 
+    /// As the run's last line: an allowed failure (continue_on_error) is not counted as failed,
+    /// and the table says it lists allowed failures too.
+    @Test func anAllowedFailureIsCountedAsAllowedNotFailed() {
+        var script = RunScript([.init(task: "lint", needs: [], kind: "shell"), .init(task: "test", needs: [], kind: "shell")])
+        var counts = FinalCounts()
+        counts.succeeded = 1
+        counts.failed = 1
+        counts.allowed = 1
+        script.at(0, .taskStarted(task: "lint", attempt: 1, kind: "shell"))
+        script.at(0, .taskStarted(task: "test", attempt: 1, kind: "shell"))
+        script.at(200, .taskFailed(task: "lint", attempts: 1, durationMilliseconds: 200, reason: "exited with status 1", exitCode: 1, allowed: true))
+        script.at(1200, .taskSucceeded(task: "test", attempts: 1, durationMilliseconds: 1200))
+        script.at(1200, .workflowFinished(workflow: "ci", status: .succeeded, durationMilliseconds: 1200, counts: counts))
+        let text = JobSummary.render(script.timeline())
+        #expect(text.contains(" 2 tasks: 1 succeeded, 1 allowed failure.\n"), "\(text)")
+        #expect(text.contains("\n| Failed or allowed-failure task | Reason | Duration | Last lines of output |\n"), "\(text)")
+        #expect(text.contains("| <code>lint</code> | exited with status 1 (allowed: continue_on_error) | 0.2s |"), "\(text)")
+    }
+
     @Test func aSucceededRunHasNoTable() {
         var script = RunScript([.init(task: "a", needs: [], kind: "shell")])
         var counts = FinalCounts()

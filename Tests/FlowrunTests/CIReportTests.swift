@@ -34,7 +34,7 @@ import Testing
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("[lint] allowed failure in ") && $0.hasSuffix(": exited with status 1 (continue_on_error)") })
         #expect(lines.last?.hasPrefix("workflow flow succeeded in ") == true)
-        #expect(lines.last?.hasSuffix(": 1 succeeded, 1 failed (1 allowed)") == true)
+        #expect(lines.last?.hasSuffix(": 1 succeeded, 1 allowed failure") == true)
 
         let events = try EventStream(try String(contentsOf: folder.url.appendingPathComponent("events.jsonl"), encoding: .utf8))
         #expect(events.named("task.failed").first?["allowed"] as? Bool == true)

@@ -67,4 +67,28 @@ import Testing
 
                 """)
     }
+
+    /// One file included under two names is read twice; what is wrong in it is said once, at
+    /// its line (before, each error and the queue conflict were printed twice).
+    @Test func aFileIncludedUnderTwoNamesHasEachProblemReportedOnce() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            queues: {net: {concurrency: 3}}
+            include: {a: lib/tasks.yaml, b: lib/tasks.yaml}
+            tasks:
+              app: {needs: [a:build, b:build], shell: echo app}
+            """,
+            files: ["lib/tasks.yaml": "version: 1\nqueues: {net: {concurrency: 2}}\ntasks:\n  build: {shell: 'true', neds: x}\n"])
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                lib/tasks.yaml:2:10: error: queue 'net' is declared with another concurrency (3) at flow.yaml:2:10
+                lib/tasks.yaml:2:10: note: an included file's queues are merged by name: give both the same limit, or another name
+                lib/tasks.yaml:4:26: error: unknown key 'neds' in task 'build'
+                lib/tasks.yaml:4:26: note: did you mean 'needs'?
+
+                """)
+    }
 }

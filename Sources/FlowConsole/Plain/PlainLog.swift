@@ -25,7 +25,8 @@ import Foundation
 /// a CI log keeps the lines that say something (JSON Lines carries the progress). Text from tasks
 /// passes through `ConsoleText`, so that no escape sequence of theirs reaches the log either.
 /// A failure of a `continue_on_error` task is an `allowed failure`, not `failed`. Before the
-/// last line, `FailureTails` names each failed task again with its last lines of output.
+/// last line, `FailureTails` names each failed task again with its last lines of output (the
+/// allowed failures under a heading of their own).
 ///
 /// Under GitHub Actions (`githubActions: true`), each task that starts gets a `::group::` fold
 /// of its own. Groups cannot nest or interleave, so a task's lines are held until it ends and

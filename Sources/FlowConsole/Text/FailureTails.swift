@@ -1,13 +1,16 @@
 import FlowModel
 
 /// The failed tasks of a run with the last lines of their output, for the end of a plain or
-/// GitHub Actions log, where a reader looks first, and for the live view's summary:
+/// GitHub Actions log, where a reader looks first, and for the live view's summary. Allowed
+/// failures (`continue_on_error`) come after the failures, under a heading of their own, so that
+/// none is read as a task that failed the run:
 ///
 /// ```
 /// failed tasks, with the last lines of their output:
 /// [build] failed in 3.1s: exited with status 2
 /// [build] | cc -c main.c
 /// [build] ! main.c:3: error: expected ';'
+/// allowed failures (continue_on_error), with the last lines of their output:
 /// [lint] allowed failure in 0.2s: exited with status 1 (continue_on_error)
 /// [lint] ! E501 line too long
 /// ```
@@ -25,7 +28,7 @@ struct FailureTails {
 
     private var running: [TaskID: Tail] = [:]
     /// The failures in the order they happened: the plain log's line for each, then its tail.
-    private var failures: [(task: TaskID, line: [UInt8], tail: Tail?)] = []
+    private var failures: [(task: TaskID, allowed: Bool, line: [UInt8], tail: Tail?)] = []
 
     /// The latest output lines of one task, oldest first once `lines.count` reaches the limit at `next`.
     private struct Tail {
@@ -55,11 +58,11 @@ struct FailureTails {
             if !running.isEmpty { running[task] = nil }
         case .taskOutput(let task, let stream, let line):
             running[task, default: Tail()].append(stream, line)
-        case .taskFailed(let task, _, _, _, _, _):
+        case .taskFailed(let task, _, _, _, _, let allowed):
             var line: [UInt8] = []
             PlainLog.appendLine(for: event, to: &line)
             let tail = running.removeValue(forKey: task)
-            failures.append((task, line, failures.count < Self.failuresWithLines ? tail ?? Tail() : nil))
+            failures.append((task, allowed, line, failures.count < Self.failuresWithLines ? tail ?? Tail() : nil))
         case .taskSucceeded(let task, _, _), .taskCancelled(let task, _), .taskSkipped(let task, _, _):
             if !running.isEmpty { running[task] = nil }
         default:
@@ -75,11 +78,18 @@ struct FailureTails {
         return Array(tail.inOrder)
     }
 
-    /// Appends the failures and their lines, if there were any.
+    /// Appends the failures and their lines, then the allowed failures and theirs, each under
+    /// its heading if there were any.
     func appendSection(to text: inout [UInt8]) {
-        guard !failures.isEmpty else { return }
-        text += "failed tasks, with the last lines of their output:\n".utf8
-        for (task, line, tail) in failures {
+        appendSection("failed tasks, with the last lines of their output:\n", allowed: false, to: &text)
+        appendSection("allowed failures (continue_on_error), with the last lines of their output:\n", allowed: true, to: &text)
+    }
+
+    private func appendSection(_ heading: String, allowed: Bool, to text: inout [UInt8]) {
+        let listed = failures.filter { $0.allowed == allowed }
+        guard !listed.isEmpty else { return }
+        text += heading.utf8
+        for (task, _, line, tail) in listed {
             text += line
             for (stream, output) in tail?.inOrder ?? [] { PlainLog.appendOutput(task: task, stream: stream, line: output, to: &text) }
         }

@@ -7,27 +7,22 @@ package enum SummaryText {
         "workflow \(ConsoleText.sanitized(workflow)) \(status.rawValue) in \(DurationText.string(milliseconds: durationMilliseconds)): \(self.counts(counts))"
     }
 
-    /// The non-zero counts, in the order succeeded, failed, cancelled, up to date, skipped (the
-    /// other skips); `no tasks` if none. As the events count them and as GitHub Actions shows a
-    /// `continue-on-error` step: an allowed failure (`continue_on_error`) is a failure, marked
-    /// `2 failed (1 allowed)`; the run's status says whether it failed the run.
+    /// The non-zero counts, in the order succeeded, failed, allowed failures, cancelled, up to
+    /// date, skipped (the other skips); `no tasks` if none. An allowed failure
+    /// (`continue_on_error`) is never said to have failed (`1 failed, 2 allowed failures`): the
+    /// run did not fail because of it. The events' `failed` counts it; their `allowed` says so.
     static func counts(_ counts: FinalCounts) -> String {
         let parts = [
-            (counts.succeeded, "succeeded"), (counts.failed, failed(counts)), (counts.cancelled, "cancelled"),
-            (counts.upToDate, "up to date"), (counts.doneBefore, "done before"),
+            (counts.succeeded, "succeeded"), (counts.failed - counts.allowed, "failed"), (counts.allowed, allowedFailures(counts.allowed)),
+            (counts.cancelled, "cancelled"), (counts.upToDate, "up to date"), (counts.doneBefore, "done before"),
             (counts.skipped - counts.upToDate - counts.doneBefore, "skipped"),
         ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "no tasks" : parts.joined(separator: ", ")
     }
 
-    /// `failed`, or `failed (1 allowed)` when some of the failures were allowed.
-    private static func failed(_ counts: FinalCounts) -> String {
-        counts.allowed > 0 ? "failed (\(counts.allowed) allowed)" : "failed"
-    }
-
-    /// A FAILED cell of `flowrun runs`: `2`, or `2 (1 allowed)`.
-    package static func failedCell(_ counts: FinalCounts) -> String {
-        counts.allowed > 0 ? "\(counts.failed) (\(counts.allowed) allowed)" : "\(counts.failed)"
+    /// `allowed failure` or `allowed failures`, after a count.
+    package static func allowedFailures(_ count: Int) -> String {
+        count == 1 ? "allowed failure" : "allowed failures"
     }
 
     /// The first line: `workflow upgrade: 5 tasks, concurrency 2`.

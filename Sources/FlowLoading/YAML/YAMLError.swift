@@ -10,6 +10,13 @@ extension Diagnostic.Message {
     static func yamlSyntax(problem: String, context: String?) -> Self {
         Self(context.map { "\($0), \(problem)" } ?? problem)
     }
+    /// `byte 0xE9 is not UTF-8`, with what the byte reads as in Latin-1 when it is a letter
+    /// there: the usual cause is a file saved in Latin-1.
+    static func notUTF8(_ byte: UInt8) -> Self {
+        let hex = "0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        let latin1 = byte >= 0xC0 ? " (\(hex) is '\(Character(Unicode.Scalar(byte)))' in Latin-1)" : ""
+        return Self("byte \(hex) is not UTF-8: a workflow file is UTF-8 text", hint: "save the file as UTF-8\(latin1)")
+    }
     static func duplicateKey(_ key: String, firstLine: Int32, firstColumn: Int32) -> Self {
         Self("duplicate key '\(key)' (first at line \(firstLine), column \(firstColumn))")
     }

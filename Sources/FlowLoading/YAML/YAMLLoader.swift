@@ -63,6 +63,9 @@ package enum YAMLLoader {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
         let context = parser.context.map { String(cString: $0) }
         if parser.error == YAML_READER_ERROR {
+            if problem.contains("UTF-8"), let offset = firstByteNotUTF8(in: bytes) {
+                return Diagnostic(.notUTF8(bytes[offset]), at: position(ofOffset: offset, in: bytes, file: file))
+            }
             var message = Diagnostic.Message.yamlSyntax(problem: problem, context: context)
             if parser.problem_value >= 0 {
                 let hex = String(parser.problem_value, radix: 16, uppercase: true)
@@ -94,6 +97,22 @@ package enum YAMLLoader {
         var start = index
         while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
         return bytes[start..<index].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    }
+
+    /// The offset of the first byte that starts no valid UTF-8 character. libyaml stops at the
+    /// same place but names the byte after a lead byte left without its continuation (after a
+    /// Latin-1 `é`, 0xE9, the closing quote), one column on.
+    static func firstByteNotUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
     }
 
     /// Line and column of a byte offset, counting columns in characters as libyaml does.
