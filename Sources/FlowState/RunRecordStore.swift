@@ -1,4 +1,5 @@
 import Crypto
+import FlowEvents
 import FlowFiles
 import Foundation
 
@@ -44,7 +45,22 @@ package struct RunRecordStore: Sendable {
         return folders.contains { FileManager.default.fileExists(atPath: "\(runsPath)/\($0)/\(run).jsonl") }
     }
 
+    /// `YYYYMMDD-HHMMSS-mmm` in UTC: the digits of the event stream's time of the start
+    /// (`EventTime`, integer arithmetic), where Foundation's calendar and `String(format:)` took
+    /// ~2.9 M instructions, 4% of a one-task run's. Foundation's for a start before
+    /// 1970 or after 9999 (a clock set far off), as before.
     static func runID(milliseconds: Int64) -> String {
+        guard milliseconds >= 0, milliseconds <= EventTime.range.upperBound else { return calendarRunID(milliseconds: milliseconds) }
+        // 2025-11-25T03:05:12.123Z
+        var time: [UInt8] = []
+        time.reserveCapacity(24)
+        EventTime.append(milliseconds: milliseconds, to: &time)
+        let kept = [0, 1, 2, 3, 5, 6, 8, 9, -1, 11, 12, 14, 15, 17, 18, -1, 20, 21, 22]
+        return String(decoding: kept.map { $0 < 0 ? UInt8(ascii: "-") : time[$0] }, as: UTF8.self)
+    }
+
+    /// The id of a start before 1970 or after 9999, through Foundation's calendar.
+    static func calendarRunID(milliseconds: Int64) -> String {
         let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
