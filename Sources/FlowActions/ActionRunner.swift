@@ -15,6 +15,8 @@ package struct ActionRunner: TaskRunner {
     private let download: DownloadRunner
     private let decompress: DecompressRunner
     private let combine: CombineRunner
+    /// The download, decompress and combine attempts not ended yet, clean-up included.
+    package let unfinishedAttempts = UnfinishedAttempts()
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
     package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine", "group"]
@@ -22,9 +24,9 @@ package struct ActionRunner: TaskRunner {
     /// - Parameter forceColour: tell shell tasks to colour their output (`ShellRunner`).
     package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
         shell = ShellRunner(loop: outputLoop, processEnvironment: processEnvironment, forceColour: forceColour)
-        download = DownloadRunner(environment: processEnvironment, loop: outputLoop)
-        decompress = DecompressRunner(loop: outputLoop)
-        combine = CombineRunner(loop: outputLoop)
+        download = DownloadRunner(environment: processEnvironment, loop: outputLoop, unfinished: unfinishedAttempts)
+        decompress = DecompressRunner(loop: outputLoop, unfinished: unfinishedAttempts)
+        combine = CombineRunner(loop: outputLoop, unfinished: unfinishedAttempts)
     }
 
     /// The engine's loop for this run: the shell runner's output loop.

@@ -558,6 +558,33 @@ import Testing
         #expect(Self.contents(folder + "/app.bin") == Array("old version".utf8))
     }
 
+    /// A cancel that comes as the attempt starts, before its request has begun or its stop
+    /// flag has a step to interrupt (the engine's cancel right after the start): no request
+    /// goes on, nothing is retried by the runner, and nothing is left beside `to`.
+    @Test func aStopAsTheAttemptStartsEndsItCancelledWithNothingLeft() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        server.routeStalling("/stall", body: Self.bytes(100_000), after: 10_000)
+        try Data("old version".utf8).write(to: URL(fileURLWithPath: folder + "/app.bin"))
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/stall', to: app.bin}, retries: 3}")], in: folder)
+        let result = LockedBox<AttemptResult?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let events = AttemptEvents(output: { _, _ in }, progress: { _, _, _ in })
+            let running = runner.startAttempt(of: tasks[0], attempt: 1, events: events) { ended in
+                result.update { $0 = ended }
+                done.resume()
+            }
+            running.terminate()
+        }
+        #expect(result.value == .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil))
+        #expect(Self.folderContents(folder) == ["app.bin"])
+        #expect(Self.contents(folder + "/app.bin") == Array("old version".utf8))
+    }
+
     @Test func httpsWorksWithATrustRootFromSSLCertFile() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -20,6 +20,8 @@ final class ActionAttempt: RunningAttempt, Sendable {
     private let loop: any EngineLoop
     private let completion: @Sendable (AttemptResult) -> Void
     private let ended = NIOLockedValueBox(false)
+    /// Counts this attempt from its start to its end (`UnfinishedAttempts`).
+    private let unfinished: UnfinishedAttempts
     private let timedOut = NIOLockedValueBox(false)
 
     /// Blocking reads and writes (libarchive, image codecs), so a queue of
@@ -28,10 +30,13 @@ final class ActionAttempt: RunningAttempt, Sendable {
     private static let workers = DispatchQueue(label: "flowrun.actions", qos: .utility, attributes: .concurrent)
 
     /// - Parameter unit: what the task's progress counts.
+    /// - Parameter unfinished: the run's count of attempts not ended, which counts this one until its `end`.
     init(
         of task: PlannedTask, events: AttemptEvents, unit: ProgressUnit = .bytes, loop: any EngineLoop,
-        completion: @escaping @Sendable (AttemptResult) -> Void
+        unfinished: UnfinishedAttempts, completion: @escaping @Sendable (AttemptResult) -> Void
     ) {
+        unfinished.began()
+        self.unfinished = unfinished
         let stop = StopFlag()
         self.stop = stop
         mask = SecretMask(task)
@@ -59,6 +64,8 @@ final class ActionAttempt: RunningAttempt, Sendable {
             return !ended
         }
         guard first else { return }
+        // The work and its clean-up are done: what is left is the report.
+        unfinished.ended()
         progress.end(completed: failure == nil)
         let result = failure.map { $0.result(masking: mask) } ?? .succeeded
         let completion = completion

@@ -15,10 +15,13 @@ package struct CombineRunner: TaskRunner {
 
     private let loop: any EngineLoop
     private let maxPixels: Int
+    private let unfinished: UnfinishedAttempts
 
-    package init(loop: any EngineLoop, maxPixels: Int = Self.defaultMaxPixels) {
+    /// - Parameter unfinished: counts the attempts not ended (`UnfinishedAttempts`).
+    package init(loop: any EngineLoop, maxPixels: Int = Self.defaultMaxPixels, unfinished: UnfinishedAttempts = UnfinishedAttempts()) {
         self.loop = loop
         self.maxPixels = maxPixels
+        self.unfinished = unfinished
     }
 
     package func startAttempt(
@@ -27,7 +30,7 @@ package struct CombineRunner: TaskRunner {
     ) -> any RunningAttempt {
         let combine: CombineAction? = if case .combine(let action) = task.action { action } else { nil }
         let running = ActionAttempt(
-            of: task, events: events, unit: combine?.format.progressUnit ?? .bytes, loop: loop, completion: completion)
+            of: task, events: events, unit: combine?.format.progressUnit ?? .bytes, loop: loop, unfinished: unfinished, completion: completion)
         guard let action = combine else {
             running.end(ActionFailure("not a combine task"))
             return running

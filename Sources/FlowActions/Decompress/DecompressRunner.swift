@@ -6,16 +6,19 @@ import FlowPlanning
 /// on the engine's loop, and reports its end through the loop.
 package struct DecompressRunner: TaskRunner {
     private let loop: any EngineLoop
+    private let unfinished: UnfinishedAttempts
 
-    package init(loop: any EngineLoop) {
+    /// - Parameter unfinished: counts the attempts not ended (`UnfinishedAttempts`).
+    package init(loop: any EngineLoop, unfinished: UnfinishedAttempts = UnfinishedAttempts()) {
         self.loop = loop
+        self.unfinished = unfinished
     }
 
     package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
-        let running = ActionAttempt(of: task, events: events, loop: loop, completion: completion)
+        let running = ActionAttempt(of: task, events: events, loop: loop, unfinished: unfinished, completion: completion)
         guard case .decompress(let action) = task.action else {
             running.end(ActionFailure("not a decompress task"))
             return running

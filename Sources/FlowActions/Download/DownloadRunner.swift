@@ -19,19 +19,25 @@ package final class DownloadRunner: TaskRunner, Sendable {
     private let partials = NIOLockedValueBox<[TaskID: PartialFile]>([:])
     /// The engine's loop, where attempts report their ends.
     private let loop: any EngineLoop
+    private let unfinished: UnfinishedAttempts
 
-    /// `environment` gives the proxies, SSL_CERT_FILE and the cache folder.
-    package init(environment: [String: String], loop: any EngineLoop, settings: Downloader.Settings = Downloader.Settings()) {
+    /// `environment` gives the proxies, SSL_CERT_FILE and the cache folder; `unfinished` counts
+    /// the attempts not ended (`UnfinishedAttempts`).
+    package init(
+        environment: [String: String], loop: any EngineLoop, settings: Downloader.Settings = Downloader.Settings(),
+        unfinished: UnfinishedAttempts = UnfinishedAttempts()
+    ) {
         downloader = Downloader(environment: environment, settings: settings)
         cache = DownloadCache(environment: environment)
         self.loop = loop
+        self.unfinished = unfinished
     }
 
     package func startAttempt(
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
-        let running = ActionAttempt(of: task, events: events, loop: loop, completion: completion)
+        let running = ActionAttempt(of: task, events: events, loop: loop, unfinished: unfinished, completion: completion)
         guard case .download(let action) = task.action else {
             running.end(ActionFailure("not a download task"))
             return running

@@ -229,7 +229,8 @@ struct RunCommand: ParsableCommand {
             gate: resumeCheck ?? upToDate)
         if !engineOnly { LeftoverProcesses.adopt() }
         standardOutputClosed.watch(engine)
-        signals.runStarted(engine, liveView: sinks.lazy.compactMap { $0 as? LiveConsole }.first)
+        signals.runStarted(
+            engine, liveView: sinks.lazy.compactMap { $0 as? LiveConsole }.first, unfinishedAttempts: actions?.unfinishedAttempts)
         let status = engine.run()
         flushTimer.detach()  // the sinks are done (`run()` finished the bus); the loop ends next
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come

@@ -35,7 +35,8 @@ import Glibc
 /// thread, and with it the run) still exits: `lastWordsSeconds` after every task was killed.
 /// Sooner when only a standard output that takes nothing (a full pipe nobody reads) holds it:
 /// once, after the cancel, only writing has been left for `stalledSeconds` (every task has
-/// ended, or no task process is left and a task's end waits for room for its last output), or
+/// ended, or no task process is left, no download, decompress or combine attempt is still
+/// running or cleaning up, and a task's end waits for room for its last output), or
 /// the engine's loop has not run a block posted to it for as long (it is stuck in that write,
 /// and cannot pass the cancel on), flowrun kills the tasks' process groups and exits: nobody is
 /// reading what it would wait to write.
@@ -76,6 +77,8 @@ final class RunSignals: @unchecked Sendable {
     private var onlyWritingSince: Date?
     /// When a block was posted to the engine's loop that has not run yet: how long it is stuck.
     private var loopPingedAt: Date?
+    /// The run's download, decompress and combine attempts: no process group shows them.
+    private var unfinishedAttempts: UnfinishedAttempts?
 
     /// Blocks the handled signals in the calling thread and every thread created after it, and
     /// SIGCHLD, which nothing waits for: a child's exit is signalled to the thread that spawned
@@ -131,10 +134,12 @@ final class RunSignals: @unchecked Sendable {
         return max(0, sigtimedwait(&set, nil, &timeout))
     }
 
-    /// The run starts: signals now cancel it. `liveView` draws on standard output.
-    func runStarted(_ engine: Engine, liveView: LiveConsole?) {
+    /// The run starts: signals now cancel it. `liveView` draws on standard output;
+    /// `unfinishedAttempts` counts its in-process attempts (nil when it runs none).
+    func runStarted(_ engine: Engine, liveView: LiveConsole?, unfinishedAttempts: UnfinishedAttempts? = nil) {
         let (suspended, exiting): (Bool, Bool) = lock.withLock {
             defer { phase = .running(engine) }
+            self.unfinishedAttempts = unfinishedAttempts
             self.liveTerminal = liveView == nil ? nil : STDOUT_FILENO
             self.liveView = liveView
             if case .loading(let suspended) = phase { return (suspended, self.exiting) }
@@ -281,8 +286,11 @@ final class RunSignals: @unchecked Sendable {
         if ping { engine.afterPosted { [self] in lock.withLock { loopPingedAt = nil } } }
         // The loop has not run a block posted while stdout was already stalled.
         if let pinged, now.timeIntervalSince(pinged) >= Self.stalledSeconds { return number }
-        // A task whose process has exited but whose last output waits for room is over too.
-        let onlyWriting = engine.isOver || TaskGroups.shared.current.isEmpty
+        // A task whose process has exited but whose last output waits for room is over too;
+        // an in-process attempt is not while it runs or cleans up (a staging folder, a
+        // temporary file), though it has no process group.
+        let attemptsEnded = lock.withLock { unfinishedAttempts }?.isEmpty ?? true
+        let onlyWriting = engine.isOver || (TaskGroups.shared.current.isEmpty && attemptsEnded)
         let since: Date? = lock.withLock {
             onlyWritingSince = onlyWriting ? onlyWritingSince ?? now : nil
             return onlyWritingSince
