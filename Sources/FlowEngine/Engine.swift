@@ -76,6 +76,9 @@ package final class Engine: @unchecked Sendable {
     /// Tasks let through while a cancel waited for `lock`: not started, ended as cancelled
     /// once the cancel is applied.
     private var heldForCancel: [Int] = []
+    /// Tasks whose gate check is finished off the loop (a changed input hashed): each holds its
+    /// slot, with no operation, until the gate decides (`checked(_:_:)`).
+    private var checking = Set<Int>()
     private var runStatus: RunStatus?
     /// Called once, outside `lock`, after the step that gave the run its status.
     private var whenFinished: (@Sendable (RunStatus) -> Void)?
@@ -174,6 +177,8 @@ package final class Engine: @unchecked Sendable {
                 perform(scheduler.taskFinished(task, .cancelled))
             }
             heldForCancel = []
+            // A check the cancel cut short starts only a task that goes on as cleanup.
+            endChecks(cancelledWith: reason) { !(withCleanup && CleanupRule.goesOn(facts[$0].when)) }
             let running = operations.indices.compactMap { task in
                 withCleanup && CleanupRule.goesOn(facts[task].when) ? nil : operations[task]
             }
@@ -193,6 +198,7 @@ package final class Engine: @unchecked Sendable {
     private func cleanupDeadlinePassed() {
         let running: [TaskOperation] = lock.withLock {
             perform(scheduler.closeCleanup(reason: CleanupRule.lateReason(grace: options.grace)))
+            endChecks(cancelledWith: CleanupRule.lateReason(grace: options.grace)) { _ in true }
             return operations.compactMap { $0 }
         }
         for operation in running { operation.cancelRun(reason: CleanupRule.overrunReason(grace: options.grace)) }
@@ -211,6 +217,7 @@ package final class Engine: @unchecked Sendable {
         gate?.stopChecks()
         let running: [TaskOperation] = lock.withLock {
             perform(scheduler.closeCleanup(reason: reason))
+            endChecks(cancelledWith: reason) { _ in true }
             return operations.compactMap { $0 }
         }
         for operation in running {
@@ -292,28 +299,17 @@ package final class Engine: @unchecked Sendable {
                 bus.post(.taskReady(task: facts[task].id))
             case .start(let task):
                 if holdsForCancel(task) { continue }
-                if let reason = gate?.skipReason(for: task) {
-                    counts.skipped += 1
-                    if reason == SkipReason.upToDate { counts.upToDate += 1 }
-                    let run = reason == SkipReason.doneBefore ? gate?.resumedRun : nil
-                    if run != nil { counts.doneBefore += 1 }
-                    bus.post(.taskSkipped(task: facts[task].id, reason: reason, run: run))
-                    actions += scheduler.taskFinished(task, .succeeded)
+                let answer =
+                    gate?.check(task) { [self] reason in
+                        loop.post { [self] in stepping { checked(task, reason) } }
+                    } ?? .now(nil)
+                guard case .now(let reason) = answer else {
+                    checking.insert(task)
                     continue
                 }
-                // The check may have been cut short by a cancel that now waits for `lock`.
-                if holdsForCancel(task) { continue }
-                if facts[task].isGroup {
-                    // A group has nothing to run: it succeeds as it starts, one event, and its
-                    // slot is free again at once. The gate still saw it, for its fingerprint.
-                    counts.succeeded += 1
-                    gate?.taskSucceeded(task)
-                    bus.post(.taskSucceeded(task: facts[task].id, attempts: 1, durationMilliseconds: 0))
-                    actions += scheduler.taskFinished(task, .succeeded)
-                    continue
-                }
-                start(task)
-                started = true
+                let (more, didStart) = begin(task, skipReason: reason)
+                actions += more
+                started = started || didStart
             case .skip(let task, let reason):
                 counts.skipped += 1
                 bus.post(.taskSkipped(task: facts[task].id, reason: reason))
@@ -325,6 +321,51 @@ package final class Engine: @unchecked Sendable {
                         workflow: plan.workflow.name, status: status, durationMilliseconds: loop.now - startedAt,
                         counts: counts))
             }
+        }
+    }
+
+    /// Skips or starts a task its gate has checked: the actions its skip makes, and whether it
+    /// started. Called with `lock` held.
+    private func begin(_ task: Int, skipReason reason: String?) -> (actions: [Scheduler.Action], started: Bool) {
+        if let reason {
+            counts.skipped += 1
+            if reason == SkipReason.upToDate { counts.upToDate += 1 }
+            let run = reason == SkipReason.doneBefore ? gate?.resumedRun : nil
+            if run != nil { counts.doneBefore += 1 }
+            bus.post(.taskSkipped(task: facts[task].id, reason: reason, run: run))
+            return (scheduler.taskFinished(task, .succeeded), false)
+        }
+        // The check may have been cut short by a cancel that now waits for `lock`.
+        if holdsForCancel(task) { return ([], false) }
+        if facts[task].isGroup {
+            // A group has nothing to run: it succeeds as it starts, one event, and its
+            // slot is free again at once. The gate still saw it, for its fingerprint.
+            counts.succeeded += 1
+            gate?.taskSucceeded(task)
+            bus.post(.taskSucceeded(task: facts[task].id, attempts: 1, durationMilliseconds: 0))
+            return (scheduler.taskFinished(task, .succeeded), false)
+        }
+        start(task)
+        return ([], true)
+    }
+
+    /// The gate has decided on a task it checked off the loop: skipped or started, unless a
+    /// cancel, a kill or fail-fast ended it meanwhile. Under `lock`.
+    private func checked(_ task: Int, _ reason: String?) {
+        guard checking.remove(task) != nil else { return }
+        let (actions, started) = begin(task, skipReason: reason)
+        perform(actions)
+        if started { loop.nudge() }
+    }
+
+    /// Ends as cancelled the tasks being checked that `ends` picks (in task order): they were
+    /// not started, as `heldForCancel`'s. Called with `lock` held.
+    private func endChecks(cancelledWith reason: String, where ends: (Int) -> Bool) {
+        for task in checking.sorted() where ends(task) {
+            checking.remove(task)
+            counts.cancelled += 1
+            bus.post(.taskCancelled(task: facts[task].id, reason: reason))
+            perform(scheduler.taskFinished(task, .cancelled))
         }
     }
 
@@ -411,6 +452,17 @@ package final class Engine: @unchecked Sendable {
             bus.post(
                 .taskFailed(
                     task: id, attempts: attempts, durationMilliseconds: duration, reason: reason, exitCode: exitCode, allowed: allowed))
+            if !allowed, options.failFast {
+                perform(scheduler.taskFinished(task, .failed))
+                // Not started yet: fail-fast skips them, as the tasks still waiting.
+                for checked in checking.sorted() where facts[checked].when == .success {
+                    checking.remove(checked)
+                    counts.skipped += 1
+                    bus.post(.taskSkipped(task: facts[checked].id, reason: Self.failFastReason))
+                    perform(scheduler.taskFinished(checked, .cancelled))
+                }
+                return
+            }
         case .cancelled(let reason):
             counts.cancelled += 1
             outcome = .cancelled

@@ -19,8 +19,8 @@ import Foundation
 ///
 /// The up-to-date check (`inner`), when there is one, is asked first, so that its state stays
 /// whole, and what it recorded is taken rather than hashing files twice. Inputs are hashed
-/// before a task starts only when the run resumed says it succeeded; a task that runs has them
-/// hashed at its success, for the record.
+/// before a task starts only when the run resumed says it succeeded, off the engine's loop
+/// (`check(_:decided:)`); a task that runs has them hashed at its success, for the record.
 ///
 /// The engine's step does no hashing but the files': at a task's success (`keep`) its inputs
 /// and outputs are read as they are then, and put in `left`; its fingerprint and key, five
@@ -86,6 +86,18 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private var previewing = false
     /// `left` as `settle` took it last, kept for its storage (under `lock`).
     private var settling: [Left] = []
+    /// Hashes the files of the tasks of a resumed run that may be done before, off the engine's
+    /// loop (`check(_:decided:)`).
+    private let hashing = DispatchQueue(label: "flowrun.resume-hashing", attributes: .concurrent)
+    /// The run is being cancelled: a decision taken off the loop keeps nothing (under `lock`).
+    private var stopped = false
+
+    /// What `decide` tells without hashing (`precheck`).
+    private enum Precheck {
+        case decided(ResumeDecision)
+        /// The key recorded at the task's success in the run resumed.
+        case compare(key: String)
+    }
 
     /// - Parameter definitions: the digests of the tasks' definitions kept with the compiled
     ///   plan (`PlanCache`), which spare building each task's text and hashing it; nil to take
@@ -105,17 +117,59 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     package var resumedRun: String? { resumed?.run }
 
     package func skipReason(for index: Int) -> String? {
-        if let reason = inner?.skipReason(for: index) {
+        guard case .now(let reason) = answer(index, upToDate: inner?.skipReason(for: index), later: nil) else {
+            preconditionFailure("decided now")
+        }
+        return reason
+    }
+
+    /// The up-to-date check may hash a changed input off the loop, and this check hashes a
+    /// task's files off it when the run resumed says it succeeded: the task is decided once they are.
+    package func check(_ index: Int, decided: @escaping @Sendable (String?) -> Void) -> CheckAnswer {
+        let upToDate =
+            inner?.check(index) { [self] reason in
+                // On that check's hashing queue: this check's hashes are taken there too.
+                if case .now(let reason) = answer(index, upToDate: reason, later: nil) { decided(reason) }
+            } ?? .now(nil)
+        guard case .now(let reason) = upToDate else { return .later }
+        return answer(index, upToDate: reason, later: decided)
+    }
+
+    /// The reason to skip the task at `index`, given the up-to-date check's (`upToDate`); with
+    /// `later`, a task whose files are to be hashed is decided on `hashing`, and `later` called then.
+    private func answer(_ index: Int, upToDate reason: String?, later: (@Sendable (String?) -> Void)?) -> CheckAnswer {
+        if let reason {
             keep(index)
-            return reason
+            return .now(reason)
         }
         // With no run to resume no task is done before, and `runs` serves only to decide that.
-        guard resumed != nil else { return nil }
-        return lock.withLock {
-            if decide(index, upToDateReason: nil) == .doneBefore { return SkipReason.doneBefore }
-            tables.runs[index] = true
-            return nil
+        guard resumed != nil else { return .now(nil) }
+        let key: String
+        switch lock.withLock({ precheck(index) }) {
+        case .decided(let decision): return .now(lock.withLock { note(decision, of: index) })
+        case .compare(let recorded): key = recorded
         }
+        guard let later else { return .now(concluded(index, key: key)) }
+        hashing.async { [self] in later(concluded(index, key: key)) }
+        return .later
+    }
+
+    /// Hashes the task's files, without `lock`, and decides on it; nil (it runs, nothing kept)
+    /// once the run is being cancelled.
+    private func concluded(_ index: Int, key: String) -> String? {
+        let files = Self.files(of: plan.tasks[index])
+        return lock.withLock {
+            guard !stopped else { return nil }
+            return note(conclude(index, key: key, files: files, upToDateReason: nil), of: index)
+        }
+    }
+
+    /// The reason to skip a task given its decision; one that runs is noted so (`runs`).
+    /// Called with `lock` held.
+    private func note(_ decision: ResumeDecision, of index: Int) -> String? {
+        if decision == .doneBefore { return SkipReason.doneBefore }
+        tables.runs[index] = true
+        return nil
     }
 
     /// What `--resume --dry-run` shows: for each task of the plan, in order, whether the resume
@@ -142,20 +196,47 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// outputs are those recorded then (the up-to-date rule, against the record's digest of what
     /// it left). A task kept is remembered as kept. Called with `lock` held.
     private func decide(_ index: Int, upToDateReason: RunReason?) -> ResumeDecision {
+        switch precheck(index) {
+        case .decided(let decision): decision
+        case .compare(let key): conclude(index, key: key, files: Self.files(of: plan.tasks[index]), upToDateReason: upToDateReason)
+        }
+    }
+
+    /// What `decide` tells without hashing: a decision, or the key recorded to compare the
+    /// task's with once its files are hashed. Called with `lock` held.
+    private func precheck(_ index: Int) -> Precheck {
         let task = plan.tasks[index]
-        guard let resumed, let recorded = resumed.tasks[task.id] else { return .runs(.notInRun) }
-        guard recorded.state.isSuccess else { return .runs(.ended(recorded.state)) }
-        guard let key = recorded.fingerprint else { return .runs(.notRecorded) }
-        if let need = task.needs.first(where: { tables.runs[$0] }) { return .runs(.needRuns(plan.tasks[need].id)) }
-        let now = fingerprint(of: index)
+        guard let resumed, let recorded = resumed.tasks[task.id] else { return .decided(.runs(.notInRun)) }
+        guard recorded.state.isSuccess else { return .decided(.runs(.ended(recorded.state))) }
+        guard let key = recorded.fingerprint else { return .decided(.runs(.notRecorded)) }
+        if let need = task.needs.first(where: { tables.runs[$0] }) { return .decided(.runs(.needRuns(plan.tasks[need].id))) }
+        return .compare(key: key)
+    }
+
+    /// The digests of the task's inputs and outputs now. Reads only the plan, which does not
+    /// change: called with `lock` held or not.
+    private static func files(of task: PlannedTask) -> (inputs: String, outputs: (digest: String, missing: [String])) {
         var digests = FileDigests(known: [:])
-        let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
-        if let missing = outputs.missing.first {
+        let inputs = digests.digest(
+            ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task)
+        ).digest
+        return (inputs, digests.digest(ofPatterns: TaskDefinition.outputs(of: task)))
+    }
+
+    /// `decide`'s end, given the task's files' digests now (`files(of:)`). Called with `lock` held.
+    private func conclude(
+        _ index: Int, key: String, files: (inputs: String, outputs: (digest: String, missing: [String])), upToDateReason: RunReason?
+    ) -> ResumeDecision {
+        settle()
+        let now = fingerprint(of: index, inputs: files.inputs)
+        if let missing = files.outputs.missing.first {
             return .runs(.changed(RunReason(.missingOutput, path: ReasonPath(path: missing, pattern: missing))))
         }
         let value = now.value
-        guard TaskRecord.resumeKey(value: value, outputs: outputs.digest) == key else {
+        guard TaskRecord.resumeKey(value: value, outputs: files.outputs.digest) == key else {
             // The up-to-date check's reason tells this change only if its record is this success.
+            let task = plan.tasks[index]
             return .runs(.changed(upToDateReason != nil && inner?.recordedResumeKey(of: task.id) == key ? upToDateReason : nil))
         }
         tables.fingerprints.remember(now, of: index, value: value)
@@ -166,6 +247,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     /// The up-to-date check's walks stop; this check's own digests (for the record) are taken whole.
     package func stopChecks() {
+        lock.withLock { stopped = true }
         inner?.stopChecks()
     }
 
@@ -305,19 +387,6 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// Whether the up-to-date check tracks `task`, and so holds its fingerprint and record.
     private func isTrackedByInner(_ task: PlannedTask) -> Bool {
         inner != nil && TaskDefinition.isTracked(task)
-    }
-
-    /// The task's fingerprint now, its needs' taken as they ended in this run. Called with
-    /// `lock` held.
-    private func fingerprint(of index: Int) -> TaskFingerprint {
-        settle()
-        var digests = FileDigests(known: [:])
-        let task = plan.tasks[index]
-        let inputs = digests.digest(
-            ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
-            singleFiles: TaskDefinition.singleFileInputs(of: task)
-        ).digest
-        return fingerprint(of: index, inputs: inputs)
     }
 
     /// The task's fingerprint given its inputs' digest, its needs' taken as they ended in this

@@ -67,6 +67,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private let successHashing = DispatchQueue(label: "flowrun.success-hashing", attributes: .concurrent)
     /// The successes queued on `successHashing`, by task.
     private var hashingNext: [Int: SucceededTask] = [:]
+    /// The checks before a task starts queued on `successHashing`, by task (`check(_:decided:)`).
+    private var pendingChecks: [Int: PendingCheck] = [:]
 
     /// - Parameters:
     ///   - force: run every task (`--force`); successes are still recorded.
@@ -109,28 +111,50 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     package var writeFailure: TaskStatesError? { lock.withLock { failure } }
 
     package func skipReason(for index: Int) -> String? {
-        // The fields read in place (`TaskFiles`): a copy of the whole task, which passing
-        // `tasks[index]` makes, retains and releases each of its fields, per task.
-        lock.withLock {
-            plan.tasks.withUnsafeBufferPointer { tasks in
-                skipReason(for: TaskFiles(in: tasks, at: index), id: tasks[index].spec.id, needs: tasks[index].needs, at: index)
-            }
-        }
+        guard case .now(let reason) = check(index, decided: nil) else { preconditionFailure("decided now") }
+        return reason
     }
 
-    /// `skipReason(for:)` of the task at `index`, given the fields it needs (`task`: its files).
-    private func skipReason(for task: TaskFiles, id: TaskID, needs: [Int], at index: Int) -> String? {
+    /// The check before a task starts, finished off the loop when a file's stamp does not stand:
+    /// its hash (a large input changed since the last success) would hold up the other tasks'
+    /// ends and starts, and a Ctrl-C.
+    package func check(_ index: Int, decided: @escaping @Sendable (String?) -> Void) -> CheckAnswer {
+        check(index, decided: .some(decided))
+    }
+
+    private func check(_ index: Int, decided: (@Sendable (String?) -> Void)?) -> CheckAnswer {
+        // The fields read in place (`TaskFiles`): a copy of the whole task, which passing
+        // `tasks[index]` makes, retains and releases each of its fields, per task.
+        let answer = lock.withLock {
+            plan.tasks.withUnsafeBufferPointer { tasks in
+                check(TaskFiles(in: tasks, at: index), id: tasks[index].spec.id, needs: tasks[index].needs, at: index, later: decided != nil)
+            }
+        }
+        guard answer == .later, let decided else { return answer }
+        successHashing.async { [self] in
+            // Taken here, not captured: what a check holds of a task is not `Sendable`.
+            guard let pending = lock.withLock({ pendingChecks.removeValue(forKey: index) }) else { return }
+            let files = examine(pending)
+            decided(lock.withLock { conclude(pending, files) })
+        }
+        return .later
+    }
+
+    /// `check(_:decided:)` of the task at `index`, given the fields it needs (`task`: its files);
+    /// `later`: a check whose files must be hashed is left pending (`pendingChecks`) for the
+    /// hashing queue, and answers `.later`.
+    private func check(_ task: TaskFiles, id: TaskID, needs: [Int], at index: Int, later: Bool) -> CheckAnswer {
         if !force, nothingHasRun, !keptBeforeRun.isEmpty, keptBeforeRun[index], !stop.isSet {
             asStored[index] = true
-            return Self.reason
+            return .now(Self.reason)
         }
-        var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(needs, at: index))
+        let fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(needs, at: index))
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
             // It runs, and may change any file.
             filesBeforeRun = nil
             nothingHasRun = false
-            return nil
+            return .now(nil)
         }
         // Inputs are looked at only when all else matches the record. A task that runs anyway
         // has them hashed at its success, so that a large input it was never run on (a new
@@ -140,49 +164,100 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             stored.part(.environment, is: fingerprint.environment), stored.part(.needs, is: fingerprint.needs)
         {
             let found = filesBeforeRun?.files(of: index)
-            let inputs = StampedCheck.files(
-                TaskDefinition.inputs(of: task), found: found?.inputs, leavingOut: TaskDefinition.ownOutputs(of: task),
-                singleFiles: TaskDefinition.singleFileInputs(of: task), kept: stored, outputs: false, digests: &digests)
-            fingerprint.inputs = inputs.digest
-            var outputs: StampedCheck.Result?
-            let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
-                let result = StampedCheck.files(
-                    TaskDefinition.outputs(of: task), found: found?.outputs, kept: stored, outputs: true, digests: &digests)
-                outputs = result
-                return (result.digest, result.missing)
+            let inputs =
+                found?.inputs
+                ?? digests.statuses(
+                    ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+                    singleFiles: TaskDefinition.singleFileInputs(of: task))[...]
+            var outputs = found?.outputs
+            if stored.stands(for: inputs, outputs: false) {
+                outputs = outputs ?? digests.statuses(ofPatterns: TaskDefinition.outputs(of: task))[...]
             }
-            // Not from walks or hashes a cancel cut short (`stopChecks()`).
-            if inputs.missing.isEmpty, reason == nil, let outputs, !stop.isSet {
-                guard inputs.restamped != nil || outputs.restamped != nil else {
-                    asStored[index] = true
-                    return Self.reason
-                }
-                let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
-                build(record, at: index)
-                // Its four parts are those kept: so is their digest, not hashed again.
-                current.remember(fingerprint, of: index, value: stored.hex(.value))
-                // Files hashed again with the same contents (touched): their new stamps are
-                // kept, so that they are not hashed next time.
-                states.refresh(
-                    kept(
-                        TaskState(
-                            id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
-                            outputs: outputs.restamped ?? stored.files(outputs: true))))
-                return Self.reason
+            let pending = PendingCheck(
+                index: index, id: id, task: task, fingerprint: fingerprint, stored: stored, inputs: Array(inputs), outputs: outputs.map(Array.init))
+            // A file whose stamp does not stand is hashed: off the loop when the engine can wait.
+            if later, outputs.map({ !stored.stands(for: $0, outputs: true) }) ?? true {
+                pendingChecks[index] = pending
+                return .later
             }
-            checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
-        } else {
-            inputsAtSuccess.insert(index)
+            return .now(conclude(pending, examine(pending, digests: &digests)))
         }
-        // Its fingerprint as it starts (with its inputs' digest when they were taken).
-        remember(fingerprint, of: index)
-        // It may change any file: from now on every check stats again.
-        filesBeforeRun = nil
-        nothingHasRun = false
+        inputsAtSuccess.insert(index)
         // Taken before the task starts: an input it changes makes it run again next time.
         let atStart = InputsAtStart(
             TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
             singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
+        return .now(runs(index, id: id, fingerprint: fingerprint, atStart: atStart))
+    }
+
+    /// Hashes what a check needs of the task's files whose stamps do not stand: its inputs, and
+    /// its outputs if all else matches the record. Called on the loop, or without `lock` on the
+    /// hashing queue: it reads only what does not change in a run, and the files hashed in it.
+    private func examine(_ pending: PendingCheck) -> CheckedFiles {
+        var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+        return examine(pending, digests: &digests)
+    }
+
+    private func examine(_ pending: PendingCheck, digests: inout FileDigests) -> CheckedFiles {
+        let task = pending.task
+        let inputs = StampedCheck.files(
+            TaskDefinition.inputs(of: task), found: pending.inputs[...], kept: pending.stored, outputs: false, digests: &digests)
+        var fingerprint = pending.fingerprint
+        fingerprint.inputs = inputs.digest
+        var outputs: StampedCheck.Result?
+        let reason = Self.reasonToRun(recorded: pending.stored, fingerprint: fingerprint) {
+            let result = StampedCheck.files(
+                TaskDefinition.outputs(of: task), found: pending.outputs?[...], kept: pending.stored, outputs: true, digests: &digests)
+            outputs = result
+            return (result.digest, result.missing)
+        }
+        guard !inputs.missing.isEmpty || reason != nil || outputs == nil || stop.isSet else {
+            return CheckedFiles(fingerprint: fingerprint, inputs: inputs, outputs: outputs, atStart: nil)
+        }
+        // Taken before the task starts, after its inputs are hashed: an input it changes makes
+        // it run again next time.
+        let atStart = InputsAtStart(
+            TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
+        return CheckedFiles(fingerprint: fingerprint, inputs: inputs, outputs: outputs, atStart: atStart)
+    }
+
+    /// Decides on a checked task from what `examine` found: up to date (its new stamps kept),
+    /// or it runs. Called with `lock` held.
+    private func conclude(_ pending: PendingCheck, _ files: CheckedFiles) -> String? {
+        let (index, id, stored, fingerprint, inputs) = (pending.index, pending.id, pending.stored, files.fingerprint, files.inputs)
+        // Not from walks or hashes a cancel cut short (`stopChecks()`).
+        guard let atStart = files.atStart else {
+            let outputs = files.outputs!
+            guard inputs.restamped != nil || outputs.restamped != nil else {
+                asStored[index] = true
+                return Self.reason
+            }
+            let record = TaskRecord(fingerprint: fingerprint, outputs: outputs.digest)
+            build(record, at: index)
+            // Its four parts are those kept: so is their digest, not hashed again.
+            current.remember(fingerprint, of: index, value: stored.hex(.value))
+            // Files hashed again with the same contents (touched): their new stamps are
+            // kept, so that they are not hashed next time.
+            states.refresh(
+                kept(
+                    TaskState(
+                        id: id, record: record, inputs: inputs.restamped ?? stored.files(outputs: false),
+                        outputs: outputs.restamped ?? stored.files(outputs: true))))
+            return Self.reason
+        }
+        checkedInputs[index] = inputs.restamped ?? stored.files(outputs: false)
+        return runs(index, id: id, fingerprint: fingerprint, atStart: atStart)
+    }
+
+    /// A checked task runs: its fingerprint as it starts (with its inputs' digest when they were
+    /// taken) and its inputs then are kept for its success, and its old state is forgotten.
+    /// Called with `lock` held.
+    private func runs(_ index: Int, id: TaskID, fingerprint: TaskFingerprint, atStart: InputsAtStart) -> String? {
+        remember(fingerprint, of: index)
+        // It may change any file: from now on every check stats again.
+        filesBeforeRun = nil
+        nothingHasRun = false
         // Ctrl-C cut a walk or a hash short: nothing found is kept and the state is left as it
         // was (the engine does not start the task, or only as cleanup, then not recorded).
         guard !stop.isSet else {

@@ -151,6 +151,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     private let held = DispatchSemaphore(value: 0)
     private let loopThread = pthread_self()
     private var onTheLoop = false
+    private var holding = true
 
     init(gated: String) {
         self.gated = gated
@@ -159,6 +160,12 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     var hashedOnTheLoop: Bool { lock.withLock { onTheLoop } }
 
     func letGo() { open.signal() }
+
+    /// Whether the gated path's hash waits for `letGo()`: false lets a first run go by.
+    var holds: Bool {
+        get { lock.withLock { holding } }
+        set { lock.withLock { holding = newValue } }
+    }
 
     /// Returns once a hash of the gated path (off the loop) waits for `letGo()`.
     func waitUntilHeld() { held.wait() }
@@ -189,7 +196,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? { lock.withLock { disk.streamedDigest(for: status) } }
 
     func hash(of path: String) -> String? {
-        if path == gated {
+        if path == gated, holds {
             if pthread_equal(pthread_self(), loopThread) != 0 {
                 lock.withLock { onTheLoop = true }
             } else {
