@@ -6,7 +6,9 @@ import Testing
 /// after its first line, long before the task's success: the up-to-date bookkeeping of a task
 /// with a large input hashes it at its success (off the loop since session 32,
 /// `UpToDateCheck.taskSucceeded(_:recorded:)`), for seconds, before the success is posted. A
-/// flowrun killed then (kill -9, a CI's timeout) must leave the lines that came before.
+/// flowrun killed then (kill -9, a CI's timeout) must leave the lines that came before. The
+/// task waits for the test's `go` file after its line, so "not ended yet" is checked while it
+/// surely is not, however slow the machine (the hash alone was once over before the check).
 @Suite struct LoopFlushBusyLoopTests {
     @Test func aBatchIsWrittenWhileTheLoopHashesALargeInput() async throws {
         let folder = try TemporaryFolder()
@@ -17,7 +19,7 @@ import Testing
         let workflow = """
             version: 1
             tasks:
-              make: {inputs: [big.bin], outputs: [made.out], shell: 'echo marker-made; touch made.out'}
+              make: {inputs: [big.bin], outputs: [made.out], shell: 'echo marker-made; while [ ! -e go ]; do sleep 0.05; done; touch made.out'}
             """
         try Data(workflow.utf8).write(to: folder.url.appendingPathComponent("flow.yaml"))
         let log = folder.url.appendingPathComponent("log.txt")
@@ -30,6 +32,7 @@ import Testing
         #expect(!LoopFlushTests.records(in: folder.url).contains("\"event\":\"task.succeeded\""))
         #expect(await LoopFlushTests.wait { logText().contains("[make] | marker-made\n") })
         #expect(!logText().contains("[make] succeeded"))
+        #expect(FileManager.default.createFile(atPath: folder.url.appendingPathComponent("go").path, contents: nil))
         #expect(await run.wait() == 0)
         #expect(LoopFlushTests.records(in: folder.url).contains("\"event\":\"task.succeeded\""))
     }
