@@ -241,7 +241,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         }
         tables.fingerprints.remember(now, of: index, value: value)
         tables.keys[index] = key
-        tables.outputs[index] = outputs.digest
+        tables.outputs[index] = files.outputs.digest
         return .doneBefore
     }
 
