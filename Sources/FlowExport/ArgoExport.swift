@@ -262,6 +262,10 @@ package enum ArgoExport {
         let handlers = plan.tasks.filter { $0.spec.when != .success && !$0.needs.isEmpty }.map(\.id)
         if plan.workflow.failFast, !handlers.isEmpty {
             for task in handlers { report.add("when: failure|always -> the DAG's failFast: false, so that Argo still starts them after a failure", task) }
+            // The price of it: after a failure Argo still starts what does not need the failed task.
+            report.notCarried.append(
+                "fail_fast (\(plan.workflow.name)): the DAG's failFast is off for \(MappingReport.list(handlers)), so after a failure "
+                    + "Argo still starts the tasks that do not need the failed one, which flowrun would not start")
         } else if plan.workflow.failFast, plan.tasks.count > 1 {
             report.add("fail_fast -> the DAG's failFast (Argo's default)", plan.workflow.name)
         }

@@ -30,6 +30,9 @@ package struct OwnOutputs: Sendable {
 
     package var isEmpty: Bool { paths.isEmpty && globs.isEmpty }
 
+    /// The outputs named by a path (not a glob): a file, or a folder.
+    package var namedPaths: [String] { paths }
+
     /// The test of the files an input pattern matched, with the output globs expanded now by
     /// `expand` (`PathGlob.files(matching:)`, or a file system's twin of it).
     package func matcher(expanding expand: (String) -> [String] = { PathGlob.files(matching: $0) }) -> Matcher {

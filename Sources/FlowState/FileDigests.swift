@@ -151,6 +151,7 @@ struct FileDigests {
         found.reserveCapacity(patterns.count)
         // Made at the first pattern that is not a plain file: most tasks never need it.
         var outputs: OwnOutputs.Matcher?
+        var outputStatuses: Set<FileStatus> = []
         var ownTaken = false
         for (index, pattern) in patterns.enumerated() {
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
@@ -161,10 +162,16 @@ struct FileDigests {
             if !ownTaken {
                 ownTaken = true
                 let own = own()
-                if !own.isEmpty { outputs = own.matcher(fileSystem: fileSystem) }
+                if !own.isEmpty {
+                    outputs = own.matcher(fileSystem: fileSystem)
+                    outputStatuses = own.statuses(fileSystem: fileSystem)
+                }
             }
             for file in fileSystem.files(matching: pattern) where !(outputs?.contains(file) ?? false) {
-                found.append(FoundFile(pattern: index, path: file, status: fileSystem.status(of: file)))
+                let status = fileSystem.status(of: file)
+                // An output reached by another name (through a link), as combine leaves it out.
+                if let status, outputStatuses.contains(status) { continue }
+                found.append(FoundFile(pattern: index, path: file, status: status))
             }
         }
         return found

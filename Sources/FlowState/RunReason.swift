@@ -63,8 +63,14 @@ extension FileDigests {
             }
             if wholePattern == nil { wholePattern = ReasonPath(path: pattern, pattern: pattern, isWholePattern: true) }
             let outputs = own.matcher(fileSystem: fileSystem)
-            for file in fileSystem.files(matching: pattern) where !outputs.contains(file) && knownRecord(of: file)?.digest != digest(of: file) {
-                return ReasonPath(path: file, pattern: pattern)
+            // As `statuses(ofPatterns:)`: an output reached by another name is no input.
+            let outputStatuses = own.isEmpty ? [] : own.statuses(fileSystem: fileSystem)
+            for file in fileSystem.files(matching: pattern) where !outputs.contains(file) {
+                let status = fileSystem.status(of: file)
+                if let status, outputStatuses.contains(status) { continue }
+                if knownRecord(of: file)?.digest != status.flatMap({ digest(of: file, status: $0) }) {
+                    return ReasonPath(path: file, pattern: pattern)
+                }
             }
         }
         return wholePattern

@@ -148,7 +148,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             asStored[index] = true
             return .now(Self.reason)
         }
-        let fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(needs, at: index))
+        let needLines = needValues(needs, at: index)
+        let fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needLines)
         guard TaskDefinition.isTracked(task) else {
             remember(fingerprint, of: index)
             // It runs, and may change any file.
@@ -160,7 +161,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         // has them hashed at its success, so that a large input it was never run on (a new
         // task, a changed command) does not hold up its start, its timeout or a Ctrl-C.
         var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
-        if !force, let stored = states.stored(at: index, id: id), stored.part(.definition, is: fingerprint.definition),
+        if !force, !hasNeedWithoutLine(needLines, at: index), let stored = states.stored(at: index, id: id),
+            stored.part(.definition, is: fingerprint.definition),
             stored.part(.environment, is: fingerprint.environment), stored.part(.needs, is: fingerprint.needs)
         {
             let found = filesBeforeRun?.files(of: index)
@@ -542,6 +544,15 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         }
     }
 
+    /// Whether, under `run --only`, a need of the task at `index` taken as done gives no line
+    /// (`keptValue(ofNeedTakenAsDone:)`: a group or an untracked task, which keep no record, or
+    /// one whose outputs changed): the task runs, as make remakes a target whose prerequisite
+    /// is phony. Its "none" would otherwise match the record a run made the same way left, and
+    /// keep a task made from a need's older contents.
+    private func hasNeedWithoutLine(_ lines: [String?], at index: Int) -> Bool {
+        needsUnderOnly?[index] != nil && lines.contains(nil)
+    }
+
     /// What a need gives its dependents' fingerprints: its fingerprint's value and, for a task
     /// that tracks files, the digest of the outputs it left. A need made again with other
     /// contents (it read a file it does not declare, or the clock) makes its dependents run
@@ -662,8 +673,8 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     reasons.append(nil)
                     continue
                 }
-                var fingerprint = TaskFingerprint.of(
-                    definitions[index], inputs: TaskFingerprint.noInputs, needValues: needValues(task.needs, at: index, preview: true))
+                let needLines = needValues(task.needs, at: index, preview: true)
+                var fingerprint = TaskFingerprint.of(definitions[index], inputs: TaskFingerprint.noInputs, needValues: needLines)
                 remember(fingerprint, of: index)
                 guard TaskDefinition.isTracked(task) else {
                     reasons.append(RunReason(.untracked))
@@ -682,7 +693,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     reasons.append(RunReason(.changedCommand))
                 } else if !stored.part(.environment, is: fingerprint.environment) {
                     reasons.append(RunReason(.changedEnv))
-                } else if !stored.part(.needs, is: fingerprint.needs) {
+                } else if !stored.part(.needs, is: fingerprint.needs) || hasNeedWithoutLine(needLines, at: index) {
                     reasons.append(RunReason(.changedNeed))
                 } else {
                     // What this task last saw of each of its files: which one changed is told from it.

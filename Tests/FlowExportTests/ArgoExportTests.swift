@@ -94,6 +94,9 @@ import Testing
         let export = ArgoExport.export(plan, options: ExportFixture.options())
         #expect(export.text.contains("      dag:\n        failFast: false\n        tasks:\n") == off, "\(export.text)")
         #expect(export.mapped.contains { $0.hasPrefix("when: failure|always -> the DAG's failFast: false") } == off, "\(export.mapped)")
+        // flowrun's fail_fast would not start lint after build failed; Argo without failFast
+        // does: said as not carried over, not only as a mapping.
+        #expect(export.notCarried.contains { $0.hasPrefix("fail_fast") } == off, "\(export.notCarried)")
     }
 
     @Test func aTaskWithDotsKeepsItsIdInAComment() throws {
