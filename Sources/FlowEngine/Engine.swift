@@ -79,6 +79,10 @@ package final class Engine: @unchecked Sendable {
     /// Tasks whose gate check is finished off the loop (a changed input hashed): each holds its
     /// slot, with no operation, until the gate decides (`checked(_:_:)`).
     private var checking = Set<Int>()
+    /// Tasks of `checking` the gate decided to run while the queues were suspended: none starts
+    /// then, so they stay in `checking` (a cancel or fail-fast ends them as it would there) and
+    /// start at `resume()`, or at a cancel that lets them go on as cleanup.
+    private var decidedWhileSuspended: [Int] = []
     private var runStatus: RunStatus?
     /// Called once, outside `lock`, after the step that gave the run its status.
     private var whenFinished: (@Sendable (RunStatus) -> Void)?
@@ -179,6 +183,8 @@ package final class Engine: @unchecked Sendable {
             heldForCancel = []
             // A check the cancel cut short starts only a task that goes on as cleanup.
             endChecks(cancelledWith: reason) { !(withCleanup && CleanupRule.goesOn(facts[$0].when)) }
+            // The cancel lifts the suspension: cleanup decided meanwhile starts.
+            startDecided()
             let running = operations.indices.compactMap { task in
                 withCleanup && CleanupRule.goesOn(facts[task].when) ? nil : operations[task]
             }
@@ -256,6 +262,8 @@ package final class Engine: @unchecked Sendable {
             for queue in queues { queue.isSuspended = false }
             for operation in operations { operation?.setSuspended(false) }
             bus.post(.queueResumed)
+            // They hold their slots already: first, as they would have started before.
+            startDecided()
             perform(scheduler.resume())
         }
         bus.flushElsewhere()
@@ -352,10 +360,27 @@ package final class Engine: @unchecked Sendable {
     /// The gate has decided on a task it checked off the loop: skipped or started, unless a
     /// cancel, a kill or fail-fast ended it meanwhile. Under `lock`.
     private func checked(_ task: Int, _ reason: String?) {
-        guard checking.remove(task) != nil else { return }
+        guard checking.contains(task) else { return }
+        if reason == nil, scheduler.isSuspended {
+            decidedWhileSuspended.append(task)
+            return
+        }
+        checking.remove(task)
         let (actions, started) = begin(task, skipReason: reason)
         perform(actions)
         if started { loop.nudge() }
+    }
+
+    /// Starts the tasks decided while the queues were suspended (`decidedWhileSuspended`) that
+    /// are still held: a cancel, a kill or fail-fast may have ended some. Under `lock`.
+    private func startDecided() {
+        let decided = decidedWhileSuspended
+        decidedWhileSuspended = []
+        for task in decided where checking.remove(task) != nil {
+            let (actions, started) = begin(task, skipReason: nil)
+            perform(actions)
+            if started { loop.nudge() }
+        }
     }
 
     /// Ends as cancelled the tasks being checked that `ends` picks (in task order): they were

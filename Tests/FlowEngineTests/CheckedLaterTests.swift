@@ -137,4 +137,63 @@ import Testing
         h.loop.runPosted()
         #expect(h.started.contains("big"))
     }
+
+    /// A pause means none starts (README: `kill -USR1`): a task decided meanwhile posts no
+    /// task.started until the resume, as a task the scheduler would start then.
+    @Test func aTaskDecidedWhileTheRunIsSuspendedPostsNoStartUntilResume() throws {
+        let gate = LaterGate(holding: 0)
+        let h = try EngineHarness(Self.yaml, gate: gate)
+        h.start()
+        h.engine.suspend()
+        try gate.decide(nil)
+        h.loop.runPosted()
+        #expect(!h.events.contains(.taskStarted(task: "big", attempt: 1, kind: "shell")), "paused: nothing starts")
+        #expect(h.events.last == .queueSuspended)
+        h.engine.resume()
+        h.loop.runPosted()
+        #expect(h.events.contains(.taskStarted(task: "big", attempt: 1, kind: "shell")))
+        #expect(h.started.contains("big"))
+    }
+
+    /// Decided while paused, then cancelled: it ends cancelled, never started, as a task the
+    /// cancel finds still being checked; a cleanup task decided so starts as cleanup.
+    @Test func aTaskDecidedWhileSuspendedThenCancelledEndsUnstarted() throws {
+        let gate = LaterGate(holding: 0)
+        let h = try EngineHarness(Self.yaml, gate: gate)
+        h.start()
+        h.engine.suspend()
+        try gate.decide(nil)
+        h.loop.runPosted()
+        h.engine.cancel(reason: "interrupted")
+        h.loop.runPosted()
+        #expect(h.finalEvent(of: "big") == .taskCancelled(task: "big", reason: "interrupted"))
+        #expect(!h.events.contains(.taskStarted(task: "big", attempt: 1, kind: "shell")))
+        #expect(!h.started.contains("big"))
+        try h.end("small1", .failed(reason: "terminated", exitCode: nil))
+        try h.end("tidy")
+        #expect(h.finished == [.cancelled])
+    }
+
+    @Test func aCleanupTaskDecidedWhileSuspendedStartsAtTheCancel() throws {
+        let gate = LaterGate(holding: 1)
+        let h = try EngineHarness(
+            """
+            version: 1
+            concurrency: 2
+            tasks:
+              work: {shell: x}
+              tidy: {shell: x, when: always, inputs: [big.in]}
+            """, gate: gate)
+        h.start()
+        h.engine.suspend()
+        try gate.decide(nil)
+        h.loop.runPosted()
+        #expect(!h.started.contains("tidy"))
+        h.engine.cancel(reason: "interrupted")
+        h.loop.runPosted()
+        #expect(h.started == ["work", "tidy"], "the cancel lifts the pause for cleanup")
+        try h.end("work", .failed(reason: "terminated", exitCode: nil))
+        try h.end("tidy")
+        #expect(h.finished == [.cancelled])
+    }
 }
