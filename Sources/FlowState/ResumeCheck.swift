@@ -149,7 +149,11 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         case .decided(let decision): return .now(lock.withLock { note(decision, of: index) })
         case .compare(let recorded): key = recorded
         }
-        guard let later else { return .now(concluded(index, key: key)) }
+        // A task with no inputs or outputs has nothing to hash: decided now, so that its skip
+        // frees its slot in the same step and the skips of a graph of small tasks keep its order.
+        guard let later, plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked($0[index]) }) else {
+            return .now(concluded(index, key: key))
+        }
         hashing.async { [self] in later(concluded(index, key: key)) }
         return .later
     }

@@ -167,6 +167,34 @@ import Testing
         changed.taskSucceeded(1)
         #expect(changed.fingerprint(of: "test") == keysAskedAtOnce(edited)[1])
     }
+    /// A resumed task with no files to hash (no inputs or outputs: a graph of small tasks) is
+    /// decided at once, as before the check could finish off the loop: decided later, the
+    /// skips came back from the concurrent hashing queue in any order, and held each slot for
+    /// a round trip. A task with files is still hashed off the loop, and decided the same.
+    @Test func aResumedTaskWithNoFilesIsDecidedAtOnceAndOneWithFilesLater() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try planned(
+            """
+              build: {shell: "make"}
+              test: {needs: [build], shell: "make test", inputs: [in.txt]}
+
+            """)
+        try write("in.txt", "source")
+        let keys = keysAskedAtOnce(plan)
+        let recorded = ResumeCheck.Resumed(
+            run: "20261126-220000-000",
+            tasks: [
+                "build": RecordedTask(state: .succeeded, fingerprint: keys[0]),
+                "test": RecordedTask(state: .succeeded, fingerprint: keys[1]),
+            ])
+        let check = ResumeCheck(plan: plan, inner: nil, resumed: recorded)
+        #expect(check.check(0) { _ in Issue.record("decided now, not later") } == .now(SkipReason.doneBefore))
+        let decided = Decided()
+        #expect(check.check(1) { decided.take($0) } == .later)
+        #expect(decided.wait() == SkipReason.doneBefore)
+        #expect(check.fingerprint(of: "test") == keys[1])
+    }
+
     /// A task the up-to-date check tracks leaves its fingerprint and record in that check, not
     /// in the resume check: its key, and that of a dependent it does not track, are the same
     /// when the resume check takes them alone, in the run where the task ran, and in the next,
@@ -262,5 +290,22 @@ import Testing
         let check = ResumeCheck(plan: plan, inner: nil, resumed: nil, definitions: DefinitionDigests.of(other.tasks))
         for index in plan.tasks.indices { check.taskSucceeded(index) }
         #expect(plan.tasks.map { check.fingerprint(of: $0.id) } == expected)
+    }
+
+    /// The reason a check decided later, from the hashing queue.
+    final class Decided: @unchecked Sendable {
+        private let lock = NSLock()
+        private let done = DispatchSemaphore(value: 0)
+        private var reason: String?
+
+        func take(_ reason: String?) {
+            lock.withLock { self.reason = reason }
+            done.signal()
+        }
+
+        func wait() -> String? {
+            done.wait()
+            return lock.withLock { reason }
+        }
     }
 }
