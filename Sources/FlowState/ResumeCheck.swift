@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowFiles
 import FlowModel
 import FlowPlanning
 import Foundation
@@ -91,6 +92,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     private let hashing = DispatchQueue(label: "flowrun.resume-hashing", attributes: .concurrent)
     /// The run is being cancelled: a decision taken off the loop keeps nothing (under `lock`).
     private var stopped = false
+    /// Set with `stopped`, read without `lock`: a hash under way gives up, and none starts.
+    private let stop = SetOnceFlag()
 
     /// What `decide` tells without hashing (`precheck`).
     private enum Precheck {
@@ -151,7 +154,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         }
         // A task with no inputs or outputs has nothing to hash: decided now, so that its skip
         // frees its slot in the same step and the skips of a graph of small tasks keep its order.
-        guard let later, plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked($0[index]) }) else {
+        // Nor is anything hashed once the run is being cancelled.
+        guard let later, !stop.isSet, plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked($0[index]) }) else {
             return .now(concluded(index, key: key))
         }
         hashing.async { [self] in later(concluded(index, key: key)) }
@@ -159,9 +163,12 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     }
 
     /// Hashes the task's files, without `lock`, and decides on it; nil (it runs, nothing kept)
-    /// once the run is being cancelled.
+    /// once the run is being cancelled. Then nothing is hashed, and a hash under way gives up:
+    /// when the up-to-date check decides a task off the loop, this runs on its queue, which the
+    /// end of a cancelled run waits for.
     private func concluded(_ index: Int, key: String) -> String? {
-        let files = Self.files(of: plan.tasks[index])
+        guard !stop.isSet else { return nil }
+        let files = Self.files(of: plan.tasks[index], fileSystem: LocalFileSystem(stop: stop))
         return lock.withLock {
             guard !stopped else { return nil }
             return note(conclude(index, key: key, files: files, upToDateReason: nil), of: index)
@@ -219,8 +226,10 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     /// The digests of the task's inputs and outputs now. Reads only the plan, which does not
     /// change: called with `lock` held or not.
-    private static func files(of task: PlannedTask) -> (inputs: String, outputs: (digest: String, missing: [String])) {
-        var digests = FileDigests(known: [:])
+    private static func files(
+        of task: PlannedTask, fileSystem: any FileSystem = LocalFileSystem()
+    ) -> (inputs: String, outputs: (digest: String, missing: [String])) {
+        var digests = FileDigests(known: [:], fileSystem: fileSystem)
         let inputs = digests.digest(
             ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
             singleFiles: TaskDefinition.singleFileInputs(of: task)
@@ -251,6 +260,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
 
     /// The up-to-date check's walks stop; this check's own digests (for the record) are taken whole.
     package func stopChecks() {
+        stop.set()
         lock.withLock { stopped = true }
         inner?.stopChecks()
     }

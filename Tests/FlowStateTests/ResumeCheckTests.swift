@@ -195,6 +195,23 @@ import Testing
         #expect(check.fingerprint(of: "test") == keys[1])
     }
 
+    /// Once the run is being cancelled (`stopChecks()`), a task the resumed run says succeeded
+    /// runs (it is not started unless as cleanup) with nothing hashed: its files were hashed
+    /// whole first, on a queue the up-to-date check's end waits for when it decides there, so a
+    /// Ctrl-C during `--resume` waited for a large input's whole hash.
+    @Test func aCheckAfterTheCancelHashesNothing() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try planned("  make: {inputs: [in.txt], outputs: [out.txt], shell: \"true\"}\n")
+        try write("in.txt", "source")
+        try write("out.txt", "made")
+        let keys = keysAskedAtOnce(plan)
+        let recorded = ResumeCheck.Resumed(
+            run: "20261126-220000-000", tasks: ["make": RecordedTask(state: .succeeded, fingerprint: keys[0])])
+        let check = ResumeCheck(plan: plan, inner: nil, resumed: recorded)
+        check.stopChecks()
+        #expect(check.check(0) { _ in Issue.record("decided now, not later") } == .now(nil))
+    }
+
     /// A task the up-to-date check tracks leaves its fingerprint and record in that check, not
     /// in the resume check: its key, and that of a dependent it does not track, are the same
     /// when the resume check takes them alone, in the run where the task ran, and in the next,
