@@ -172,6 +172,29 @@ import Testing
         try h.end("small1", .failed(reason: "terminated", exitCode: nil))
         try h.end("tidy")
         #expect(h.finished == [.cancelled])
+        let counts = try #require(h.workflowFinished?.counts)
+        #expect(counts.succeeded + counts.failed + counts.cancelled + counts.skipped == 5)
+        #expect(counts.cancelled == 2, "big, never started, and small1")
+    }
+
+    /// Fail-fast while paused skips a task decided meanwhile, as one still waiting; cleanup
+    /// decided meanwhile starts at the resume.
+    @Test func failFastWhileSuspendedSkipsATaskDecidedMeanwhile() throws {
+        let gate = LaterGate(holding: 0)
+        let h = try EngineHarness(Self.yaml, failFast: true, gate: gate)
+        h.start()
+        h.engine.suspend()
+        try gate.decide(nil)
+        h.loop.runPosted()
+        try h.end("small1", .failed(reason: "exited with status 1", exitCode: 1))
+        #expect(h.finalEvent(of: "big") == .taskSkipped(task: "big", reason: Engine.failFastReason))
+        h.engine.resume()
+        h.loop.runPosted()
+        #expect(!h.started.contains("big"))
+        try h.end("tidy")
+        #expect(h.finished == [.failed])
+        let counts = try #require(h.workflowFinished?.counts)
+        #expect(counts.succeeded + counts.failed + counts.cancelled + counts.skipped == 5)
     }
 
     @Test func aCleanupTaskDecidedWhileSuspendedStartsAtTheCancel() throws {
