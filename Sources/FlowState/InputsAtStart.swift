@@ -22,6 +22,13 @@ struct InputsAtStart {
 
     /// The inputs named by `patterns` now, less the task's own outputs (which it changes);
     /// racy files are hashed with `digests`. `singleFiles`: as `FileDigests.statuses`.
+    /// The inputs of `task` as it starts, its own outputs left out.
+    init(of task: TaskFiles, digests: inout FileDigests) {
+        self.init(
+            TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
+            singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
+    }
+
     init(_ patterns: [String], leavingOut own: OwnOutputs = .none, singleFiles: Int = 0, digests: inout FileDigests) {
         (self.patterns, self.own, self.singleFiles) = (patterns, own, singleFiles)
         files = digests.statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles)

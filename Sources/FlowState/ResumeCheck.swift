@@ -302,12 +302,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
                 // No inputs or outputs (a graph of small tasks): the digests of none, as below.
                 return .read(index, inputs: TaskFingerprint.noInputs, outputs: TaskFingerprint.noInputs)
             } else {
-                var digests = FileDigests(known: [:])
-                let inputs = digests.digest(
-                    ofPatterns: TaskDefinition.inputs(of: tasks[index]), leavingOut: TaskDefinition.ownOutputs(of: tasks[index]),
-                    singleFiles: TaskDefinition.singleFileInputs(of: tasks[index])
-                ).digest
-                return .read(index, inputs: inputs, outputs: Self.outputs(of: tasks[index]))
+                let files = Self.files(of: tasks[index])
+                return .read(index, inputs: files.inputs, outputs: files.outputs.missing.isEmpty ? files.outputs.digest : nil)
             }
         }
         guard let read else {

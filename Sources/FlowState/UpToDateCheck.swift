@@ -186,9 +186,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         }
         inputsAtSuccess.insert(index)
         // Taken before the task starts: an input it changes makes it run again next time.
-        let atStart = InputsAtStart(
-            TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
-            singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
+        let atStart = InputsAtStart(of: task, digests: &digests)
         return .now(runs(index, id: id, fingerprint: fingerprint, atStart: atStart))
     }
 
@@ -218,9 +216,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         }
         // Taken before the task starts, after its inputs are hashed: an input it changes makes
         // it run again next time.
-        let atStart = InputsAtStart(
-            TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
-            singleFiles: TaskDefinition.singleFileInputs(of: task), digests: &digests)
+        let atStart = InputsAtStart(of: task, digests: &digests)
         return CheckedFiles(fingerprint: fingerprint, inputs: inputs, outputs: outputs, atStart: atStart)
     }
 
