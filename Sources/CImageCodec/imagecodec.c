@@ -60,6 +60,8 @@ typedef struct {
 
 static void png_failed(png_structp png, png_const_charp text) {
     png_context *context = png_get_error_ptr(png);
+    // libpng's reader says only "Read Error" where the file ran out: say it in the user's words.
+    if (strcmp(text, "Read Error") == 0) text = "the PNG ends early (truncated; libpng: Read Error)";
     set_message(context->message, context->message_size, "%s", text);
     longjmp(context->jump, 1);
 }

@@ -174,7 +174,8 @@ import Testing
         try Support.write("just text", to: "\(folder)/text.png")
 
         let expectations = [
-            ("short.png", "Read Error"), ("flipped.png", "flipped.png"), ("bad-end.png", "IEND: CRC error"), ("short.jpg", "Premature end of JPEG file"),
+            ("short.png", "the PNG ends early (truncated"), ("flipped.png", "flipped.png"), ("bad-end.png", "IEND: CRC error"),
+            ("short.jpg", "Premature end of JPEG file"),
             ("short-progressive.jpg", "Premature end of JPEG file"), ("text.png", "not a PNG or JPEG image"),
         ]
         for (name, message) in expectations {

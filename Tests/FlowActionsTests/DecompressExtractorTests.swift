@@ -42,6 +42,28 @@ import Testing
         fixtures.expectOnly([name, "out"])
     }
 
+    /// Progress counts compressed bytes read, and a finished extraction has read the whole
+    /// archive: its last report is the archive's size, so a bar ends full. A zip's central
+    /// directory, at its end, is read first; the reader's place then ended at the last entry,
+    /// and the bar stopped short (459 of 1002 bytes for three small files).
+    @Test(arguments: ["app.zip", "app.tar", "app.tar.gz"])
+    func theLastProgressReportIsTheWholeArchive(name: String) throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            Self.tree + """
+                with tarfile.open('app.tar', 'w') as t: tree(t)
+                with tarfile.open('app.tar.gz', 'w:gz') as t: tree(t)
+                with zipfile.ZipFile('app.zip', 'w') as z:
+                    z.writestr('a/one', 'first\\n'); z.writestr('a/two', 'second\\n' * 50); z.writestr('b', 'third\\n')
+                """)
+        let size = try #require(FileTree.status(fixtures.path(name))).st_size
+        var last: (Int64, Int64?)?
+        let extractor = ArchiveExtractor(from: fixtures.path(name), to: fixtures.path("out"), format: nil, stripComponents: 0, limits: ExtractionLimits())
+        try extractor.run(isCancelled: { false }, progress: { last = ($0, $1) })
+        #expect(last?.0 == Int64(size) && last?.1 == Int64(size), "\(String(describing: last)) of \(size)")
+    }
+
     @Test func ustarAndGnuTarsAndSparseFilesExtract() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

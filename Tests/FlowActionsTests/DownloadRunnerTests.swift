@@ -858,7 +858,7 @@ import Testing
         let rules = ProxyRules(environment: [
             "HTTP_PROXY": "http://upper:1", "https_proxy": "proxy.local:3128", "NO_PROXY": "internal.example, .corp, 10.0.0.0/8, ::1, build:8080",
         ])
-        #expect(try rules.proxy(for: url("http://a.example/x")) == nil, "HTTP_PROXY in upper case is ignored, as curl does")
+        #expect(try rules.proxy(for: url("http://a.example/x")) == .init(kind: .http, host: "upper", port: 1))
         #expect(try rules.proxy(for: url("https://a.example/x")) == .init(kind: .http, host: "proxy.local", port: 3128))
         #expect(try rules.proxy(for: url("https://internal.example/x")) == nil)
         #expect(try rules.proxy(for: url("https://deep.internal.example/x")) == nil)
@@ -881,6 +881,22 @@ import Testing
         let all = ProxyRules(environment: ["ALL_PROXY": "socks5://s:1080"])
         #expect(try all.proxy(for: url("http://a.example/")) == .init(kind: .socks5, host: "s", port: 1080))
         #expect(throws: ActionFailure.self) { try ProxyRules(environment: ["https_proxy": "ftp://p"]).proxy(for: url("https://a/")) }
+    }
+
+    /// Issue 13 names `HTTP_PROXY`: a user who exports it (as for Go, Python or Docker) gets
+    /// plain http through it. `http_proxy` wins where both are set, and under CGI
+    /// (`REQUEST_METHOD` set) `HTTP_PROXY` may come from a request's `Proxy:` header, so it is
+    /// ignored there, as Go's net/http does.
+    @Test func httpProxyInUpperCaseIsHonouredOutsideCGI() throws {
+        let url = URL(string: "http://a.example/x")!
+        let upper = ProxyRules(environment: ["HTTP_PROXY": "http://upper:3128"])
+        #expect(try upper.proxy(for: url) == .init(kind: .http, host: "upper", port: 3128))
+        let both = ProxyRules(environment: ["HTTP_PROXY": "http://upper:3128", "http_proxy": "http://lower:8080"])
+        #expect(try both.proxy(for: url) == .init(kind: .http, host: "lower", port: 8080))
+        let cgi = ProxyRules(environment: ["HTTP_PROXY": "http://upper:3128", "REQUEST_METHOD": "GET"])
+        #expect(try cgi.proxy(for: url) == nil)
+        let bypassed = ProxyRules(environment: ["HTTP_PROXY": "http://upper:3128", "NO_PROXY": "a.example"])
+        #expect(try bypassed.proxy(for: url) == nil)
     }
 
     /// A proxy setting flowrun cannot use is named in the failure (task reason, events, run

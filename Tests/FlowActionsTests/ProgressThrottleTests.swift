@@ -26,19 +26,37 @@ import Testing
     @Test func theFirstReportGoesOutAtOnceAndTheNextOnlyAfterTheInterval() {
         let clock = ManualRunLoop(now: 5_000)
         let (throttle, sent) = Self.throttle(on: clock)
+        let interval = ProgressThrottle.defaultIntervalMilliseconds
         throttle.report(10, 1_000)
         #expect(sent.value == [Sent(done: 10, total: 1_000, unit: .bytes)])
         clock.advance(by: 50)
         throttle.report(20, 1_000)
-        clock.advance(by: 49)
+        clock.advance(by: interval - 51)
         throttle.report(30, 1_000)
-        #expect(sent.value.map(\.done) == [10], "held back inside 100 ms of the first")
+        #expect(sent.value.map(\.done) == [10], "held back inside the interval after the first")
         clock.advance(by: 1)
         throttle.report(40, 1_000)
-        #expect(sent.value.map(\.done) == [10, 40], "due 100 ms after the last one sent")
-        clock.advance(by: 99)
+        #expect(sent.value.map(\.done) == [10, 40], "due one interval after the last one sent")
+        clock.advance(by: interval - 1)
         throttle.report(50, 1_000)
         #expect(sent.value.map(\.done) == [10, 40])
+    }
+
+    /// Issue 13: at most 10 progress events a second per task, the completing one included,
+    /// which goes out at once: no window of one second holds more than ten.
+    @Test func noSecondHoldsMoreThanTenReportsTheCompletingOneIncluded() {
+        let clock = ManualRunLoop()
+        let sent = LockedBox<[Int64]>([])
+        let throttle = ProgressThrottle(clock: clock) { _, _, _ in sent.update { $0.append(clock.now) } }
+        for step in Int64(1)...3_000 {
+            throttle.report(step, 3_000)
+            clock.advance(by: 1)
+        }
+        throttle.end(completed: true)
+        let times = sent.value
+        #expect(times.last == 2_999, "the completing report went out")
+        let busiest = times.map { start in times.filter { $0 >= start && $0 < start + 1_000 }.count }.max() ?? 0
+        #expect(busiest <= 10, "\(busiest) reports in one second: \(times)")
     }
 
     @Test func aReportThatCompletesTheTotalGoesOutAtOnceAndOnlyOnce() {
@@ -83,7 +101,7 @@ import Testing
         throttle.report(1, 10)
         throttle.report(4, 10)
         throttle.report(6, 10)
-        clock.advance(by: 100)
+        clock.advance(by: ProgressThrottle.defaultIntervalMilliseconds)
         throttle.report(7, 10)
         throttle.report(8, 10)
         throttle.end(completed: true)

@@ -129,7 +129,7 @@ import Testing
         script.at(0, .taskStarted(task: "fetch", attempt: 1, kind: "shell"))
         script.at(500, .taskStarted(task: "unpack", attempt: 1, kind: "shell"))
         script.at(1000, .taskProgress(task: "fetch", done: 2_500_000, total: 10_000_000, unit: .bytes))
-        let console = try console(file, now: 2000)  // 60 columns: progress lines are cut at 59
+        let console = try console(file, now: 2000)  // 60 columns: the bar shrinks to fit 59
         for event in script.events { console.receive(event) }
         console.drawFrame()
         console.drawFrame()  // nothing changed: nothing written
@@ -140,7 +140,7 @@ import Testing
         console.finish()
         let first = """
             workflow w: 3 tasks, concurrency 2
-              fetch     2.0s  █████░░░░░░░░░░░░░░░  2.5 MB of 10.0 MB …
+              fetch     2.0s  ████░░░░░░░░░░░░  2.5 MB of 10.0 MB (25%)
               unpack    1.5s
             0/3 done, 2 running · 2.0s
 
@@ -148,7 +148,7 @@ import Testing
         let second = """
             unpack | x
             ✓ unpack 1.5s
-              fetch    2.0s  █████░░░░░░░░░░░░░░░  2.5 MB of 10.0 MB (…
+              fetch    2.0s  ████░░░░░░░░░░░░░  2.5 MB of 10.0 MB (25%)
             1/3 done, 1 running · 2.0s
 
             """
@@ -175,6 +175,25 @@ import Testing
         view.record(RunEvent(seq: 4, timeMilliseconds: 3000, kind: .taskProgress(task: "fetch", done: 5_000_000, total: 10_000_000, unit: .bytes)))
         let lines = view.liveLines(now: 3000, columns: 120, rows: 10)
         #expect(lines.first == "  fetch    3.0s  ██████████░░░░░░░░░░  5.0 MB of 10.0 MB (50%)  2.5 MB/s, 2.0s left")
+    }
+
+    /// On an 80-column terminal the bar gives way, not the numbers: a download named `download`
+    /// of upgrade.yaml showed `… 2.5 MB/s, 2.…` with its time left cut off. The bar shrinks to
+    /// what the line leaves, and is dropped below 5 columns.
+    @Test func aNarrowTerminalShrinksTheBarAndKeepsTheRateAndTimeLeft() {
+        var view = LiveView(style: Style(enabled: false))
+        view.record(RunEvent(seq: 1, timeMilliseconds: 0, kind: .workflowStarted(workflow: "w", file: "f", tasks: 1, concurrency: 1)))
+        view.record(RunEvent(seq: 2, timeMilliseconds: 0, kind: .taskStarted(task: "download", attempt: 1, kind: "download")))
+        view.record(RunEvent(seq: 3, timeMilliseconds: 1000, kind: .taskProgress(task: "download", done: 0, total: 10_000_000, unit: .bytes)))
+        view.record(RunEvent(seq: 4, timeMilliseconds: 3000, kind: .taskProgress(task: "download", done: 5_000_000, total: 10_000_000, unit: .bytes)))
+        let line = view.liveLines(now: 3000, columns: 80, rows: 10).first ?? ""
+        #expect(line.count <= 79, "\(line)")
+        #expect(line.hasSuffix("5.0 MB of 10.0 MB (50%)  2.5 MB/s, 2.0s left"), "\(line)")
+        #expect(line.contains("█"), "a bar still shows: \(line)")
+        let narrow = view.liveLines(now: 3000, columns: 60, rows: 10).first ?? ""
+        #expect(narrow == "  download    3.0s  5.0 MB of 10.0 MB (50%)  2.5 MB/s, 2.0…", "no room for a bar: \(narrow)")
+        let wide = view.liveLines(now: 3000, columns: 120, rows: 10).first ?? ""
+        #expect(wide == "  download    3.0s  ██████████░░░░░░░░░░  5.0 MB of 10.0 MB (50%)  2.5 MB/s, 2.0s left")
     }
 
     @Test func listsAtMostWhatTheScreenHoldsAndCountsTheRest() {

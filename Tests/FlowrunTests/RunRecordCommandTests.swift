@@ -135,6 +135,30 @@ import Testing
         #expect(columns.count == 3)
         let failed = try #require(columns.first?.firstIndex(of: "FAILED"))
         #expect(columns.dropFirst().map { $0[failed] } == ["0", "1"], "\(table.stdout)")
+        // The allowed failure is not lost from the table: its own column, as the last line
+        // has its own count.
+        let allowed = try #require(columns.first?.firstIndex(of: "ALLOWED"), "\(table.stdout)")
+        #expect(columns.dropFirst().map { $0[allowed] } == ["1", "1"], "\(table.stdout)")
+    }
+
+    /// With no record in the current folder, `runs` (as `logs` and `report`) says to name the
+    /// workflow with `-f FILE`: `runs` takes that form too, beside its FILE argument.
+    @Test func runsTakesTheDashFFileItsHintNames() async throws {
+        let folder = try TemporaryFolder()
+        let project = folder.url.appendingPathComponent("proj")
+        try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
+        try Data("version: 1\ntasks:\n  build: {shell: echo compiling}\n".utf8).write(to: project.appendingPathComponent("flow.yaml"))
+        #expect(try await flowrun(["run", "proj/flow.yaml"], in: folder).status == 0)
+        let none = try await flowrun(["runs"], in: folder)
+        #expect(none.stdout.contains("-f FILE"), "\(none.stdout)")
+        let named = try await flowrun(["runs", "-f", "proj/flow.yaml"], in: folder)
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout.split(separator: "\n").count == 2 && named.stdout.contains("succeeded"), "\(named.stdout)")
+        let json = try await flowrun(["runs", "--file", "proj/flow.yaml", "--json"], in: folder)
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout.contains("\"succeeded\""), "\(json.stdout)")
+        let both = try await flowrun(["runs", "-f", "proj/flow.yaml", "proj/flow.yaml"], in: folder)
+        #expect(both.status == 2, "\(both.stdout)")
     }
 
     @Test func logsWithATaskPrintsThatTasksOutputOnly() async throws {

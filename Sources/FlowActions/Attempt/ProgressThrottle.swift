@@ -2,8 +2,8 @@ import FlowEngine
 import FlowModel
 import NIOConcurrencyHelpers
 
-/// Passes on an action's progress at most once per `interval` on the engine's clock (10 a
-/// second), so that a fast transfer or extraction does not flood the events.
+/// Passes on an action's progress at most once per `interval` on the engine's clock (at most
+/// ten a second), so that a fast transfer or extraction does not flood the events.
 ///
 /// The first report goes out at once, and so does one that completes its total; a report held
 /// back is kept, and the last one held is sent when the attempt succeeds (`end(completed:)`), so
@@ -16,8 +16,10 @@ final class ProgressThrottle: Sendable {
         var ended = false
     }
 
-    /// 100 ms: the limit of ten progress events a second per task.
-    static let defaultIntervalMilliseconds: Int64 = 100
+    /// The limit is ten progress events a second per task. The report that completes
+    /// the total goes out at once, however soon after the last, so the others are spaced for
+    /// nine a second (112 ms): no second then holds more than ten.
+    static let defaultIntervalMilliseconds: Int64 = 112
 
     private let state = NIOLockedValueBox(State())
     private let intervalMilliseconds: Int64

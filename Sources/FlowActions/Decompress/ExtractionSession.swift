@@ -120,7 +120,9 @@ final class ExtractionSession {
             throw ActionFailure("cannot read '\(archivePath)': \(failure)")
         }
         if isCancelled() { throw .cancelled }
-        progress(input.compressedBytes, archiveSize)
+        // Read to its end: the whole archive (a zip's central directory, read first, sits
+        // after the place where the reader ends).
+        progress(archiveSize ?? input.compressedBytes, archiveSize)
         guard archive_write_close(writer) == ARCHIVE_OK else {
             throw ActionFailure("cannot finish writing: \(Self.writeError(writer))")
         }

@@ -1,9 +1,10 @@
 import Foundation
 
 /// Which proxy a URL goes through, from the environment as curl reads it (curl(1), ENVIRONMENT):
-/// `http_proxy` (lower case only: a CGI server sets `HTTP_PROXY` from a request's `Proxy:`
-/// header), `https_proxy` or `HTTPS_PROXY`, then `all_proxy` or `ALL_PROXY`; `no_proxy` or
-/// `NO_PROXY` lists hosts that go direct.
+/// `http_proxy`, `https_proxy` or `HTTPS_PROXY`, then `all_proxy` or `ALL_PROXY`; `no_proxy` or
+/// `NO_PROXY` lists hosts that go direct. Issue 13 also names `HTTP_PROXY`, which curl ignores
+/// because a CGI server sets it from a request's `Proxy:` header: it is read where `http_proxy`
+/// is not set, except under CGI (`REQUEST_METHOD` set), as Go's net/http does.
 package struct ProxyRules: Sendable, Equatable {
     package struct Proxy: Hashable, Sendable {
         package enum Kind: Hashable, Sendable { case http, socks5 }
@@ -23,7 +24,8 @@ package struct ProxyRules: Sendable, Equatable {
             names.lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
         }
         let all = value("all_proxy", "ALL_PROXY")
-        httpProxy = value("http_proxy") ?? all
+        let upperCaseHTTP = environment["REQUEST_METHOD"] == nil ? value("HTTP_PROXY") : nil
+        httpProxy = value("http_proxy") ?? upperCaseHTTP ?? all
         httpsProxy = value("https_proxy", "HTTPS_PROXY") ?? all
         noProxy = (value("no_proxy", "NO_PROXY") ?? "")
             .split(whereSeparator: { $0 == "," || $0 == " " })

@@ -22,6 +22,9 @@ struct LiveLine {
         self.style = style
     }
 
+    /// The columns still free.
+    var remaining: Int { width - used }
+
     /// Appends `piece`, cut short with `…` where the line reaches its width.
     mutating func append(_ piece: String, _ tone: Tone = .plain) {
         guard !full, !piece.isEmpty else { return }

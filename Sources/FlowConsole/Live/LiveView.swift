@@ -220,10 +220,7 @@ struct LiveView {
             } else {
                 line.append(Self.leftPadded(DurationText.string(milliseconds: now - current.startedAt), 6))
                 if current.attempt > 1 { line.append("  attempt \(current.attempt)", .dim) }
-                if let progress = current.progress {
-                    appendProgress(progress, to: &line)
-                    appendRate(of: current, to: &line)
-                }
+                if let progress = current.progress { appendProgress(progress, rate: Self.rate(of: current), to: &line) }
             }
             lines.append(line.text)
         }
@@ -255,31 +252,40 @@ struct LiveView {
         return lines
     }
 
-    private func appendProgress(_ progress: (done: Int64, total: Int64?, unit: ProgressUnit), to line: inout LiveLine) {
+    /// The bar, then the amount and the rate. A narrow terminal shrinks the bar, and drops it
+    /// below 5 columns, before it cuts the numbers (an 80-column one cut the time left).
+    private func appendProgress(_ progress: (done: Int64, total: Int64?, unit: ProgressUnit), rate: String, to line: inout LiveLine) {
         line.append("  ")
         guard let total = progress.total, total > 0 else {
             line.append(ProgressText.amount(progress.done, unit: progress.unit))
+            line.append(rate, .dim)
             return
         }
-        let percent = ProgressText.percent(done: progress.done, total: total)
-        let filled = Int(percent) * Self.barWidth / 100
-        line.append(String(repeating: "█", count: filled), .cyan)
-        line.append(String(repeating: "░", count: Self.barWidth - filled), .dim)
-        line.append("  \(ProgressText.string(done: progress.done, total: total, unit: progress.unit))")
+        let amount = ProgressText.string(done: progress.done, total: total, unit: progress.unit)
+        let barWidth = min(Self.barWidth, line.remaining - 2 - amount.count - rate.count)
+        if barWidth >= 5 {
+            let filled = Int(ProgressText.percent(done: progress.done, total: total)) * barWidth / 100
+            line.append(String(repeating: "█", count: filled), .cyan)
+            line.append(String(repeating: "░", count: barWidth - filled), .dim)
+            line.append("  ")
+        }
+        line.append(amount)
+        line.append(rate, .dim)
     }
 
-    /// `1.2 MB/s, 8s left`: the average since the attempt's first report, and the time the
-    /// rest takes at that rate. Nothing until a second report spans some time.
-    private func appendRate(of task: Running, to line: inout LiveLine) {
-        guard let progress = task.progress, let since = task.progressSince else { return }
+    /// `  1.2 MB/s, 8s left`: the average since the attempt's first report, and the time the
+    /// rest takes at that rate. Empty until a second report spans some time.
+    private static func rate(of task: Running) -> String {
+        guard let progress = task.progress, let since = task.progressSince else { return "" }
         let elapsed = task.progressAt - since.time, moved = progress.done - since.done
-        guard elapsed > 0, moved > 0 else { return }
+        guard elapsed > 0, moved > 0 else { return "" }
         let perSecond = Int64(Double(moved) * 1000 / Double(elapsed))
-        line.append("  \(ProgressText.amount(perSecond, unit: progress.unit))/s", .dim)
+        var text = "  \(ProgressText.amount(perSecond, unit: progress.unit))/s"
         if let total = progress.total, total > progress.done {
             let left = Int64(Double(total - progress.done) * Double(elapsed) / Double(moved))
-            line.append(", \(DurationText.string(milliseconds: left)) left", .dim)
+            text += ", \(DurationText.string(milliseconds: left)) left"
         }
+        return text
     }
 
     /// The lines of `notes`, each ending in a newline. Task text passes through `ConsoleText`:

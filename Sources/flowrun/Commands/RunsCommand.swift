@@ -20,7 +20,17 @@ struct RunsCommand: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("The workflow file (default: every workflow of the current folder).", valueName: "FILE"))
-    var file: String?
+    var fileArgument: String?
+
+    /// `-f FILE`, as `logs` and `report` take it (the hint with no record names that form).
+    @Option(name: [.short, .customLong("file")], help: ArgumentHelp("The same as FILE.", valueName: "FILE"))
+    var fileOption: String?
+
+    var file: String? { fileArgument ?? fileOption }
+
+    func validate() throws {
+        if fileArgument != nil && fileOption != nil { throw ValidationError("give the workflow file once: FILE or -f FILE") }
+    }
 
     @Flag(help: "Print a JSON array of runs rather than a table.")
     var json = false
@@ -40,16 +50,17 @@ struct RunsCommand: ParsableCommand {
     }
 
     static func table(_ rows: [(RunRecord, RunSummary)]) -> String {
-        let header = ["ID", "STARTED", "DURATION", "RESULT", "SUCCEEDED", "FAILED", "CANCELLED", "SKIPPED"]
+        let header = ["ID", "STARTED", "DURATION", "RESULT", "SUCCEEDED", "FAILED", "CANCELLED", "SKIPPED", "ALLOWED"]
         let cells = rows.map { record, summary in
             [
                 record.run, started(record.header.startedMilliseconds),
                 // An interrupted run lasted at least until its last recorded event: its end was not seen.
                 (summary.result == .interrupted ? ">" : "")
                     + DurationText.string(milliseconds: Self.ended(summary) - record.header.startedMilliseconds),
-                // As the console's last line: an allowed failure (continue_on_error) did not fail the run.
+                // As the console's last line: an allowed failure (continue_on_error) did not
+                // fail the run, and has a count of its own (last, where it adds a column).
                 summary.result.rawValue, "\(summary.counts.succeeded)", "\(summary.counts.failed - summary.counts.allowed)",
-                "\(summary.counts.cancelled)", "\(summary.counts.skipped)",
+                "\(summary.counts.cancelled)", "\(summary.counts.skipped)", "\(summary.counts.allowed)",
             ]
         }
         let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
