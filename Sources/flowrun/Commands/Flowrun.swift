@@ -47,7 +47,9 @@ struct Flowrun: ParsableCommand {
             }
             let arguments = TaskArgumentWords.split(DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst())))
             try MisspelledCommand.check(arguments)
-            var command = try parseAsRoot(arguments)
+            // The common `flowrun [run] [-j N] FILE` without ArgumentParser's start-up cost.
+            var command: any ParsableCommand
+            if let common = CommonRunLine.parse(arguments) { command = common } else { command = try parseAsRoot(arguments) }
             if !((command as? RunCommand)?.takesSignals ?? false) { StartupSignals.release(startingSignalMask) }
             try command.run()
             try flushStandardOutput()
