@@ -51,9 +51,8 @@ int flowrun_ignored_at_start(int sig) {
 }
 
 /* Signals the child sets back to their default action: every standard one, whose action
- * flowrun or its own parent may have changed (SIGPIPE is ignored, SIGINT and friends blocked),
- * but SIGHUP, SIGINT, SIGQUIT and SIGTERM when the parent left them ignored (they stay
- * ignored in the tasks, as in make's recipes), and the realtime ones that are not at their default when the first child starts (nothing in
+ * flowrun or its own parent may have changed (SIGPIPE is ignored, SIGINT and friends blocked,
+ * SIGHUP ignored by nohup), and the realtime ones that are not at their default when the first child starts (nothing in
  * flowrun changes those). glibc's own SIGCANCEL and SIGSETXID (32, 33) are left alone. */
 static int reset_signals[64];
 static int reset_count;
@@ -61,7 +60,7 @@ static pthread_once_t reset_once = PTHREAD_ONCE_INIT;
 
 static void find_reset_signals(void) {
     for (int sig = 1; sig < 32; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP && !flowrun_ignored_at_start(sig)) reset_signals[reset_count++] = sig;
+        if (sig != SIGKILL && sig != SIGSTOP) reset_signals[reset_count++] = sig;
     for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
         struct sigaction current;
         if (sigaction(sig, NULL, &current) == 0 && current.sa_handler != SIG_DFL)
