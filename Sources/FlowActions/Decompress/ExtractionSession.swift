@@ -195,7 +195,7 @@ final class ExtractionSession {
         try refuseWriteThroughSymlink(type == S_IFDIR ? components + [[]] : components, name: shown)
         stagingPath.appending(components).withCString { archive_entry_set_pathname(entry, $0) }
         archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o1777)  // no setuid, no setgid
-        if detected.isSingleFile { takeArchiveModeAndTimes(entry) }
+        if detected.isSingleFile { takeArchiveModeAndTimes(entry, wholeSeconds: detected.filters.contains(ARCHIVE_FILTER_BZIP2)) }
         // The writer's warnings are failures: a write that hit a full disk is one (ENOSPC).
         guard DiskWriter.writeHeader(writer, entry) == ARCHIVE_OK else {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
@@ -226,13 +226,14 @@ final class ExtractionSession {
     }
 
     /// A single compressed file gets the compressed file's mode and times, as gunzip, `xz -d`,
-    /// `bzip2 -d` and `zstd -d` give them (whatever the umask); from a pipe, the writer's
-    /// defaults and now, as `gunzip < FILE > OUT` gives.
-    private func takeArchiveModeAndTimes(_ entry: OpaquePointer) {
+    /// `bzip2 -d` and `zstd -d` give them (whatever the umask; `bzip2 -d` sets whole seconds
+    /// only: `wholeSeconds`); from a pipe, the writer's defaults and now, as `gunzip < FILE >
+    /// OUT` gives.
+    private func takeArchiveModeAndTimes(_ entry: OpaquePointer, wholeSeconds: Bool = false) {
         guard let info = archiveStatus else { return }
         archive_entry_set_perm(entry, info.st_mode & 0o777)
-        archive_entry_set_mtime(entry, info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
-        archive_entry_set_atime(entry, info.st_atim.tv_sec, info.st_atim.tv_nsec)
+        archive_entry_set_mtime(entry, info.st_mtim.tv_sec, wholeSeconds ? 0 : info.st_mtim.tv_nsec)
+        archive_entry_set_atime(entry, info.st_atim.tv_sec, wholeSeconds ? 0 : info.st_atim.tv_nsec)
         archive_write_disk_set_options(writer, options | ARCHIVE_EXTRACT_PERM)
     }
 
