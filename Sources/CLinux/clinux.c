@@ -34,9 +34,25 @@ mode_t flowrun_startup_umask(void) {
     return startup_umask;
 }
 
+/* SIGHUP, SIGINT, SIGQUIT and SIGTERM as flowrun's parent left them: ignored (nohup, `cmd &`
+ * in a non-interactive sh) or not. Read before main, before anything could change them. */
+static int ignored_at_start[32];
+
+__attribute__((constructor)) static void read_ignored_at_start(void) {
+    int kept[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        struct sigaction current;
+        ignored_at_start[kept[i]] = sigaction(kept[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN;
+    }
+}
+
+int flowrun_ignored_at_start(int sig) {
+    return sig > 0 && sig < 32 && ignored_at_start[sig];
+}
+
 /* Signals the child sets back to their default action: every standard one, whose action
- * flowrun or its own parent may have changed (SIGPIPE is ignored, SIGINT and friends blocked),
- * and the realtime ones that are not at their default when the first child starts (nothing in
+ * flowrun or its own parent may have changed (SIGPIPE is ignored, SIGINT and friends blocked,
+ * SIGHUP ignored by nohup), and the realtime ones that are not at their default when the first child starts (nothing in
  * flowrun changes those). glibc's own SIGCANCEL and SIGSETXID (32, 33) are left alone. */
 static int reset_signals[64];
 static int reset_count;

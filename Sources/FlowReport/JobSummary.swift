@@ -107,10 +107,20 @@ package enum JobSummary {
     }
 
     /// Text that cannot break out of its table cell or be read as HTML or Markdown.
+    ///
+    /// GitHub also turns `:x:` into an emoji and `https://...`, `www.`, `a@b.c` and `@name` into
+    /// links, in the HTML's text, where an entity is a plain character again: so an invisible
+    /// `<wbr>` splits each (after a `:` or `@` that is not followed by a space, after `www`), and
+    /// the text shows as written, in a text node no such pattern spans.
     static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
-        for character in text {
+        let characters = Array(text)
+        for (index, character) in characters.enumerated() {
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if character == ".", index >= 3, characters[(index - 3)..<index].map({ $0.lowercased() }).joined() == "www" {
+                result += "<wbr>"
+            }
             switch character {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
@@ -127,6 +137,9 @@ package enum JobSummary {
             case "~": result += "&#126;"
             case "$": result += "&#36;"
             case "\n", "\r": result += " "
+            case ":", "@":
+                result.append(character)
+                if let next, !next.isWhitespace { result += "<wbr>" }
             default: result.append(character)
             }
         }

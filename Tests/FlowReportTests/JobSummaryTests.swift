@@ -85,6 +85,35 @@ import Testing
             ), "\(html)")
     }
 
+    /// GitHub turns `:x:` into an emoji and a bare URL, `www.`, an address or `@name` into a
+    /// link, in the HTML's text: a reason or an output line with them showed an emoji and links
+    /// (a task id cannot hold a `:`, but can be `www.example.org`). Rendered by cmark-gfm, no
+    /// link is made, no text node holds a shortcode, and the text shows as written once the
+    /// invisible `<wbr>` are left out.
+    @Test func emojiShortcodesAndBareURLsShowAsWritten() async throws {
+        let name = "www.example.org"
+        var script = RunScript([.init(task: name, needs: [], kind: "shell")])
+        let lines = [":warning: see https://example.com/log?a=1 and www.example.org", "mail ops@example.com or @octocat :tada: 12:30"]
+        script.at(0, .taskStarted(task: name, attempt: 1, kind: "shell"))
+        for line in lines { script.at(1, .taskOutput(task: name, stream: .stdout, line: line)) }
+        script.at(2, .taskFailed(task: name, attempts: 1, durationMilliseconds: 2, reason: "exited :x: http://ci.example.com/1", exitCode: 1))
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/summary.md"
+        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
+        let rendered = try await Python.run(["render_gfm.py", path])
+        #expect(rendered.status == 0, "\(rendered.output)")
+        let html = rendered.output
+        #expect(!html.contains("<a "), "\(html)")
+        let textNodes = html.split(separator: "<").map { $0.split(separator: ">", maxSplits: 1).last.map(String.init) ?? "" }
+        let shortcode = /:[a-z0-9_+-]+:/
+        for text in textNodes { #expect(text.firstMatch(of: shortcode) == nil, "a shortcode in '\(text)'") }
+        let shown = html.replacingOccurrences(of: "<wbr />", with: "").replacingOccurrences(of: "<wbr>", with: "")
+        #expect(shown.contains("<code>www.example.org</code>"), "\(html)")
+        #expect(shown.contains("exited :x: http://ci.example.com/1"), "\(html)")
+        #expect(shown.contains(lines.joined(separator: "<br>")), "\(html)")
+    }
+
     @Test func aCellCannotBreakTheTable() {
         #expect(JobSummary.escaped("a|b`c<d>&\ne") == "a&#124;b&#96;c&lt;d&gt;&amp; e")
     }

@@ -128,4 +128,20 @@ import Testing
         #expect(listing(out) == ["keep.txt"])
         #expect(listing(folder.url) == ["endless.tar", "flow.yaml", "out"], "no staging folder left")
     }
+
+    /// A FIFO nobody writes to: the extraction waited in open(2), where no cancel reaches, so
+    /// Ctrl-C left the run waiting out the grace (600 s here; the hang guard's 120 s ended it)
+    /// and the staging folder behind. Now it waits where a cancel is seen, and cleans up.
+    @Test func ctrlCWhileAFifoHasNoWriterEndsTheRunAndLeavesNoStagingFolder() async throws {
+        let folder = try TemporaryFolder()
+        #expect(mkfifo(folder.url.appendingPathComponent("in.tar.gz").path, 0o600) == 0)
+        try Data("version: 1\ntasks:\n  unpack: {decompress: {from: in.tar.gz, to: out}}\n".utf8)
+            .write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let run = try LiveRun(["run", "--events", "jsonl", "--grace", "600", "flow.yaml"], in: folder.url)
+        #expect(await run.waitFor("\"task.started\",\"task\":\"unpack\""))
+        run.send(SIGINT)
+        #expect(await run.wait() == 130, "\(run.stderr)")
+        #expect(try EventStream(run.stdout).finals == ["unpack": "task.cancelled"], "\(run.stdout)")
+        #expect(listing(folder.url) == ["flow.yaml", "in.tar.gz"], "no staging folder left")
+    }
 }

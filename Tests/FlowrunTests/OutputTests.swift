@@ -91,8 +91,31 @@ import Testing
         let folder = try folder("version: 1\nfail_fast: false\ntasks:\n" + tasks)
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
         let result = try await run(FlowrunBinary.url.path, ["export", "flow.yaml", "--to", "github"], in: folder, standardOutput: full)
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.hasSuffix("flowrun: error: cannot write standard output: No space left on device\n"), "\(result.stderr)")
+    }
+
+    /// The contract lists `export` and `report` as "0 or 2": an output of theirs that cannot be
+    /// written (a file through a link to /dev/full, or stdout there) exits 2, not 1, the status
+    /// of a failed task, when none ran.
+    @Test(arguments: [
+        ["export", "flow.yaml", "--to", "github", "-o", "full"], ["export", "flow.yaml", "--to", "github"],
+        ["report", "--html", "full"], ["report", "--trace", "run.json", "--markdown", "full"], ["report", "--markdown", "-"],
+    ])
+    func exportAndReportThatCannotWriteExitTwo(_ arguments: [String]) async throws {
+        let folder = try folder()
+        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("full").path, withDestinationPath: "/dev/full")
+        if arguments[0] == "report" {
+            let recorded = try await run(FlowrunBinary.url.path, ["run", "flow.yaml"], in: folder, standardOutput: FileHandle.nullDevice)
+            #expect(recorded.status == 0, "\(recorded.stderr)")
+        }
+        let toStandardOutput = !arguments.contains("full")
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let result = try await run(
+            FlowrunBinary.url.path, arguments, in: folder, standardOutput: toStandardOutput ? full : FileHandle.nullDevice)
+        #expect(result.status == 2, "\(result.stderr)")
+        let output = toStandardOutput ? "standard output" : "full"
+        #expect(result.stderr.hasSuffix("flowrun: error: cannot write \(output): No space left on device\n"), "\(result.stderr)")
     }
 
     @Test func aFolderAsTheReportIsRefusedBeforeAnyTaskRuns() async throws {

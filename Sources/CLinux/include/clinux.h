@@ -23,6 +23,12 @@ static inline unsigned int flowrun_device_minor(dev_t device) { return minor(dev
 /// thread at the same moment cannot inherit them (and hold a pipe open past its owner's exit).
 int flowrun_pipe_cloexec(int fds[2]);
 
+/// Whether `sig` (SIGHUP, SIGINT, SIGQUIT or SIGTERM) was ignored when flowrun started, read
+/// before main: `nohup` ignores SIGHUP, `cmd &` in a non-interactive sh SIGINT and SIGQUIT.
+/// As make does, flowrun then keeps it ignored; its tasks still start with every signal at its
+/// default action (docs/processes.md).
+int flowrun_ignored_at_start(int sig);
+
 /// Starts `path` with `argv` and `envp` in `directory` (NULL: the parent's own, with no chdir), leading a process group of its own, with
 /// `stdin_fd` (/dev/null if -1), `stdout_fd` and `stderr_fd` as its 0, 1 and 2, an empty signal
 /// mask and every signal at its default action. Returns 0 and sets `*pid`, or the errno of what failed

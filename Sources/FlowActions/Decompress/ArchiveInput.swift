@@ -21,9 +21,18 @@ final class ArchiveInput {
     /// `formats` registers the formats the reader may find (no filters: they are set here).
     init(path: String, formats: (OpaquePointer) -> Void, isCancelled: @escaping () -> Bool) throws(ActionFailure) {
         // Opened here, not by archive_read_open_filename, whose close reads a pipe to its end:
-        // a cancelled extraction from an endless pipe would never finish.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // a cancelled extraction from an endless pipe would never finish. Without waiting: a
+        // FIFO's open(2) waits for a writer, where no cancel reaches it (Ctrl-C left the run
+        // waiting out the grace, and the staging folder behind). The flag is then cleared, and
+        // `PipeSource` waits for the writer in poll(2) instead, as bsdtar waits in open(2).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw ActionFailure("cannot read '\(path)': \(FileTree.errorText())") }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let failure = ActionFailure("cannot read '\(path)': \(FileTree.errorText())")
+            close(descriptor)
+            throw failure
+        }
         guard let reader = archive_read_new() else {
             close(descriptor)
             throw ActionFailure("out of memory")

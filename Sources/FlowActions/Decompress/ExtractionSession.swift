@@ -18,6 +18,11 @@ final class ExtractionSession {
     /// Links to check on the finished tree (`SymlinkContainment`).
     private var links: [[[UInt8]]] = []
     private let isRegularFile: Bool
+    /// The archive's status when it is a regular file: a single compressed file takes its mode
+    /// and times (`takeArchiveModeAndTimes`).
+    private let archiveStatus: stat?
+    /// The disk writer's options, for a single compressed file with its mode restored.
+    private let options: Int32
     private let input: ArchiveInput
     /// Hashes the files written, and notes their digests as each was finished.
     private let hashing: FileHashing
@@ -49,6 +54,7 @@ final class ExtractionSession {
         self.extractor = extractor
         var info = stat()
         isRegularFile = stat(archive, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        archiveStatus = isRegularFile ? info : nil
         archiveSize = isRegularFile ? Int64(info.st_size) : nil
         // Owners never restored (`tar --no-same-owner`); absolute paths are refused before
         // libarchive sees them (staging paths are absolute), so NOABSOLUTEPATHS is not set.
@@ -56,10 +62,10 @@ final class ExtractionSession {
         // for each entry, a fifth of the time of a tar.gz of 900 files; `refuseWriteThroughSymlink`
         // checks the same below the staging folder, whose own path is resolved.
         // Modes as tar restores them: whole for root, masked by the umask for anyone else.
-        let flags =
+        options =
             (extractor.preservePermissions ? ARCHIVE_EXTRACT_PERM : 0) | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT
             | ARCHIVE_EXTRACT_UNLINK
-        archive_write_disk_set_options(writer, flags)
+        archive_write_disk_set_options(writer, options)
     }
 
     /// Every format libarchive reads but mtree, a text format that claims any text file (a
@@ -191,6 +197,7 @@ final class ExtractionSession {
         try refuseWriteThroughSymlink(type == S_IFDIR ? components + [[]] : components, name: shown)
         stagingPath.appending(components).withCString { archive_entry_set_pathname(entry, $0) }
         archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o1777)  // no setuid, no setgid
+        if detected.isSingleFile { takeArchiveModeAndTimes(entry, wholeSeconds: detected.filters.contains(ARCHIVE_FILTER_BZIP2)) }
         // The writer's warnings are failures: a write that hit a full disk is one (ENOSPC).
         guard DiskWriter.writeHeader(writer, entry) == ARCHIVE_OK else {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
@@ -214,9 +221,22 @@ final class ExtractionSession {
         archive_entry_set_filetype(entry, S_IFREG as mode_t)
         archive_entry_set_perm(entry, 0o644)
         archive_entry_set_size(entry, 0)
+        takeArchiveModeAndTimes(entry)
         guard DiskWriter.writeHeader(writer, entry) == ARCHIVE_OK, archive_write_finish_entry(writer) == ARCHIVE_OK else {
             throw .entry(BytePath.shown(name), "cannot be written: \(Self.writeError(writer))")
         }
+    }
+
+    /// A single compressed file gets the compressed file's mode and times, as gunzip, `xz -d`,
+    /// `bzip2 -d` and `zstd -d` give them (whatever the umask; `bzip2 -d` sets whole seconds
+    /// only: `wholeSeconds`); from a pipe, the writer's defaults and now, as `gunzip < FILE >
+    /// OUT` gives.
+    private func takeArchiveModeAndTimes(_ entry: OpaquePointer, wholeSeconds: Bool = false) {
+        guard let info = archiveStatus else { return }
+        archive_entry_set_perm(entry, info.st_mode & 0o777)
+        archive_entry_set_mtime(entry, info.st_mtim.tv_sec, wholeSeconds ? 0 : info.st_mtim.tv_nsec)
+        archive_entry_set_atime(entry, info.st_atim.tv_sec, wholeSeconds ? 0 : info.st_atim.tv_nsec)
+        archive_write_disk_set_options(writer, options | ARCHIVE_EXTRACT_PERM)
     }
 
     /// The entry's name as the archive's bytes. No name is never the root folder: libarchive gives

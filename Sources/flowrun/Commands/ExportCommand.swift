@@ -108,7 +108,7 @@ struct ExportCommand: ParsableCommand {
             do throws(WriteFailure) {
                 try ReportFile.write(export.text, to: output)
             } catch {
-                throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.taskFailed)
+                throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.forCommandWriteFailure(error))
             }
             return
         }
@@ -117,7 +117,9 @@ struct ExportCommand: ParsableCommand {
         do throws(FileError) {
             try AtomicFile.write(export.text, to: ReportFile.destination(of: output), access: .shared)
         } catch {
-            throw CommandFailure("cannot write \(output): \(String(cString: strerror(error.code)))", status: ExitStatus.taskFailed)
+            throw CommandFailure(
+                "cannot write \(output): \(String(cString: strerror(error.code)))",
+                status: ExitStatus.forCommandWriteFailure(WriteFailure(output: output, code: error.code)))
         }
     }
 

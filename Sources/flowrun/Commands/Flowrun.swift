@@ -52,7 +52,7 @@ struct Flowrun: ParsableCommand {
             if let common = CommonRunLine.parse(arguments) { command = common } else { command = try parseAsRoot(arguments) }
             if !((command as? RunCommand)?.takesSignals ?? false) { StartupSignals.release(startingSignalMask) }
             try command.run()
-            try flushStandardOutput()
+            try flushStandardOutput(statusTwo: command is ExportCommand || command is ReportCommand)
             Foundation.exit(0)
         } catch let failure as CommandFailure {
             // `flowrun ... | head`: the reader went away on purpose, so quietly, as a program
@@ -82,12 +82,14 @@ struct Flowrun: ParsableCommand {
     /// >/dev/full` is an error, not a silent 0. A print larger than the buffer is written at
     /// once, and if that write failed nothing is left to fail the flush: stdout's error flag
     /// tells, with the errno of that write (nothing since has failed to set another).
-    private static func flushStandardOutput() throws {
+    /// `statusTwo`: `export` and `report` fail with 2, as the contract lists them
+    /// (`ExitStatus.forCommandWriteFailure`).
+    private static func flushStandardOutput(statusTwo: Bool = false) throws {
         let earlier = errno
         let flushed = fflush(nil) == 0
         guard !flushed || flowrun_stdout_failed() != 0 else { return }
         let code = flushed ? earlier : errno
         let failure = WriteFailure(output: "standard output", code: code == 0 ? EIO : code)
-        throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure))
+        throw CommandFailure("\(failure)", status: statusTwo ? ExitStatus.forCommandWriteFailure(failure) : ExitStatus.forWriteFailure(failure))
     }
 }

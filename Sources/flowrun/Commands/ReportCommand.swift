@@ -70,10 +70,10 @@ struct ReportCommand: ParsableCommand {
             do throws(WriteFailure) {
                 try ReportFile.write(text(), to: path)
             } catch {
-                throw CommandFailure("\(error)", status: ExitStatus.forWriteFailure(error))
+                throw CommandFailure("\(error)", status: ExitStatus.forCommandWriteFailure(error))
             }
         }
-        if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
+        if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
     }
 
     /// The run named `name` (its id, a unique start, `last`), or the last one; as `flowrun logs` finds it.

@@ -15,9 +15,16 @@ enum ExitStatus {
     /// Standard output's reader went away (128 + SIGPIPE's 13), as a shell reports `yes | head -1`.
     static let outputClosed = ExitCode(141)
 
-    /// For an output that could not be written: 141 if its reader went away, else 1 (as a failure).
+    /// For an output of a run that could not be written: 141 if its reader went away, else 1
+    /// (as a failure).
     static func forWriteFailure(_ failure: WriteFailure) -> ExitCode {
         failure.code == EPIPE ? outputClosed : taskFailed
+    }
+
+    /// For an output of `export` or `report` that could not be written: 141 if its reader went
+    /// away, else 2, the one failure status the contract gives those commands ("0 or 2").
+    static func forCommandWriteFailure(_ failure: WriteFailure) -> ExitCode {
+        failure.code == EPIPE ? outputClosed : invalid
     }
 
     /// A signal cancelled the run, or ended flowrun before it: 128 + its number (129 SIGHUP,

@@ -92,10 +92,13 @@ final class RunSignals: @unchecked Sendable {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
+    /// The handled signals but SIGHUP, SIGINT, SIGQUIT and SIGTERM when flowrun's parent left
+    /// them ignored (`nohup`, `cmd &` in a non-interactive sh): as make does, flowrun keeps
+    /// them ignored, so they are neither blocked nor waited for, and the kernel discards them.
     private static func handledSet() -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        for number in handled { sigaddset(&set, number) }
+        for number in handled where flowrun_ignored_at_start(number) == 0 { sigaddset(&set, number) }
         return set
     }
 

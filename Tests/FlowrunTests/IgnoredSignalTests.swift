@@ -1,0 +1,53 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A signal flowrun's parent left ignored stays ignored, as GNU make keeps it: `nohup flowrun`
+/// ignores SIGHUP, `flowrun ... &` in a non-interactive sh SIGINT and SIGQUIT. flowrun took them
+/// anyway: it blocked and waited for them, and a blocked signal is not discarded. Its tasks
+/// still start with every signal at its default action (`RunTests`).
+@Suite struct IgnoredSignalTests {
+    /// Starts `flowrun arguments...` with `signal` ignored and none blocked: python3 sets them,
+    /// then becomes flowrun (same pid), as `nohup` or sh's `&` would.
+    static func withIgnored(_ signal: Int32, _ arguments: [String], in folder: URL) throws -> LiveRun {
+        let ignore =
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+            + "signal.signal(int(sys.argv[1]), signal.SIG_IGN); os.execv(sys.argv[2], sys.argv[2:])"
+        return try LiveRun(["python3", "-c", ignore, String(signal), FlowrunBinary.url.path] + arguments, in: folder, executable: "/usr/bin/env")
+    }
+
+    /// The signal is sent, then SIGUSR1: the signal thread takes pending signals lowest number
+    /// first, so once the pause shows, the ignored signal would have been taken already.
+    @Test(arguments: [SIGINT, SIGQUIT, SIGTERM, SIGHUP])
+    func aSignalIgnoredAtStartNeitherCancelsNorEndsTheRun(signal: Int32) async throws {
+        let folder = try TemporaryFolder()
+        try Data(
+            """
+            version: 1
+            tasks:
+              t: {shell: "grep SigIgn /proc/self/status; echo ready; while [ ! -e go ]; do sleep 0.05; done"}
+
+            """.utf8
+        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
+        let run = try Self.withIgnored(signal, ["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
+        #expect(await run.waitFor("\"line\":\"ready\""))
+        run.send(signal)
+        run.send(SIGUSR1)
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard only
+        while !run.stdout.contains("queue.suspended"), !run.stdout.contains("workflow.finished"), run.process.isRunning,
+            ContinuousClock.now < deadline
+        {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!run.stdout.contains("task.cancelled"), "\(run.stdout)")
+        run.send(SIGUSR2)
+        FileManager.default.createFile(atPath: folder.url.appendingPathComponent("go").path, contents: nil)
+        #expect(await run.wait() == 0, "\(run.stderr)")
+        let events = try EventStream(run.stdout)
+        #expect(events.finals == ["t": "task.succeeded"], "\(run.stdout)")
+        // The task itself starts with the signal at its default action (issue 5).
+        let line = try #require(events.lines(of: "t").first { $0.hasPrefix("SigIgn:") })
+        let ignored = try #require(UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+        #expect(ignored & (1 << UInt64(signal - 1)) == 0, "\(line)")
+    }
+}
