@@ -147,6 +147,42 @@ import Testing
         #expect(!fileManager.fileExists(atPath: folder.url.appendingPathComponent("a.xml").path))
     }
 
+    /// `flowrun flow.yaml --events-file x > x`: stdout and the events file wrote over each other
+    /// and the first events were lost; `--junit x >> x` renamed the report over the log. A
+    /// standard output or error redirected to a regular file is an output too, whatever path
+    /// (a link, `/dev/stdout`) the option gives it by.
+    @Test(arguments: [
+        ("--events-file x > x", "--events-file x and standard output"),
+        ("--junit x >> x", "--junit x and standard output"),
+        ("--events-file link > x", "--events-file link and standard output"),
+        ("--junit hard > x", "--junit hard and standard output"),
+        ("--events-file /dev/stdout > x", "--events-file /dev/stdout and standard output"),
+        ("--events-file x 2> x", "--events-file x and standard error"),
+    ])
+    func anOutputThatIsTheRedirectedStandardOutputIsRefusedBeforeTheRun(_ options: String, _ message: String) async throws {
+        let folder = try folder()
+        try Data("old log\n".utf8).write(to: folder.url.appendingPathComponent("x"))
+        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("link").path, withDestinationPath: "x")
+        try FileManager.default.linkItem(at: folder.url.appendingPathComponent("x"), to: folder.url.appendingPathComponent("hard"))
+        let result = try await run(
+            "/bin/sh", ["-c", "exec \"$0\" flow.yaml \(options)", FlowrunBinary.url.path], in: folder, standardOutput: FileHandle.nullDevice)
+        // With `2> x`, the message is in x.
+        let stderr = result.stderr + (options.contains("2>") ? contents(folder, "x") ?? "" : "")
+        #expect(result.status == 2)
+        #expect(stderr.hasPrefix("flowrun: error: \(message) (\(folder.url.path)/x) are the same file"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
+    }
+
+    /// A terminal, a pipe or `/dev/null` is never refused, nor one log for stdout and stderr.
+    @Test(arguments: ["--events-file events.jsonl > log 2>&1", "--events-file /dev/stdout | cat > log", "--junit /dev/null > /dev/null"])
+    func standardOutputOnAnotherFileOrAPipeRuns(_ options: String) async throws {
+        let folder = try folder()
+        let result = try await run(
+            "/bin/sh", ["-c", "\"$0\" flow.yaml \(options)", FlowrunBinary.url.path], in: folder, standardOutput: FileHandle.nullDevice)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
+    }
+
     @Test func theReportIsWrittenThroughAFIFOWhichStaysAFIFO() async throws {
         let folder = try folder()
         let fifo = folder.url.appendingPathComponent("report.fifo").path

@@ -57,7 +57,11 @@ struct TreeBuilder {
             }
             var isPlain = data.style == YAML_PLAIN_SCALAR_STYLE
             if let tag = data.tag.map({ Self.string($0) }) {
-                isPlain = isPlain && checkTag(tag, line, column)
+                switch CoreTag.reading(scalar: text, tag: tag) {
+                case .string: isPlain = false
+                case .typed: isPlain = true
+                case .refused(let message): diagnostics.append(Diagnostic(message, at: location(line, column)))
+                }
             }
             let node = Node(.scalar(.init(text: text, isPlain: isPlain)), line: line, column: column, weight: 1)
             try add(node, anchor: data.anchor)
@@ -77,7 +81,9 @@ struct TreeBuilder {
             let isMapping = event.type == YAML_MAPPING_START_EVENT
             let data = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
             let tag = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
-            if let tag = tag.map({ Self.string($0) }) { _ = checkTag(tag, line, column) }
+            if let tag = tag.map({ Self.string($0) }), let problem = CoreTag.problem(collectionTag: tag, isMapping: isMapping) {
+                diagnostics.append(Diagnostic(problem, at: location(line, column)))
+            }
             guard stack.count < limits.maxDepth else { throw fail(.nestingTooDeep(limit: limits.maxDepth), line, column) }
             stack.append(Frame(isMapping: isMapping, anchor: data.map { Self.string($0) }, line: line, column: column))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
@@ -202,15 +208,6 @@ struct TreeBuilder {
             }
         }
         return pairs
-    }
-
-    /// Standard tags are fine (`!!str` makes a string); any other tag is reported.
-    private mutating func checkTag(_ tag: String, _ line: Int32, _ column: Int32) -> Bool {
-        if tag == "tag:yaml.org,2002:str" || tag == "!" { return false }
-        if !tag.hasPrefix("tag:yaml.org,2002:") {
-            diagnostics.append(Diagnostic(.unsupportedTag(tag), at: location(line, column)))
-        }
-        return true
     }
 
     private func location(_ line: Int32, _ column: Int32) -> SourceLocation {

@@ -33,7 +33,12 @@ extension Diagnostic.Message {
         Self("nesting is deeper than \(limit) levels")
     }
     static func unsupportedTag(_ tag: String) -> Self {
-        Self("unsupported tag '\(tag)'", hint: "flowrun reads plain YAML; only !!str is understood")
+        Self(
+            "unsupported tag '\(tag)'",
+            hint: "flowrun reads the YAML core schema; only !!str, !!int, !!float, !!bool and !!null on a value, !!map and !!seq are understood")
+    }
+    static func valueNotOfTag(_ text: String, tag: String) -> Self {
+        Self("'\(text)' is not a valid \(tag) value")
     }
     static let nulInScalar = Self("a value cannot hold a NUL character (\\0): scripts, variables, arguments and paths would end there")
     static let tabIndentation = Self("a tab character cannot indent YAML; indent with spaces")

@@ -12,19 +12,37 @@ import Glibc
 /// folder is resolved. A character device (a terminal, `/dev/null`), a FIFO or a socket (a pipe
 /// behind `/dev/stdout`) is never refused: it is written into, never replaced, and writing to it
 /// twice destroys nothing.
+///
+/// A standard output or error redirected to a regular file (`> x`, `>> x`) is an output too:
+/// `--events-file x > x` wrote both into one file, each over the other, and `--junit x > x`
+/// renamed the report over the log.
 enum OutputPaths {
     static func refuseOverlaps(workflow: String, eventsFile: String?, junit: String?, others: [(String, String?)] = []) throws {
-        let outputs = ([("--events-file", eventsFile), ("--junit", junit)] + others).compactMap { option, path in path.map { (option, $0) } }
+        let named = ([("--events-file", eventsFile), ("--junit", junit)] + others).compactMap { option, path in
+            path.map { (name: "\(option) \($0)", identity: FileIdentity($0)) }
+        }
+        let standard = [(STDOUT_FILENO, "standard output"), (STDERR_FILENO, "standard error")].compactMap { descriptor, name in
+            FileIdentity(descriptor: descriptor).map { (name: name + Self.shownPath(of: descriptor), identity: $0) }
+        }
         let workflowFile = FileIdentity(workflow)
-        for (index, (option, path)) in outputs.enumerated() {
-            let identity = FileIdentity(path)
-            if identity.canBeDestroyed, identity == workflowFile {
-                throw CommandFailure("\(option) \(path) is the workflow file \(workflow); it would be overwritten")
+        for (index, output) in (named + standard).enumerated() where output.identity.canBeDestroyed {
+            if output.identity == workflowFile {
+                let harm = index < named.count ? "it would be overwritten" : "the run's output would be written into it"
+                throw CommandFailure("\(output.name) is the workflow file \(workflow); \(harm)")
             }
-            for (otherOption, otherPath) in outputs[..<index] where identity.canBeDestroyed && identity == FileIdentity(otherPath) {
-                throw CommandFailure("\(otherOption) \(otherPath) and \(option) \(path) are the same file; give each its own")
+            // Standard output and error on one file (`> log 2>&1`) is no overlap: one is not compared with the other.
+            for other in named.prefix(index) where output.identity == other.identity {
+                throw CommandFailure("\(other.name) and \(output.name) are the same file; give each its own")
             }
         }
+    }
+
+    /// ` (PATH)`: the file a redirected descriptor was opened on, as the kernel names it.
+    private static func shownPath(of descriptor: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, Int(PATH_MAX))
+        guard count > 0 else { return "" }
+        return " (" + String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) + ")"
     }
 
     /// Refuses, as a usage error (exit 2) before anything is written, an output path that
@@ -62,6 +80,13 @@ enum OutputPaths {
                     return String(cString: pointer)
                 } ?? folder
             self = .missing(resolved + "/" + url.lastPathComponent)
+        }
+
+        /// A standard descriptor redirected to a regular file; nil for a terminal, a pipe, `/dev/null`.
+        init?(descriptor: Int32) {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            self = .file(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), isWrittenInto: false)
         }
 
         var canBeDestroyed: Bool {
