@@ -169,10 +169,24 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
 
     /// Writes the events of the last batch, flushes the record to the disk and closes it.
     /// Events still held (a run that broke off before any task ran) are dropped: the record
-    /// stays a header, as of an interrupted run.
+    /// stays a header, as of an interrupted run. After `syncLater(in:)`, the flush and the
+    /// close run on a worker in that group.
     package func finish() {
         output.finish()
-        writer.synchronize()
-        close(writer.descriptor)
+        let sync: @Sendable () -> Void = { [writer] in
+            writer.synchronize()
+            close(writer.descriptor)
+        }
+        if let group = lock.withLock({ laterSyncs }) { DispatchQueue.global().async(group: group, execute: sync) } else { sync() }
+    }
+
+    /// The group `finish()` flushes and closes the record in, off the caller's thread.
+    private var laterSyncs: DispatchGroup?
+
+    /// Has `finish()` flush and close the record on a worker in `group`, which the caller waits
+    /// for before it exits: the run's other last writes (its task state, its downloads'
+    /// folders) go to the disk at the same time, rather than each after the one before.
+    package func syncLater(in group: DispatchGroup) {
+        lock.withLock { laterSyncs = group }
     }
 }

@@ -63,4 +63,31 @@ import Testing
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasSuffix("\n"))
     }
+
+    /// Descriptors of this process open on `path` (its /proc/self/fd links).
+    func openDescriptors(on path: String) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
+    }
+
+    /// `run` hands the record's fsync to a worker (`syncLater(in:)`) so that its other last
+    /// writes overlap it: the record is whole once `finish()` returns, and closed (flushed) once
+    /// the group is done, which `run` waits for before it exits.
+    @Test func aRecordSyncedLaterIsWholeAtFinishAndClosedOnceItsGroupIsDone() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let path = base + "/\(header.run).jsonl"
+        let recorder = try RunRecorder(path: path, header: header, flushTimer: ManualFlushTimer()) { failure in
+            Issue.record("write failed: \(failure)")
+        }
+        let group = DispatchGroup()
+        recorder.syncLater(in: group)
+        for event in run { recorder.receive(event) }
+        #expect(openDescriptors(on: path) == 1)
+        recorder.finish()
+        #expect(try seqs(in: path) == [1, 2, 3, 4, 5, 6, 7])
+        group.wait()
+        #expect(openDescriptors(on: path) == 0)
+        #expect(try RunRecord(path: path).summary().result == .succeeded)
+    }
 }

@@ -231,13 +231,19 @@ struct RunCommand: ParsableCommand {
         standardOutputClosed.watch(engine)
         signals.runStarted(
             engine, liveView: sinks.lazy.compactMap { $0 as? LiveConsole }.first, unfinishedAttempts: actions?.unfinishedAttempts)
+        // The run's last writes wait for the disk at once, not one after the other: the
+        // record's fsync, the downloads' folders' (with the HTTP clients' shutdown), the task
+        // state's and the plan's (issue 23: four fsyncs in a row after the last download).
+        let lastWrites = DispatchGroup()
+        recorder?.syncLater(in: lastWrites)
         let status = engine.run()
         flushTimer.detach()  // the sinks are done (`run()` finished the bus); the loop ends next
         pauseKey?.stop()  // now, not at the end of this function: the summary is still to come
-        actions?.finishRun()
+        if let actions { DispatchQueue.global().async(group: lastWrites) { actions.finishRun() } }
         UpToDateRun.finish(upToDate)
         cache?.storeMade(
             definitions: upToDate?.definitionDigests ?? resumeCheck?.definitionDigests, fingerprints: resumeCheck?.planFingerprints)
+        lastWrites.wait()
         signals.runEnded()
         if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
         // Each output tells its first failed write, once; it wrote nothing after it.
