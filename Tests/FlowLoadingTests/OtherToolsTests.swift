@@ -1,5 +1,6 @@
 import FlowLoading
 import FlowModel
+import Foundation
 import Testing
 
 /// What a go-task, GitHub Actions or Dagu user writes by habit, and what flowrun tells them.
@@ -155,10 +156,74 @@ import Testing
         #expect(result.diagnostics.isEmpty)
     }
 
+    /// The issue's own example: a script with `{{.NAME}}` and no variable NAME in the file. An
+    /// upper-case name is go-task's habit (Go templates of docker and kubectl name fields
+    /// `.Names`, `.metadata.name`), so it is go-task's templating in a script too.
+    @Test func anUpperCaseNameInAScriptIsGoTaskTemplating() {
+        let result = loaded("version: 1\ntasks:\n  t: {shell: 'echo {{.NAME}}'}\n  u: {env: {A: '{{ .OUT_DIR }}'}, shell: 'true'}\n")
+        #expect(
+            lines(result) == [
+                "Taskfile.yaml:3:14: warning: 'shell' of task 't' holds '{{.NAME}}', which flowrun does not expand",
+                "Taskfile.yaml:3:14: note: '{{.NAME}}' is go-task templating: flowrun passes env to scripts as $NAME and expands ${NAME} in paths",
+                "Taskfile.yaml:4:16: warning: 'env' of task 'u' holds '{{ .OUT_DIR }}', which flowrun does not expand",
+                "Taskfile.yaml:4:16: note: '{{ .OUT_DIR }}' is go-task templating: flowrun passes env to scripts as $OUT_DIR and expands ${OUT_DIR} in paths",
+            ])
+        #expect(!result.diagnostics.hasErrors)
+    }
+
+    /// docker's `{{.ID}}` is the one upper-case field of the Go templates scripts commonly hand on.
+    @Test func dockersIDFieldInAScriptIsLeftAlone() {
+        let result = loaded("version: 1\ntasks:\n  t: {shell: \"docker ps --format '{{.ID}} {{.Names}}'\"}\n")
+        #expect(result.diagnostics.isEmpty)
+    }
+
+    /// `${matrix.os}` in a script is sh's "Bad substitution" at run time, as `${{ matrix.os }}`
+    /// was: flowrun expands it only in paths, and a script reads `$MATRIX_OS`. An env value is
+    /// not expanded either. `$${matrix.os}` in a path is flowrun's literal; in a script, text.
+    @Test func aMatrixReferenceInAScriptOrAnEnvValueIsAWarning() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              test:
+                matrix: {os: [linux, mac]}
+                env: {OS: "${matrix.os}"}
+                workdir: "build-${matrix.os}"
+                shell: echo ${matrix.os} $${matrix.os}
+            """)
+        #expect(
+            lines(result) == [
+                "Taskfile.yaml:5:15: warning: 'env' of task 'test' holds '${matrix.os}', which flowrun does not expand",
+                "Taskfile.yaml:5:15: note: '${matrix.os}' expands in paths, URLs and workdir only: the task has the value in its env as $MATRIX_OS",
+                "Taskfile.yaml:7:12: warning: 'shell' of task 'test' holds '${matrix.os}', which flowrun does not expand",
+                "Taskfile.yaml:7:12: note: '${matrix.os}' expands in paths, URLs and workdir only: the task has the value in its env as $MATRIX_OS",
+            ])
+        #expect(!result.diagnostics.hasErrors)
+    }
+
     @Test func goTasksOwnVariablesInAScriptAreItsTemplating() {
         let result = loaded("version: 1\ntasks:\n  t: {shell: 'go test {{.CLI_ARGS}}'}\n")
         #expect(result.diagnostics.map(\.severity) == [.warning])
         #expect(result.diagnostics.first?.message.hint?.hasPrefix("'{{.CLI_ARGS}}' is go-task templating") == true)
+    }
+
+    /// The `dotenv:` the note of `dotenvs`/`env_file` gives loads as written: in a `[...]` list
+    /// YAML reads an unquoted `?.env.local` as a mapping key, so the note must quote it.
+    @Test(arguments: ["dotenvs", "env_file", "env_files"])
+    func theDotenvFormANoteGivesLoadsAsWritten(key: String) throws {
+        let result = loaded("version: 1\n\(key): [.env]\ntasks:\n  t: {shell: 'true'}\n")
+        let note = try #require(result.diagnostics.first?.message.hint)
+        let start = try #require(note.range(of: "flowrun says '")).upperBound
+        let form = String(note[start...].prefix { $0 != "\n" }.split(separator: "' (").first ?? "")
+        #expect(form.hasPrefix("dotenv: ["), "\(note)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-dotenv-note-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("A=1\n".utf8).write(to: folder.appendingPathComponent(".env"))
+        let copied = WorkflowLoader.decode(
+            Array("version: 1\n\(form)\ntasks:\n  t: {shell: 'true'}\n".utf8), file: "flow.yaml", directory: folder.path, defaultName: "w")
+        #expect(lines(copied) == [], "\(form)")
+        #expect(copied.workflow?.dotenv.map(\.name) == ["A"])
     }
 
     @Test func varsAndPlatformsAreAnsweredWithANote() {

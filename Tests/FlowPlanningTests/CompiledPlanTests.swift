@@ -26,7 +26,7 @@ import Testing
           pics: {needs: unpack, combine: {inputs: ["out/f/*.png"], to: out/all.png, format: image, layout: grid, columns: 2, size: 10x20, background: "#ff0000"}}
           test:
             matrix: {os: [linux, mac]}
-            shell: echo ${matrix.os} "$@"
+            shell: echo $MATRIX_OS "$@"
             interpreter: [bash, -c]
             inputs: ["src/*.c"]
             outputs: ["out/${matrix.os}.txt"]

@@ -17,14 +17,16 @@ enum ForeignKeys {
         return "'\(key)' is \(owner); flowrun says \(flowrun)"
     }
 
+    /// Quoted: in a `[...]` list YAML reads an unquoted `?.env.local` as a mapping key.
+    private static let dotenv = "'dotenv: [.env, \"?.env.local\"]' (a list; '?' marks a file that may be missing)"
     private static let variables = "'env: {NAME: value}' (scripts read $NAME; ${NAME} expands in paths and URLs)"
 
     private static let topLevel: [String: (owner: String, flowrun: String)] = [
         "vars": ("go-task's", variables),
         "variables": ("GitLab CI's", variables),
-        "dotenvs": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
-        "env_file": ("docker compose's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
-        "env_files": ("not flowrun's", "'dotenv: [.env, ?.env.local]' (a list; '?' marks a file that may be missing)"),
+        "dotenvs": ("not flowrun's", dotenv),
+        "env_file": ("docker compose's", dotenv),
+        "env_files": ("not flowrun's", dotenv),
         "includes": ("go-task's", "'include: {NS: path/to/other.yaml}' (its tasks become NS:ID)"),
         "jobs": ("GitHub Actions'", "'tasks:' (each job a task, its steps one 'shell: |' script)"),
         "steps": ("Dagu's", "'tasks:' (each step a task, keyed by its name)"),

@@ -4,10 +4,14 @@ import FlowModel
 /// `${{ ... }}`. flowrun expands neither, so each is a warning with flowrun's form in the note:
 /// in a script, `${{ matrix.os }}` is otherwise a shell's "Bad substitution" at run time.
 ///
+/// flowrun's own `${matrix.KEY}` is also one in a script or an env value, where it is not expanded.
+///
 /// `{{.Name}}` is also Go's own template syntax, which a script hands to `docker --format` or
 /// `kubectl -o go-template`: in a `shell` or an `env` value it is taken for go-task's only when
-/// NAME is a variable the workflow sets, or one of go-task's own (`CLI_ARGS`, `TASK` ...). In
-/// the fields flowrun expands (paths, URLs, workdir), it always is.
+/// NAME is a variable the workflow sets, one of go-task's own (`CLI_ARGS`, `TASK` ...), or in
+/// upper case as go-task's variables are by habit (those templates' fields are `.Names`,
+/// `.metadata.name`; docker's `.ID` is the exception kept). In the fields flowrun expands
+/// (paths, URLs, workdir), it always is.
 struct ForeignSyntax {
     /// Names a go-task user means in `{{.NAME}}`: the workflow's variables and go-task's own.
     var variables: Set<String>
@@ -16,6 +20,20 @@ struct ForeignSyntax {
         "CLI_ARGS", "CLI_FORCE", "TASK", "ROOT_DIR", "ROOT_TASKFILE", "TASKFILE", "TASKFILE_DIR", "TASK_DIR", "USER_WORKING_DIR",
         "CHECKSUM", "TIMESTAMP", "TASK_VERSION", "ITEM", "EXIT_CODE",
     ]
+
+    /// Upper-case fields of the Go templates that scripts hand to other programs (`docker ps
+    /// --format '{{.ID}}'`): not go-task's.
+    static let upperCaseTemplateFields: Set<String> = ["ID"]
+
+    /// Whether `name`, outside the workflow's variables, is go-task's: one of its own, or in
+    /// upper case (`NAME`, `OUT_DIR`), as go-task's variables are by habit.
+    static func isGoTaskName(_ name: String) -> Bool {
+        if goTaskVariables.contains(name) { return true }
+        let letters = UInt8(ascii: "A")...UInt8(ascii: "Z")
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        let isUpperCase = name.utf8.allSatisfy { letters.contains($0) || digits.contains($0) || $0 == UInt8(ascii: "_") }
+        return isUpperCase && name.utf8.contains(where: letters.contains) && !upperCaseTemplateFields.contains(name)
+    }
 
     /// The first foreign expression in `text` and the note that answers it; nil if none.
     /// `expanded`: whether flowrun expands `${NAME}` in this field (a path, a URL, a workdir).
@@ -26,7 +44,10 @@ struct ForeignSyntax {
         while let open = bytes[index...].firstIndex(of: UInt8(ascii: "{")) {
             let next = bytes.index(after: open)
             index = next
-            guard next < bytes.endIndex, bytes[next] == UInt8(ascii: "{") else { continue }
+            guard next < bytes.endIndex, bytes[next] == UInt8(ascii: "{") else {
+                if !expanded, let matrix = Self.matrixReference(in: bytes, at: open) { return matrix }
+                continue
+            }
             let isGitHub = open > bytes.startIndex && bytes[bytes.index(before: open)] == UInt8(ascii: "$")
             let inside = bytes[bytes.index(after: next)...]
             let close = Self.range(of: "}}", in: inside)
@@ -39,12 +60,31 @@ struct ForeignSyntax {
             let trimmed = body.trimmingSpaces
             guard trimmed.hasPrefix(".") else { continue }
             let name = String(trimmed.dropFirst())
-            guard EnvironmentEntry.isValidName(name), expanded || variables.contains(name) || Self.goTaskVariables.contains(name) else {
+            guard EnvironmentEntry.isValidName(name), expanded || variables.contains(name) || Self.isGoTaskName(name) else {
                 continue
             }
             return (shown, "'\(shown)' is go-task templating: flowrun passes env to scripts as $\(name) and expands ${\(name)} in paths")
         }
         return nil
+    }
+
+    /// `${matrix.KEY}` at `open` (its `{`), which flowrun expands only in paths: in a script
+    /// it is sh's "Bad substitution", in an env value text. Not `$${`, a literal in a path and
+    /// `$$` (the PID) in a script.
+    private static func matrixReference(in bytes: String.UTF8View, at open: String.Index) -> (expression: String, note: String)? {
+        guard open > bytes.startIndex else { return nil }
+        let dollar = bytes.index(before: open)
+        guard bytes[dollar] == UInt8(ascii: "$"), dollar == bytes.startIndex || bytes[bytes.index(before: dollar)] != UInt8(ascii: "$") else {
+            return nil
+        }
+        let inside = bytes[bytes.index(after: open)...]
+        guard let close = inside.firstIndex(of: UInt8(ascii: "}")) else { return nil }
+        let body = String(decoding: inside[..<close], as: UTF8.self)
+        guard body.hasPrefix("matrix.") else { return nil }
+        let key = String(body.dropFirst("matrix.".count))
+        guard EnvironmentEntry.isValidName(key) else { return nil }
+        let expression = "${\(body)}"
+        return (expression, "'\(expression)' expands in paths, URLs and workdir only: the task has the value in its env as $MATRIX_\(key.uppercased())")
     }
 
     private static func gitHubNote(_ expression: String, body: String) -> String {
