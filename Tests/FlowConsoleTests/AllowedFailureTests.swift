@@ -102,7 +102,7 @@ import Testing
 
     @Test func gitHubGetsAWarningAnnotationAndNoError() throws {
         let lines = try plainLog(githubActions: true)
-        #expect(lines.contains("::warning title=lint failed (allowed by continue_on_error)::exited with status 1"))
+        #expect(lines.contains("::warning::lint failed (allowed by continue_on_error): exited with status 1"))
         #expect(!lines.contains { $0.hasPrefix("::error") })
     }
 

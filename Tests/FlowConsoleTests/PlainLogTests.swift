@@ -83,7 +83,7 @@ import Testing
 
                 ::endgroup::
                 [build] failed in 8.0s: exited with status 2
-                ::error title=build failed::exited with status 2
+                ::error::build failed: exited with status 2
                 [test] skipped: needs 'build', which did not succeed
                 queue suspended
                 queue resumed
@@ -128,7 +128,24 @@ import Testing
         var script = EventScript()
         script.at(0, .taskFailed(task: "t", attempts: 1, durationMilliseconds: 0, reason: reason, exitCode: nil))
         let lines = try output(of: script, githubActions: true).split(separator: "\n")
-        #expect(lines.last == "::error title=t failed::\(expected)")
+        #expect(lines.last == "::error::t failed: \(expected)")
+    }
+
+    /// The contract's words: a failure is an `::error::` annotation, an allowed failure
+    /// (`continue_on_error`) a `::warning::` and no error; the task is named in the message.
+    @Test(arguments: [false, true])
+    func annotatesAFailureWithTheBareFormsTheContractNames(allowed: Bool) throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "b", attempt: 1, kind: "shell"))
+        script.at(1, .taskFailed(task: "b", attempts: 1, durationMilliseconds: 1, reason: "exited with status 3", exitCode: 3, allowed: allowed))
+        let text = try output(of: script, githubActions: true)
+        if allowed {
+            #expect(text.contains("::warning::b failed (allowed by continue_on_error): exited with status 3\n"))
+            #expect(!text.contains("::error"))
+        } else {
+            #expect(text.contains("::error::b failed: exited with status 3\n"))
+            #expect(!text.contains("::warning"))
+        }
     }
 
     /// Two tasks, each printing several times what a group holds in memory, their lines
@@ -173,7 +190,7 @@ import Testing
         #expect(
             lines.filter {
                 $0.hasPrefix(
-                    "::error title=flowrun::cannot hold the output of task 'a' in a temporary file in /nonexistent/flowrun-test: No such file or directory")
+                    "::error::flowrun: cannot hold the output of task 'a' in a temporary file in /nonexistent/flowrun-test: No such file or directory")
             }.count == 1)
         #expect(lines.contains("::group::a (continued)"))
         for task in ["a", "b"] {

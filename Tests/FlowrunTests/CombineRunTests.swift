@@ -112,7 +112,8 @@ import Testing
             """)
         #expect(result.status == 1)
         let failed = try #require(events.named("task.failed").first)
-        #expect((failed["reason"] as? String)?.contains("logs/*.log' matches no file") == true, "\(failed.fields)")
+        #expect(failed["task"] as? String == "join")
+        #expect(failed["reason"] as? String == "input pattern 'logs/*.log' matches no file", "\(failed.fields)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0 != ".flowrun" } == ["flow.yaml"])
     }
 

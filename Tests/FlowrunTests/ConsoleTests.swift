@@ -45,7 +45,8 @@ import Testing
         #expect(lines[group + 1] == "[test] started (shell)")
         #expect(lines[group + 2] == "expected <1> & got 2")  // unprefixed: a tool's own ::error:: works
         #expect(lines[group + 3] == "::endgroup::")
-        #expect(lines.contains("::error title=test failed::exited with status 4"))
+        #expect(lines.contains("::error::test failed: exited with status 4"))
+        #expect(result.stdout.contains("::error::"))
     }
 
     @Test func theJUnitReportHasOneTestcasePerTaskWithTheFailureOutput() async throws {

@@ -28,8 +28,12 @@ struct CombineInputs {
     ///
     /// A match outside `base` is an error, a check kept behind the planner's, which refuses a
     /// pattern reaching outside it (a wildcard never matches `..`).
+    ///
+    /// `written`: the patterns as the workflow wrote them, entry for entry; an error names a
+    /// pattern so (`nothing/*.x`, as make names a missing prerequisite), not resolved.
     init(
-        patterns: [String], workdir: String, output: String, outputs: [String] = [], base: String? = nil, prefix: String = ""
+        patterns: [String], written: [String]? = nil, workdir: String, output: String, outputs: [String] = [], base: String? = nil,
+        prefix: String = ""
     ) throws(ActionFailure) {
         var files: [Input] = []
         let own = OwnOutputs([output] + outputs).matcher()
@@ -37,13 +41,14 @@ struct CombineInputs {
         // path (a link to its folder), it was read into the new output, growing it every run.
         let outputFile = Self.identity(output)
         func isOutput(_ path: String) -> Bool { outputFile != nil && Self.identity(path) == outputFile }
-        for pattern in patterns {
+        let shown = written?.count == patterns.count ? written! : patterns
+        for (pattern, shown) in zip(patterns, shown) {
             // By bytes: String's == takes an NFD spelling of the output's name for the output.
-            guard !pattern.utf8.elementsEqual(output.utf8) else { throw ActionFailure("input \(pattern) is the output 'to' itself") }
-            let paths = try Self.expand(pattern)
-            if !Self.isPattern(pattern), isOutput(pattern) { throw ActionFailure("input \(pattern) is the output 'to' itself") }
+            guard !pattern.utf8.elementsEqual(output.utf8) else { throw ActionFailure("input \(shown) is the output 'to' itself") }
+            let paths = try Self.expand(pattern, shown: shown)
+            if !Self.isPattern(pattern), isOutput(pattern) { throw ActionFailure("input \(shown) is the output 'to' itself") }
             let read = Self.isPattern(pattern) ? paths.filter { !own.contains($0) && !isOutput($0) } : paths
-            if read.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file but the task's outputs") }
+            if read.isEmpty { throw ActionFailure("input pattern '\(shown)' matches no file but the task's outputs") }
             for path in read {
                 files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
             }
@@ -67,10 +72,10 @@ struct CombineInputs {
     /// with `.` gone into only where the pattern spells the dot, the names of the folders walked
     /// through never read as patterns. So the files combined are the files fingerprinted, and an
     /// edit to any of them makes the task run again.
-    private static func expand(_ pattern: String) throws(ActionFailure) -> [String] {
+    private static func expand(_ pattern: String, shown: String) throws(ActionFailure) -> [String] {
         guard isPattern(pattern) else { return [pattern] }
         let paths = PathGlob.files(matching: pattern, as: .paths)
-        if paths.isEmpty { throw ActionFailure("input pattern '\(pattern)' matches no file") }
+        if paths.isEmpty { throw ActionFailure("input pattern '\(shown)' matches no file") }
         return paths
     }
 

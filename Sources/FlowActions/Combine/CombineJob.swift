@@ -6,6 +6,8 @@ import FlowModel
 /// is cancelled.
 struct CombineJob {
     var action: CombineAction
+    /// The action's `inputs` as the workflow wrote them: errors name a pattern so.
+    var writtenInputs: [String]? = nil
     var workdir: String
     /// The task's declared `outputs` besides `to`: input patterns leave them out too.
     var outputs: [String] = []
@@ -17,7 +19,7 @@ struct CombineJob {
     func run(stop: StopFlag, progress: ProgressThrottle) throws(ActionFailure) {
         let destination = action.to.value
         let inputs = try CombineInputs(
-            patterns: action.inputs.map(\.value), workdir: workdir, output: destination, outputs: outputs, base: action.base?.value,
+            patterns: action.inputs.map(\.value), written: writtenInputs, workdir: workdir, output: destination, outputs: outputs, base: action.base?.value,
             prefix: action.prefix?.value ?? ""
         ).files
         guard !inputs.isEmpty else { throw ActionFailure("no inputs") }

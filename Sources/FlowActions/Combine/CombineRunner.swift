@@ -35,7 +35,8 @@ package struct CombineRunner: TaskRunner {
             running.end(ActionFailure("not a combine task"))
             return running
         }
-        let job = CombineJob(action: action, workdir: task.workdir, outputs: task.outputs, maxPixels: maxPixels)
+        let written: [String]? = if case .combine(let spec) = task.spec.action { spec.inputs.map(\.value) } else { nil }
+        let job = CombineJob(action: action, writtenInputs: written, workdir: task.workdir, outputs: task.outputs, maxPixels: maxPixels)
         running.runOnWorker { running throws(ActionFailure) in
             try job.run(stop: running.stop, progress: running.progress)
         }

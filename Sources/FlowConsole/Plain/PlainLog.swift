@@ -321,10 +321,11 @@ package final class PlainLog: EventSink {
             if var group = groups.removeValue(forKey: task) { appendFold(&group, to: &text) }
             Self.appendLine(for: event, to: &text)
             if case .taskFailed(_, _, _, let reason, _, let allowed) = event.kind {
-                // An allowed failure warns, as a `continue-on-error` step's failure does.
+                // An allowed failure warns, as a `continue-on-error` step's failure does. The bare
+                // form (`::error::`), with the task in the message, is what the contract names.
                 let command = allowed ? "warning" : "error"
-                let title = allowed ? "\(task) failed (allowed by continue_on_error)" : "\(task) failed"
-                text += "::\(command) title=\(Self.escapeProperty(title))::\(Self.escapeData(reason))\n".utf8
+                let message = allowed ? "\(task) failed (allowed by continue_on_error): \(reason)" : "\(task) failed: \(reason)"
+                text += "::\(command)::\(Self.escapeData(message))\n".utf8
             }
         default:
             Self.appendLine(for: event, to: &text)
@@ -351,7 +352,7 @@ package final class PlainLog: EventSink {
                 return
             } catch {
                 text +=
-                    "::error title=flowrun::\(Self.escapeData("cannot hold the output of task '\(task)' in \(error); its group is written in parts"))\n".utf8
+                    "::error::\(Self.escapeData("flowrun: cannot hold the output of task '\(task)' in \(error); its group is written in parts"))\n".utf8
                 group.inParts = true
             }
         }
@@ -372,7 +373,7 @@ package final class PlainLog: EventSink {
                 try spill.copy { output.write($0) }
             } catch {
                 text +=
-                    "::error title=flowrun::\(Self.escapeData("cannot read back the output of task '\(group.title)' from \(error); \(spill.count.counted("byte")) of it are lost"))\n"
+                    "::error::\(Self.escapeData("flowrun: cannot read back the output of task '\(group.title)' from \(error); \(spill.count.counted("byte")) of it are lost"))\n"
                     .utf8
             }
             group.spill = nil
