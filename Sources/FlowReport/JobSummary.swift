@@ -74,7 +74,8 @@ package enum JobSummary {
         return text
     }
 
-    /// `12 tasks: 9 succeeded, 1 failed, 2 skipped (1 up to date)`.
+    /// `12 tasks: 9 succeeded, 1 failed, 1 up to date, 1 skipped`: the counts as the run's last
+    /// line says them (`SummaryText.counts`), so a resumed run reads `1 done before` in both.
     static func counts(_ timeline: RunTimeline) -> String {
         let counts = timeline.counts
         var parts: [String] = []
@@ -83,12 +84,10 @@ package enum JobSummary {
         if counts.failed > counts.allowed { parts.append("\(counts.failed - counts.allowed) failed") }
         if counts.allowed > 0 { parts.append("\(counts.allowed) \(SummaryText.allowedFailures(counts.allowed))") }
         if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
-        if counts.skipped > 0 {
-            var detail: [String] = []
-            if counts.upToDate > 0 { detail.append("\(counts.upToDate) up to date") }
-            if counts.doneBefore > 0 { detail.append("\(counts.doneBefore) done before") }
-            parts.append("\(counts.skipped) skipped" + (detail.isEmpty ? "" : " (" + detail.joined(separator: ", ") + ")"))
-        }
+        if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
+        if counts.doneBefore > 0 { parts.append("\(counts.doneBefore) done before") }
+        let otherSkips = counts.skipped - counts.upToDate - counts.doneBefore
+        if otherSkips > 0 { parts.append("\(otherSkips) skipped") }
         let unfinished = timeline.tasks.count - counts.succeeded - counts.failed - counts.cancelled - counts.skipped
         if unfinished > 0 { parts.append("\(unfinished) not finished") }
         return "\(timeline.tasks.count) task\(timeline.tasks.count == 1 ? "" : "s"): " + (parts.isEmpty ? "none ran" : parts.joined(separator: ", ")) + "."

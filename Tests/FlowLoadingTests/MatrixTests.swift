@@ -75,14 +75,16 @@ import Testing
         #expect(task.action == .shell(.script("echo ${matrix.os}")))
     }
 
-    @Test func moreThan256CombinationsAreRefusedAtTheMatrix() {
+    /// Issue 22: the limit is per task, so the error is said with the task's line, not the
+    /// matrix's (it was `flow.yaml:4:13`, the matrix's `{`).
+    @Test func moreThan256CombinationsAreRefusedAtTheTask() {
         let values = (0..<17).map { "v\($0)" }.joined(separator: ", ")
         let loaded = WorkflowLoader.decode(
             Array("version: 1\ntasks:\n  t:\n    matrix: {a: [\(values)], b: [\(values)]}\n    shell: 'true'\n".utf8),
             file: "flow.yaml", directory: "/work", defaultName: "w")
         #expect(
             loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
-                "flow.yaml:4:13: 'matrix' of task 't' makes 289 combinations; at most 256 (as GitHub Actions allows)"
+                "flow.yaml:3:3: 'matrix' of task 't' makes 289 combinations; at most 256 (as GitHub Actions allows)"
             ])
     }
 

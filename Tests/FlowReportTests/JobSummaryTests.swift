@@ -13,7 +13,7 @@ import Testing
                 ### ❌ flowrun: ci failed in 4.0s
 
                 Run <code>20261125-030512-000</code> of <code>/srv/ci/flowrun.yaml</code>. \
-                5 tasks: 2 succeeded, 1 failed, 2 skipped (1 up to date).
+                5 tasks: 2 succeeded, 1 failed, 1 up to date, 1 skipped.
 
                 | Failed task | Reason | Duration | Last lines of output |
                 |---|---|---|---|
@@ -40,6 +40,21 @@ import Testing
         #expect(text.contains(" 2 tasks: 1 succeeded, 1 allowed failure.\n"), "\(text)")
         #expect(text.contains("\n| Failed or allowed-failure task | Reason | Duration | Last lines of output |\n"), "\(text)")
         #expect(text.contains("| <code>lint</code> | exited with status 1 (allowed: continue_on_error) | 0.2s |"), "\(text)")
+    }
+
+    /// A resumed run's summary said `1 skipped (1 done before)` where the console's last line
+    /// said `1 done before`: both now say it the same way.
+    @Test func aTaskDoneBeforeIsCountedAsTheConsoleSaysIt() {
+        var script = RunScript([.init(task: "fetch", needs: [], kind: "shell"), .init(task: "build", needs: [], kind: "shell")])
+        var counts = FinalCounts()
+        counts.succeeded = 1
+        counts.skipped = 1
+        counts.doneBefore = 1
+        script.at(0, .taskStarted(task: "build", attempt: 1, kind: "shell"))
+        script.at(1200, .taskSucceeded(task: "build", attempts: 1, durationMilliseconds: 1200))
+        script.at(1200, .workflowFinished(workflow: "ci", status: .succeeded, durationMilliseconds: 1200, counts: counts))
+        let text = JobSummary.render(script.timeline())
+        #expect(text.hasSuffix("2 tasks: 1 succeeded, 1 done before.\n"), "\(text)")
     }
 
     @Test func aSucceededRunHasNoTable() {

@@ -294,6 +294,18 @@ import Testing
         #expect(try project.read("build/c.out") == "two\nhello\n")
     }
 
+    /// A task that ran and succeeded but made no output it declares was shown as `would run:
+    /// never ran`. It did run: the reason is the output it lacks, as make would say.
+    @Test func dryRunNamesTheMissingOutputOfATaskThatRanWithoutMakingIt() async throws {
+        let project = try Project(
+            "version: 1\ntasks:\n  make: {outputs: [out.txt], shell: 'true'}\n  never: {outputs: [other.txt], shell: 'true', when: failure, needs: make}\n")
+        #expect(try await project.run().ran == ["make"])
+        let dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)
+        let lines = dry.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { $0.hasPrefix("make ") && $0.hasSuffix("would run: missing output out.txt") }, "\(dry.stdout)")
+        #expect(lines.contains { $0.hasPrefix("never ") && $0.hasSuffix("would run: never ran") }, "\(dry.stdout)")
+    }
+
     @Test func dryRunSaysWhichTasksWouldRunAndWhy() async throws {
         let project = try Self.chainProject()
         var dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)

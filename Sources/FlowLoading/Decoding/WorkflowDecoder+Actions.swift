@@ -124,6 +124,7 @@ extension WorkflowDecoder {
         }
         let (base, prefix) = archiveNaming(fields, format: written ?? (fields["format"] == nil ? .concat : nil), field())
         guard let inputs, let to else { return nil }
+        if fields["format"] == nil { warnIfNamedAsOtherFormat(to, field()) }
         return CombineAction(inputs: inputs, to: to, format: format, image: image, base: base, prefix: prefix)
     }
 

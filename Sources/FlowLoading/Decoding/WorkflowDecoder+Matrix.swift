@@ -103,12 +103,13 @@ extension WorkflowDecoder {
 
     /// One task per combination of `matrix`: `ID[V1,V2]`, each with `MATRIX_KEY` in its env and
     /// `${matrix.KEY}` replaced in the fields where `${NAME}` expands. nil (reported) if broken.
-    mutating func expand(_ spec: TaskSpec, _ matrix: MatrixExpansion, at mark: Mark) -> [TaskSpec]? {
+    /// Too many combinations is said at the task (`taskMark`), the limit being per task.
+    mutating func expand(_ spec: TaskSpec, _ matrix: MatrixExpansion, at mark: Mark, task taskMark: Mark) -> [TaskSpec]? {
         let combinations: [MatrixExpansion.Combination]
         switch matrix.combinations() {
         case .success(let found): combinations = found
         case .failure(.tooMany(let count)):
-            report(.tooManyCombinations(count, task: spec.id), at: mark)
+            report(.tooManyCombinations(count, task: spec.id), at: taskMark)
             return nil
         case .failure(.includeMissesKey(let entry, let key)):
             report(.includeMissesKey(entry: entry + 1, key: key, task: spec.id), at: mark)

@@ -12,7 +12,7 @@ extension WorkflowDecoder {
         guard let matrixNode else {
             return (substituteMatrix(in: &spec, nil) ? spec : nil, [])
         }
-        guard let matrix = matrix(matrixNode, task: spec.id), var all = expand(spec, matrix, at: matrixNode.mark), !all.isEmpty else {
+        guard let matrix = matrix(matrixNode, task: spec.id), var all = expand(spec, matrix, at: matrixNode.mark, task: entry.keyMark), !all.isEmpty else {
             return (nil, [])
         }
         let first = all.removeFirst()

@@ -177,7 +177,8 @@ struct RunCommand: ParsableCommand {
             } else if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
                 UpToDateRun.isWorthShowing(check, of: plan)
             {
-                standardOutput.write(UpToDateRun.preview(check, of: plan, verbose: verbose))
+                standardOutput.write(
+                    UpToDateRun.preview(check, of: plan, verbose: verbose, lastRun: UpToDateRun.lastRun(of: file, environment: environment)))
             }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
             return

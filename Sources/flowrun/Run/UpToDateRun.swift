@@ -1,4 +1,6 @@
 import FlowConsole
+import FlowFiles
+import FlowModel
 import FlowPlanning
 import FlowState
 import Foundation
@@ -45,8 +47,12 @@ enum UpToDateRun {
 
     /// `--dry-run`: which tasks would run, and why; with `verbose`, also which are up to date
     /// (as go-task's `--verbose` says `Task "NAME" is up to date`).
-    static func preview(_ check: UpToDateCheck, of plan: Plan, verbose: Bool = false) -> String {
-        let reasons = check.preview()
+    static func preview(
+        _ check: UpToDateCheck, of plan: Plan, verbose: Bool = false, lastRun: [TaskID: RecordedTask] = [:]
+    ) -> String {
+        let reasons = check.preview().enumerated().map { index, reason in
+            reason.map { ranWithoutOutput($0, of: plan.tasks[index], lastRun: lastRun) }
+        }
         let width = min(plan.tasks.map(\.id.count).max() ?? 0, 32)
         var text = "\nUp to date check (inputs and outputs):\n"
         var upToDate = 0
@@ -61,6 +67,22 @@ enum UpToDateRun {
         }
         text += "  \(upToDate) task\(upToDate == 1 ? "" : "s") up to date\n"
         return text
+    }
+
+    /// A task with no record of success that did succeed in the last run made no output it
+    /// declares (so none was recorded): not `never ran` but, as make says, the output it lacks.
+    static func ranWithoutOutput(_ reason: RunReason, of task: PlannedTask, lastRun: [TaskID: RecordedTask]) -> RunReason {
+        guard reason.kind == .neverRan, lastRun[task.id]?.state == .succeeded else { return reason }
+        let missing = TaskDefinition.outputs(of: task).first { !PathGlob.isPattern($0) && !FileManager.default.fileExists(atPath: $0) }
+        return missing.map { RunReason(.missingOutput, path: ReasonPath(path: $0, pattern: $0)) } ?? reason
+    }
+
+    /// Each task's end in the newest run record of `file`, read silently (`--dry-run` says why
+    /// a task would run; a broken record is `flowrun runs`'s to report).
+    static func lastRun(of file: String, environment: [String: String]) -> [TaskID: RecordedTask] {
+        let path = URL(fileURLWithPath: file).standardizedFileURL.path
+        let store = RunRecordStore(folder: StateFolder(forWorkflowAt: path, environment: environment))
+        return store.records(forWorkflow: path).records.first?.taskResults() ?? [:]
     }
 
     private static func warn(_ message: String) {
