@@ -10,6 +10,7 @@ struct FlowrunBinary {
 
     /// `.build/<config>/flowrun`, beside the test bundle that SwiftPM builds in the same folder.
     static let url: URL = {
+        _ = ChildSignals.restored
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("flowrun").path), folder.path != "/" {
             folder.deleteLastPathComponent()

@@ -50,4 +50,16 @@ import Testing
         let ignored = try #require(UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16))
         #expect(ignored & (1 << UInt64(signal - 1)) == 0, "\(line)")
     }
+
+    /// The flowrun of every other test starts with these signals at their default action, even
+    /// when the suite itself was started with them ignored (`scripts/test &` from a
+    /// non-interactive sh): else each Ctrl-C test failed (`ChildSignals`).
+    @Test func theTestsStartFlowrunWithTheSignalsAtTheirDefault() async throws {
+        let run = try LiveRun(["SigIgn", "/proc/self/status"], in: nil, executable: "/bin/grep")
+        #expect(await run.wait() == 0, "\(run.stderr)")
+        let mask = try #require(UInt64(run.stdout.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespacesAndNewlines), radix: 16))
+        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM] {
+            #expect(mask & (1 << UInt64(signal - 1)) == 0, "signal \(signal) ignored: \(run.stdout)")
+        }
+    }
 }

@@ -19,6 +19,7 @@ final class LiveRun: @unchecked Sendable {  // `lock` guards `output`.
         _ arguments: [String], in directory: URL?, environment: [String: String] = [:], standardOutput: Pipe? = nil,
         executable: String? = nil
     ) throws {
+        _ = ChildSignals.restored
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? FlowrunBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }

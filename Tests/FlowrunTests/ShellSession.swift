@@ -15,6 +15,7 @@ enum ShellSession {
     }
 
     static func run(_ shell: String, _ script: String, in folder: URL) async throws -> Result {
+        _ = ChildSignals.restored
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path(of: shell) ?? "/bin/\(shell)")
         process.arguments = ["-c", script]
