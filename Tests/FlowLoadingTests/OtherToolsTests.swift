@@ -177,6 +177,19 @@ import Testing
         #expect(result.diagnostics.isEmpty)
     }
 
+    /// Other upper-case fields real scripts hand on: `docker info --format '{{.NCPU}}'`, and
+    /// gox's `-output '{{.OS}}_{{.Arch}}'` (go-task's is the function `{{OS}}`, no dot).
+    @Test func dockerInfosAndGoxsUpperCaseFieldsInAScriptAreLeftAlone() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              cpus: {shell: "docker info --format '{{.NCPU}}'"}
+              cross: {shell: "gox -osarch 'linux/amd64 darwin/arm64' -output 'dist/{{.OS}}_{{.Arch}}/{{.Dir}}'"}
+            """)
+        #expect(result.diagnostics.isEmpty, "\(lines(result))")
+    }
+
     /// `${matrix.os}` in a script is sh's "Bad substitution" at run time, as `${{ matrix.os }}`
     /// was: flowrun expands it only in paths, and a script reads `$MATRIX_OS`. An env value is
     /// not expanded either. `$${matrix.os}` in a path is flowrun's literal; in a script, text.

@@ -214,7 +214,7 @@ final class ExtractionSession {
 
     /// A single compressed file that holds nothing: an empty file, as gunzip gives.
     private func writeEmptyFile() throws(ActionFailure) {
-        let name = SingleFileName.of(archive: archivePath)
+        let name = SingleFileName.of(archive: archivePath, isRegularFile: isRegularFile)
         guard let entry = archive_entry_new() else { throw ActionFailure("out of memory") }
         defer { archive_entry_free(entry) }
         stagingPath.appending([name]).withCString { archive_entry_set_pathname(entry, $0) }
@@ -242,7 +242,7 @@ final class ExtractionSession {
     /// The entry's name as the archive's bytes. No name is never the root folder: libarchive gives
     /// none when it cannot convert it, and bsdtar refuses an empty one too.
     private func entryName(_ entry: OpaquePointer, _ detected: DetectedFormat, warning: String?) throws(ActionFailure) -> [UInt8] {
-        if detected.isSingleFile { return SingleFileName.of(archive: archivePath) }
+        if detected.isSingleFile { return SingleFileName.of(archive: archivePath, isRegularFile: isRegularFile) }
         guard let name = BytePath.bytes(archive_entry_pathname(entry)) else {
             throw ActionFailure("'\(archivePath)' has an entry whose name cannot be read (entry \(headers)): \(warning ?? "unknown error")")
         }

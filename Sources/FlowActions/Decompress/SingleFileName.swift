@@ -4,9 +4,13 @@ import Foundation
 /// header when it has one, else the archive's own name without its last extension, a tar's
 /// short one (`app.tgz`) becoming `.tar` as gunzip, xz, bzip2 and zstd name it. As bytes:
 /// a gzip header's name is latin-1 by RFC 1952, and `gzip -N` writes it back byte for byte.
+///
+/// The header is read from a regular file only (`isRegularFile`): a FIFO opened a second time
+/// waits for a writer that has gone (the run hung, out of a cancel's reach), or takes bytes the
+/// extraction's own reader was to read.
 enum SingleFileName {
-    static func of(archive path: String) -> [UInt8] {
-        if let stored = gzipStoredName(path), let name = usable(stored) { return name }
+    static func of(archive path: String, isRegularFile: Bool) -> [UInt8] {
+        if isRegularFile, let stored = gzipStoredName(path), let name = usable(stored) { return name }
         let base = (path as NSString).lastPathComponent
         let stem = (base as NSString).deletingPathExtension
         let tar = tarSuffixes.contains((base as NSString).pathExtension) ? ".tar" : ""

@@ -22,8 +22,9 @@ struct ForeignSyntax {
     ]
 
     /// Upper-case fields of the Go templates that scripts hand to other programs (`docker ps
-    /// --format '{{.ID}}'`): not go-task's.
-    static let upperCaseTemplateFields: Set<String> = ["ID"]
+    /// --format '{{.ID}}'`, `docker info --format '{{.NCPU}}'`, gox's `-output '{{.OS}}_{{.Arch}}'`):
+    /// not go-task's.
+    static let upperCaseTemplateFields: Set<String> = ["ID", "NCPU", "OS"]
 
     /// Whether `name`, outside the workflow's variables, is go-task's: one of its own, or in
     /// upper case (`NAME`, `OUT_DIR`), as go-task's variables are by habit.
