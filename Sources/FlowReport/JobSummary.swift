@@ -78,17 +78,9 @@ package enum JobSummary {
     /// line says them (`SummaryText.counts`), so a resumed run reads `1 done before` in both.
     static func counts(_ timeline: RunTimeline) -> String {
         let counts = timeline.counts
-        var parts: [String] = []
-        if counts.succeeded > 0 { parts.append("\(counts.succeeded) succeeded") }
-        // As the run's last line: an allowed failure (continue_on_error) is not said to have failed.
-        if counts.failed > counts.allowed { parts.append("\(counts.failed - counts.allowed) failed") }
-        if counts.allowed > 0 { parts.append("\(counts.allowed) \(SummaryText.allowedFailures(counts.allowed))") }
-        if counts.cancelled > 0 { parts.append("\(counts.cancelled) cancelled") }
-        if counts.upToDate > 0 { parts.append("\(counts.upToDate) up to date") }
-        if counts.doneBefore > 0 { parts.append("\(counts.doneBefore) done before") }
-        let otherSkips = counts.skipped - counts.upToDate - counts.doneBefore
-        if otherSkips > 0 { parts.append("\(otherSkips) skipped") }
-        let unfinished = timeline.tasks.count - counts.succeeded - counts.failed - counts.cancelled - counts.skipped
+        let finished = counts.succeeded + counts.failed + counts.cancelled + counts.skipped
+        var parts = finished > 0 ? [SummaryText.counts(counts)] : []
+        let unfinished = timeline.tasks.count - finished
         if unfinished > 0 { parts.append("\(unfinished) not finished") }
         return "\(timeline.tasks.count) task\(timeline.tasks.count == 1 ? "" : "s"): " + (parts.isEmpty ? "none ran" : parts.joined(separator: ", ")) + "."
     }

@@ -11,7 +11,7 @@ package enum SummaryText {
     /// date, skipped (the other skips); `no tasks` if none. An allowed failure
     /// (`continue_on_error`) is never said to have failed (`1 failed, 2 allowed failures`): the
     /// run did not fail because of it. The events' `failed` counts it; their `allowed` says so.
-    static func counts(_ counts: FinalCounts) -> String {
+    package static func counts(_ counts: FinalCounts) -> String {
         let parts = [
             (counts.succeeded, "succeeded"), (counts.failed - counts.allowed, "failed"), (counts.allowed, allowedFailures(counts.allowed)),
             (counts.cancelled, "cancelled"), (counts.upToDate, "up to date"), (counts.doneBefore, "done before"),
