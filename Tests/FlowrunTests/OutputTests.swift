@@ -73,12 +73,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("marker").path))
     }
 
-    @Test(arguments: [["run", "--dry-run", "flow.yaml"], ["graph", "flow.yaml"], ["schema"]])
-    func aCommandThatPrintsToAFullDiskFails(_ arguments: [String]) async throws {
+    /// The contract gives every command but a run "0 or 2" (`schema` and `completion` just 0):
+    /// one whose output cannot be written exits 2, not the 1 of a failed task.
+    @Test(arguments: [
+        ["run", "--dry-run", "flow.yaml"], ["validate", "flow.yaml"], ["graph", "flow.yaml"], ["list", "flow.yaml"], ["schema"],
+        ["runs"], ["logs"], ["completion", "bash"], ["completion", "fish"],
+    ])
+    func aCommandThatPrintsToAFullDiskFailsWithTwo(_ arguments: [String]) async throws {
         let folder = try folder()
+        if arguments == ["runs"] || arguments == ["logs"] {
+            let recorded = try await run(FlowrunBinary.url.path, ["run", "flow.yaml"], in: folder, standardOutput: FileHandle.nullDevice)
+            #expect(recorded.status == 0, "\(recorded.stderr)")
+        }
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
         let result = try await run(FlowrunBinary.url.path, arguments, in: folder, standardOutput: full)
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr == "flowrun: error: cannot write standard output: No space left on device\n")
     }
 

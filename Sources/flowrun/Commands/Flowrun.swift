@@ -14,8 +14,9 @@ struct Flowrun: ParsableCommand {
             file first, then runs each task as soon as its needs allow, within the concurrency \
             limits, by priority.
 
-            Exit status: 0 every task succeeded (or the file is valid); 1 a task failed, or an \
-            output could not be written; 2 invalid file or usage; 129 hung up (SIGHUP); 130 \
+            Exit status: 0 every task succeeded (or the file is valid); 1 a task failed, or a run's \
+            output could not be written; 2 invalid file or usage, or another command's output \
+            could not be written; 129 hung up (SIGHUP); 130 \
             interrupted (SIGINT); 131 quit (SIGQUIT); 141 standard output was closed; 143 \
             terminated (SIGTERM).
             """,
@@ -36,13 +37,13 @@ struct Flowrun: ParsableCommand {
             if let script = FishCompletionScript.requested(by: CommandLine.arguments) {
                 StartupSignals.release(startingSignalMask)
                 print(script)
-                try flushStandardOutput()
+                try flushStandardOutput(statusTwo: true)
                 Foundation.exit(0)
             }
             if let script = BashCompletionScript.requested(by: CommandLine.arguments) {
                 StartupSignals.release(startingSignalMask)
                 print(script)
-                try flushStandardOutput()
+                try flushStandardOutput(statusTwo: true)
                 Foundation.exit(0)
             }
             let arguments = TaskArgumentWords.split(DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst())))
@@ -52,7 +53,7 @@ struct Flowrun: ParsableCommand {
             if let common = CommonRunLine.parse(arguments) { command = common } else { command = try parseAsRoot(arguments) }
             if !((command as? RunCommand)?.takesSignals ?? false) { StartupSignals.release(startingSignalMask) }
             try command.run()
-            try flushStandardOutput(statusTwo: command is ExportCommand || command is ReportCommand)
+            try flushStandardOutput(statusTwo: !((command as? RunCommand)?.takesSignals ?? false))
             Foundation.exit(0)
         } catch let failure as CommandFailure {
             // `flowrun ... | head`: the reader went away on purpose, so quietly, as a program
@@ -82,8 +83,8 @@ struct Flowrun: ParsableCommand {
     /// >/dev/full` is an error, not a silent 0. A print larger than the buffer is written at
     /// once, and if that write failed nothing is left to fail the flush: stdout's error flag
     /// tells, with the errno of that write (nothing since has failed to set another).
-    /// `statusTwo`: `export` and `report` fail with 2, as the contract lists them
-    /// (`ExitStatus.forCommandWriteFailure`).
+    /// `statusTwo`: every command but a run fails with 2, the one failure status the contract
+    /// lists for them (`ExitStatus.forCommandWriteFailure`); a run's lost output fails it with 1.
     private static func flushStandardOutput(statusTwo: Bool = false) throws {
         let earlier = errno
         let flushed = fflush(nil) == 0

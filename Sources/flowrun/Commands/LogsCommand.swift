@@ -71,7 +71,7 @@ struct LogsCommand: ParsableCommand {
                 standardOutput.write("run \(record.run) was interrupted: its record ends here\n")
             }
         }
-        if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
+        if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
     }
 
     /// Writes the record's events (or the tasks' output); returns the unreadable lines and

@@ -180,7 +180,7 @@ struct RunCommand: ParsableCommand {
                 standardOutput.write(
                     UpToDateRun.preview(check, of: plan, verbose: verbose, lastRun: UpToDateRun.lastRun(of: file, environment: environment)))
             }
-            if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
+            if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
             return
         }
         if !engineOnly { try Self.refuseUnsupportedActions(in: plan) }

@@ -46,7 +46,7 @@ struct RunsCommand: ParsableCommand {
         } else {
             standardOutput.write(Self.table(rows))
         }
-        if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forWriteFailure(failure)) }
+        if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
     }
 
     static func table(_ rows: [(RunRecord, RunSummary)]) -> String {

@@ -21,8 +21,9 @@ enum ExitStatus {
         failure.code == EPIPE ? outputClosed : taskFailed
     }
 
-    /// For an output of `export` or `report` that could not be written: 141 if its reader went
-    /// away, else 2, the one failure status the contract gives those commands ("0 or 2").
+    /// For an output of any command but a run (`validate`, `graph`, `list`, `schema`, `runs`,
+    /// `logs`, `--dry-run`, `export`, `report`, `completion`) that could not be written: 141 if its
+    /// reader went away, else 2, the one failure status the contract gives those commands ("0 or 2").
     static func forCommandWriteFailure(_ failure: WriteFailure) -> ExitCode {
         failure.code == EPIPE ? outputClosed : invalid
     }
