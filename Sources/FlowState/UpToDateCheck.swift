@@ -559,7 +559,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func needLine(of task: Int, preview: Bool) -> String? {
         guard let value = value(of: task) else { return nil }
         guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked(TaskFiles(in: $0, at: task)) }) else { return value }
-        return value + (outputs(of: task, preview: preview) ?? Self.unrecordedOutputs)
+        return value + (outputs(of: task, preview: preview) ?? unrecordedOutputs)
     }
 
     /// The digest of the outputs the task at `index` left in this run (kept as up to date, or
@@ -574,8 +574,15 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock { outputs(of: index, preview: preview) }
     }
 
-    /// The outputs' part of the line of a tracked need without a record in this run: not a digest.
-    static let unrecordedOutputs = "unrecorded"
+    /// The outputs' part of the line of a tracked need without a record in this run: not a
+    /// digest, and another for each check, so that no later record matches it. A constant text
+    /// did match: a need that rewrites its own input (`inputs` and `outputs` naming one file)
+    /// runs every time and is unrecorded every time, and its dependents, recorded with that same
+    /// text, stayed up to date on contents it had since changed.
+    private let unrecordedOutputs = UpToDateCheck.unrecordedMarker()
+
+    /// A new `unrecordedOutputs` text.
+    package static func unrecordedMarker() -> String { "unrecorded " + UUID().uuidString }
 
     /// The line (`needLine(of:preview:)`: value and outputs' digest) the state kept at the last
     /// success of `id`, a need `--only` takes as done,
