@@ -524,6 +524,8 @@ class Case:
                 self.note("WRONG-RESULT", f"{label}: {k} differs from the model's (flowrun {fa.get(k)!r:.80} model {fb.get(k)!r:.80})")
 
     def step(self, label, during=None, force=False, resume=False):
+        with open(os.path.join(self.base, "flowrun.log"), "a") as log:
+            log.write(f"\n### STEP {label}\n")
         ids = self.ids_to_keys()
         would, dry = self.dry_run()
         mtime_tick()
@@ -944,6 +946,7 @@ def main():
     totals = {"cases": 0, "tasks": 0, "runs": 0, "edits": 0}
     kinds = {}
     peers = {}
+    by_kind = {}
     cases = [args.only_case] if args.only_case is not None else range(args.cases)
     for index in cases:
         case = (FaultCase if args.faults else Case)(args, index)
@@ -955,6 +958,12 @@ def main():
         for k, v in case.stats.items():
             if k.startswith(("make", "ninja")):
                 peers[k] = peers.get(k, 0) + v
+        # by edit kind: tasks the peer ran that flowrun did not, and the reverse
+        for label, tool, more, fewer in case.peer_log:
+            kind = label.split(": ")[1].split(" ")[0] if ": " in label else label
+            row = by_kind.setdefault(kind, {})
+            row[tool + "+"] = row.get(tool + "+", 0) + len(more)
+            row[tool + "-"] = row.get(tool + "-", 0) + len(fewer)
         for kind, text in findings:
             kinds[kind] = kinds.get(kind, 0) + 1
             print(f"case {index} (seed {case.seed}): {kind}: {text}")
@@ -962,6 +971,10 @@ def main():
             shutil.rmtree(case.base, ignore_errors=True)
         sys.stdout.flush()
     print("totals:", json.dumps(totals), "findings:", json.dumps(kinds), "peers:", json.dumps(peers))
+    print("tasks run by make/ninja and not flowrun (+), by flowrun and not them (-), by edit:")
+    for kind in sorted(by_kind):
+        row = by_kind[kind]
+        print(f"  {kind:24} " + " ".join(f"{k}{row.get(k, 0):5}" for k in ("make+", "make-", "ninja+", "ninja-")))
 
 
 if __name__ == "__main__":
