@@ -652,7 +652,7 @@ class Case:
                 u.needs = [new if n == t.tid else n for n in u.needs]
             old = t.tid
             t.tid = new               # its files keep their paths: only the id changes
-            for rec in self.model.recs.values():
+            for rec in list(self.model.recs.values()) + list(self.model.last_untracked.values()):
                 for k in [k for k in rec if k[0] == old]:
                     rec.pop(k)
             return f"{old} -> {new}"
@@ -669,7 +669,7 @@ class Case:
             picked = rng.sample(roots, min(len(roots), rng.randint(1, 3)))
             for t in picked:
                 spec.include.add(t.tid)
-                for rec in self.model.recs.values():   # inc:ID is a new id: no history
+                for rec in list(self.model.recs.values()) + list(self.model.last_untracked.values()):   # inc:ID: no history
                     for k in [k for k in rec if k[0] == t.tid]:
                         rec.pop(k)
             return ",".join(t.tid for t in picked)
