@@ -81,6 +81,9 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// their fingerprints are that check's. Under `leftLock` (a task may end while `lock` is held).
     private lazy var keptTracked = KeptTracked(count: plan.tasks.count)
     private let leftLock = NSLock()
+    /// As the up-to-date check's: a need without a record gives its dependents a line no
+    /// record matches.
+    private let unrecordedOutputs = UpToDateCheck.unrecordedMarker()
     /// What tasks left, in the order they ended, not yet taken into `fingerprints` and `keys`.
     private var left: [Left] = []
     /// `preview(upToDate:)` is deciding: needs' outputs are taken as the state kept them.
@@ -443,7 +446,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked(TaskFiles(in: $0, at: index)) }) else { return value }
         let outputs =
             leftLock.withLock({ keptTracked.flags[index] }) ? inner?.outputsDigest(at: index, preview: previewing) : tables.outputs[index]
-        return value + (outputs ?? UpToDateCheck.unrecordedOutputs)
+        return value + (outputs ?? unrecordedOutputs)
     }
 
     /// The whole value of the task's fingerprint, taken once: this check's, else (a task the

@@ -56,11 +56,15 @@ package struct TaskFingerprint: Sendable, Equatable {
             needs: needsDigest(needValues))
     }
 
-    /// The digest of the needs' values, each line one need's ("none" for one without): the same
-    /// as hashing the lines joined, without building the text.
+    /// The digest of the needs' values, each line one need's ("none" for one without), the
+    /// lines sorted: the same as hashing them joined, without building the text. Sorted, since
+    /// the order `needs:` lists them in is not what the task makes (make remakes nothing when
+    /// a rule's prerequisites are listed in another order): `needs: [b, a]` for `[a, b]` kept
+    /// the task's fingerprint changed, and it ran again with its dependents.
     static func needsDigest(_ needValues: [String?]) -> String {
         var hasher = SHA256()
-        updateNeeds(&hasher, count: needValues.count) { index, hasher in update(&hasher, needValues[index]) }
+        let lines = needValues.count < 2 ? needValues : needValues.sorted { ($0 ?? "none") < ($1 ?? "none") }
+        updateNeeds(&hasher, count: lines.count) { index, hasher in update(&hasher, lines[index]) }
         return FileRecord.hex(hasher.finalize())
     }
 

@@ -337,32 +337,52 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func needsAreKept(_ needs: [Int], at index: Int, in stored: StoredTask, kept: [Bool], values: [UInt8]) -> Bool {
         let whole = needsUnderOnly?[index]
         let size = TaskStateBytes.digestSize
-        var hasher = SHA256()
+        let count = whole?.count ?? needs.count
+        // Each need's line raw (value, then outputs' digest), sorted as `needsDigest` sorts
+        // their hex text: hex keeps the order of the bytes.
+        var lines = [UInt8](repeating: 0, count: count * 2 * size)
         var allKept = true
-        values.withUnsafeBytes { values in
-            TaskFingerprint.updateNeeds(&hasher, count: whole?.count ?? needs.count) { position, hasher in
-                let need: Int
-                switch whole?[position] {
-                case .takenAsDone(let id)?:
-                    guard let done = states.stored(at: Int.max, id: id), outputsStand(of: done) else {
-                        allKept = false
-                        return
+        lines.withUnsafeMutableBytes { lines in
+            values.withUnsafeBytes { values in
+                for position in 0..<count where allKept {
+                    let line = lines.baseAddress!.advanced(by: position * 2 * size)
+                    let need: Int
+                    switch whole?[position] {
+                    case .takenAsDone(let id)?:
+                        guard let done = states.stored(at: Int.max, id: id), outputsStand(of: done) else {
+                            allKept = false
+                            continue
+                        }
+                        line.copyMemory(from: done.digest(.value).baseAddress!, byteCount: size)
+                        line.advanced(by: size).copyMemory(from: done.digest(.outputs).baseAddress!, byteCount: size)
+                        continue
+                    case .planned(let planned)?: need = planned
+                    case nil: need = needs[position]
                     }
-                    StoredTask.update(&hasher, withHexOf: done.digest(.value))
-                    StoredTask.update(&hasher, withHexOf: done.digest(.outputs))
-                    return
-                case .planned(let planned)?: need = planned
-                case nil: need = needs[position]
+                    guard need < kept.count, kept[need] else {
+                        allKept = false
+                        continue
+                    }
+                    line.copyMemory(from: values.baseAddress!.advanced(by: need * 2 * size), byteCount: 2 * size)
                 }
-                guard need < kept.count, kept[need] else {
-                    allKept = false
-                    return
-                }
-                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: values[(need * 2 * size)..<((need * 2 + 1) * size)]))
-                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: values[((need * 2 + 1) * size)..<((need + 1) * 2 * size)]))
             }
         }
-        return allKept && hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
+        guard allKept else { return false }
+        var order = Array(0..<count)
+        if count > 1 {
+            lines.withUnsafeBytes { lines in
+                order.sort { memcmp(lines.baseAddress! + $0 * 2 * size, lines.baseAddress! + $1 * 2 * size, 2 * size) < 0 }
+            }
+        }
+        var hasher = SHA256()
+        lines.withUnsafeBytes { lines in
+            TaskFingerprint.updateNeeds(&hasher, count: count) { position, hasher in
+                let line = order[position] * 2 * size
+                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: lines[line..<(line + size)]))
+                StoredTask.update(&hasher, withHexOf: UnsafeRawBufferPointer(rebasing: lines[(line + size)..<(line + 2 * size)]))
+            }
+        }
+        return hasher.finalize().withUnsafeBytes { stored.part(.needs, isRaw: $0) }
     }
 
     /// Whether each output file the state kept of a need `--only` takes as done is there with
@@ -559,7 +579,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func needLine(of task: Int, preview: Bool) -> String? {
         guard let value = value(of: task) else { return nil }
         guard plan.tasks.withUnsafeBufferPointer({ TaskDefinition.isTracked(TaskFiles(in: $0, at: task)) }) else { return value }
-        return value + (outputs(of: task, preview: preview) ?? Self.unrecordedOutputs)
+        return value + (outputs(of: task, preview: preview) ?? unrecordedOutputs)
     }
 
     /// The digest of the outputs the task at `index` left in this run (kept as up to date, or
@@ -574,8 +594,15 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock { outputs(of: index, preview: preview) }
     }
 
-    /// The outputs' part of the line of a tracked need without a record in this run: not a digest.
-    static let unrecordedOutputs = "unrecorded"
+    /// The outputs' part of the line of a tracked need without a record in this run: not a
+    /// digest, and another for each check, so that no later record matches it. A constant text
+    /// did match: a need that rewrites its own input (`inputs` and `outputs` naming one file)
+    /// runs every time and is unrecorded every time, and its dependents, recorded with that same
+    /// text, stayed up to date on contents it had since changed.
+    private let unrecordedOutputs = UpToDateCheck.unrecordedMarker()
+
+    /// A new `unrecordedOutputs` text.
+    package static func unrecordedMarker() -> String { "unrecorded " + UUID().uuidString }
 
     /// The line (`needLine(of:preview:)`: value and outputs' digest) the state kept at the last
     /// success of `id`, a need `--only` takes as done,

@@ -24,9 +24,11 @@ import Testing
         #expect(parts.value == Self.sha256(parts.definition + parts.environment + parts.inputs + parts.needs))
     }
 
-    @Test func theNeedsDigestIsTheDigestOfTheirValuesOneALine() {
+    @Test func theNeedsDigestIsTheDigestOfTheirValuesOneALineSorted() {
         let values: [String?] = [Self.sha256("a"), nil, Self.sha256("c")]
-        #expect(TaskFingerprint.needsDigest(values) == Self.sha256("\(values[0]!)\nnone\n\(values[2]!)"))
+        // sha256("c") is 2e7d..., sha256("a") ca97...: the order `needs:` lists them in is no part of it.
+        #expect(TaskFingerprint.needsDigest(values) == Self.sha256("\(values[2]!)\n\(values[0]!)\nnone"))
+        #expect(TaskFingerprint.needsDigest(values.reversed()) == TaskFingerprint.needsDigest(values))
         #expect(TaskFingerprint.needsDigest([]) == Self.sha256(""))
         #expect(TaskFingerprint.needsDigest([nil]) == Self.sha256("none"))
     }
