@@ -785,40 +785,6 @@ import Testing
         #expect(Self.contents(project + "/out/b.bin") == body)
     }
 
-    @Test func plainHTTPGoesThroughHttpProxyInAbsoluteForm() async throws {
-        let folder = try ShellRunnerTests.makeFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let proxy = try TestHTTPServer()
-        defer { proxy.shutdown() }
-        let body = Self.bytes(1000)
-        proxy.route("/via-proxy") { _ in .init(body: body) }
-        let tasks = try Self.tasks([("get", "{download: {url: 'http://downloads.example/via-proxy', to: p.bin}}")], in: folder)
-        let runner = Self.runner(in: folder, ["http_proxy": "127.0.0.1:\(proxy.port)"])
-        defer { runner.finishRun() }
-        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
-        #expect(Self.contents(folder + "/p.bin") == body)
-        #expect(proxy.requests.map(\.target) == ["downloads.example:80", "/via-proxy"])
-    }
-
-    /// As curl: `http_proxy=http://user:password@host:port` sends Proxy-Authorization (Basic,
-    /// percent-decoded) to the proxy; the credentials were dropped, and the proxy answered 407.
-    @Test func aProxyURLsCredentialsAreSentToTheProxy() async throws {
-        let folder = try ShellRunnerTests.makeFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let proxy = try TestHTTPServer()
-        defer { proxy.shutdown() }
-        let body = Self.bytes(1000)
-        proxy.route("/via-proxy") { _ in .init(body: body) }
-        let tasks = try Self.tasks([("get", "{download: {url: 'http://downloads.example/via-proxy', to: p.bin}}")], in: folder)
-        let runner = Self.runner(in: folder, ["http_proxy": "http://me:se%40cret@127.0.0.1:\(proxy.port)"])
-        defer { runner.finishRun() }
-        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
-        #expect(Self.contents(folder + "/p.bin") == body)
-        let connect = try #require(proxy.requests.first)
-        #expect(connect.target == "downloads.example:80")
-        #expect(connect.header("Proxy-Authorization") == "Basic " + Data("me:se@cret".utf8).base64EncodedString())
-    }
-
     @Test func httpsGoesThroughHTTPSProxyInATunnel() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

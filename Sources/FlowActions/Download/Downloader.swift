@@ -23,6 +23,17 @@ package final class Downloader: Sendable {
         /// Read with the first https client: a run without https downloads never parses SSL_CERT_FILE.
         var tls: Result<TLSConfiguration, ActionFailure>?
         var byKind: [ClientKind: HTTPClient] = [:]
+
+        mutating func eventLoopGroup() -> MultiThreadedEventLoopGroup {
+            let group = self.group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            self.group = group
+            return group
+        }
+    }
+
+    /// The run's network thread, for the clients and the requests forwarded to a proxy.
+    private func eventLoopGroup() -> MultiThreadedEventLoopGroup {
+        clients.withLockedValue { $0.eventLoopGroup() }
     }
 
     /// A client per proxy in use; `fresh` ones use each connection once (for a retry after a
@@ -86,8 +97,7 @@ package final class Downloader: Sendable {
                 case .failure(let failure): return .failure(failure)
                 }
             }
-            let group = clients.group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            clients.group = group
+            let group = clients.eventLoopGroup()
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tlsConfiguration,
                 redirectConfiguration: .disallow,  // followed by `request`: see `RedirectChain`
@@ -163,7 +173,7 @@ package final class Downloader: Sendable {
                     "\(url): its path's percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request", retryable: false)
             }
             let secure = parsed.scheme?.lowercased() == "https"
-            let client = try client(for: try proxies.proxy(for: parsed), fresh: detours.onFreshConnection, secure: secure)
+            let proxy = try proxies.proxy(for: parsed)
             let request: HTTPClient.Request
             do {
                 request = try HTTPTransfer.request(url: target, headers: chain.headers, resumingFrom: file)
@@ -173,12 +183,22 @@ package final class Downloader: Sendable {
                 throw ActionFailure("\(url): \(error)", retryable: false)
             }
             let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
-            let task = client.execute(request: request, delegate: transfer)
-            guard attempt.started(task) else {
-                task.cancel()
-                throw ActionFailure("cancelled", retryable: false)
+            let response: EventLoopFuture<Void>
+            if let proxy, proxy.kind == .http, !secure,
+                let forwarded = ForwardedRequest(request, proxy: proxy, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
+            {
+                // Plain http through an http proxy goes to it as `GET http://host/path`, as curl.
+                guard attempt.started(cancel: { forwarded.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
+                response = forwarded.start(on: eventLoopGroup(), into: transfer)
+            } else {
+                let task = try client(for: proxy, fresh: detours.onFreshConnection, secure: secure).execute(request: request, delegate: transfer)
+                guard attempt.started(cancel: { task.cancel() }) else {
+                    task.cancel()
+                    throw ActionFailure("cancelled", retryable: false)
+                }
+                response = task.futureResult
             }
-            task.futureResult.whenComplete { result in
+            response.whenComplete { result in
                 // The last, partial block goes to the file before the outcome is looked at.
                 transfer.handOffStagedBytes()
                 file.queue.async {
@@ -270,16 +290,16 @@ package final class Downloader: Sendable {
     }
 }
 
-/// One running HTTP request, which `cancel()` stops (and which the caller then cleans up after).
+/// One running HTTP request (async-http-client's task or a `ForwardedRequest`), which `cancel()` stops (and which the caller then cleans up after).
 package final class HTTPAttempt: Sendable {
-    private enum State { case starting, running(HTTPClient.Task<Void>), cancelled }
+    private enum State { case starting, running(cancel: @Sendable () -> Void), cancelled }
     private let state = NIOLockedValueBox(State.starting)
 
     /// False when cancelled before the request (the first, or one a redirect made) began.
-    fileprivate func started(_ task: HTTPClient.Task<Void>) -> Bool {
+    fileprivate func started(cancel: @escaping @Sendable () -> Void) -> Bool {
         state.withLockedValue { state in
             if case .cancelled = state { return false }
-            state = .running(task)
+            state = .running(cancel: cancel)
             return true
         }
     }
@@ -289,11 +309,11 @@ package final class HTTPAttempt: Sendable {
     }
 
     package func cancel() {
-        let task: HTTPClient.Task<Void>? = state.withLockedValue { state in
+        let cancel: (@Sendable () -> Void)? = state.withLockedValue { state in
             defer { state = .cancelled }
-            if case .running(let task) = state { return task }
+            if case .running(let cancel) = state { return cancel }
             return nil
         }
-        task?.cancel()
+        cancel?()
     }
 }

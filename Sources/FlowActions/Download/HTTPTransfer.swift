@@ -67,9 +67,16 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     var receivedHead: Bool { headSeen.withLockedValue { $0 } }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        received(head, on: task.eventLoop)
+    }
+
+    /// The response's head, from async-http-client or a `ForwardedRequest`: the future says
+    /// when the body may come (or fails the request).
+    func received(_ head: HTTPResponseHead, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         headSeen.withLockedValue { $0 = true }
-        if [301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
-            return task.eventLoop.makeFailedFuture(Redirect(location: location))
+        // The statuses `curl -L` follows: a 300's Location is the server's preferred choice.
+        if [300, 301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
+            return eventLoop.makeFailedFuture(Redirect(location: location))
         }
         let file = file, url = url, resuming = resuming, progress = progress
         let contentLength = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
@@ -89,7 +96,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             // head's bookkeeping goes there ahead of the body and the network thread reads on
             // at once, instead of waiting for that queue to wake up (two thread hand-offs on
             // every download's way).
-            if let failure { return task.eventLoop.makeFailedFuture(failure) }
+            if let failure { return eventLoop.makeFailedFuture(failure) }
             let length = range?.total ?? contentLength
             expectedLength.withLockedValue { $0 = (length, 0) }
             progress(0, length)
@@ -97,7 +104,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                 file.validator = validator
                 file.expectedSize = length
             }
-            return task.eventLoop.makeSucceededVoidFuture()
+            return eventLoop.makeSucceededVoidFuture()
         }
         if resuming, head.status == .partialContent,
             ResumedRange.problem(of: head, keptBytes: kept.size, validator: kept.validator, knownTotal: kept.expectedSize) == nil
@@ -109,9 +116,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             expectedLength.withLockedValue { $0 = (total, kept.size) }
             progress(kept.size, total)
             file.queue.async { file.expectedSize = total }
-            return task.eventLoop.makeSucceededVoidFuture()
+            return eventLoop.makeSucceededVoidFuture()
         }
-        let promise = task.eventLoop.makePromise(of: Void.self)
+        let promise = eventLoop.makePromise(of: Void.self)
         file.queue.async {
             do throws(ActionFailure) {
                 if head.status == .rangeNotSatisfiable, resuming {
@@ -196,7 +203,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// hashing and write queues, in arrival order (`StagedBlock`); returns at once unless too
     /// many bytes wait for either. The network thread only receives and copies.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        if let failure = writeFailure { return task.eventLoop.makeFailedFuture(failure) }
+        received(buffer, on: task.eventLoop)
+    }
+
+    func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        if let failure = writeFailure { return eventLoop.makeFailedFuture(failure) }
         let received: Int64 = staging.withLockedValue { staging in
             buffer.withUnsafeReadableBytes { part in
                 var rest = part
@@ -214,11 +225,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         progress(start + received, total)
         let wait: EventLoopPromise<Void>? = writes.withLockedValue { writes in
             guard writes.failure == nil, max(writes.unwritten, writes.unhashed) > Self.writeBehindLimit else { return nil }
-            let promise = task.eventLoop.makePromise(of: Void.self)
+            let promise = eventLoop.makePromise(of: Void.self)
             writes.waiter = promise
             return promise
         }
-        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+        return wait?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     }
 
     /// Hands the block being filled to the file's queues: once the response ended, whichever
