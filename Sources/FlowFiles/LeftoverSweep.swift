@@ -55,23 +55,30 @@ package final class LeftoverSweep: @unchecked Sendable {
     /// Removes a file, or a folder and everything in it, without following symlinks; opens
     /// the read-only folders an extraction may have made.
     package static func removeTree(_ path: String) {
+        removeTree(bytes: Array(path.utf8))
+    }
+
+    /// Paths as bytes: an extraction writes names that are not UTF-8 (a latin-1 tar), which a
+    /// String would turn into U+FFFD, so that they could not be removed, nor their folder.
+    private static func removeTree(bytes path: [UInt8]) {
+        let cPath = path.map { CChar(bitPattern: $0) } + [0]
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }
+        guard lstat(cPath, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            unlink(path)
+            unlink(cPath)
             return
         }
-        chmod(path, 0o700)
-        if let dir = opendir(path) {
-            var names: [String] = []
+        chmod(cPath, 0o700)
+        if let dir = opendir(cPath) {
+            var names: [[UInt8]] = []
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                if name != "." && name != ".." { names.append(name) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
             }
             closedir(dir)
-            for name in names { removeTree(path + "/" + name) }
+            for name in names { removeTree(bytes: path + [UInt8(ascii: "/")] + name) }
         }
-        rmdir(path)
+        rmdir(cPath)
     }
 }
 

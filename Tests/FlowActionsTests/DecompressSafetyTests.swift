@@ -114,6 +114,36 @@ import Testing
         }
     }
 
+    /// A tar cut inside a header: libarchive took the end of a small file read whole for its
+    /// end and the extraction was green with the entries after the cut missing (found by
+    /// bench/decompress_peer.py); bsdtar says "Truncated tar archive". Uncompressed and from a
+    /// file, in each header format; the cut lands in the second entry's header.
+    @Test func aTarCutInsideAHeaderFails() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            """
+            for name, form in [('ustar', tarfile.USTAR_FORMAT), ('gnu', tarfile.GNU_FORMAT), ('pax', tarfile.PAX_FORMAT)]:
+                with tarfile.open(name + '.tar', 'w', format=form) as t:
+                    for n in ['a', 'b', 'c']:
+                        info = tarfile.TarInfo(n); info.size = 2; t.addfile(info, io.BytesIO(b'x\\n'))
+                whole = open(name + '.tar', 'rb').read()
+                second = whole.index(b'b\\0') // 512 * 512
+                for cut in [1, 73, 511]:
+                    open('%s-%d.tar' % (name, cut), 'wb').write(whole[:second + cut])
+            """)
+        for form in ["ustar", "gnu", "pax"] {
+            for cut in [1, 73, 511] {
+                let archive = "\(form)-\(cut).tar"
+                FileTree.remove(fixtures.path("out"))
+                let failure = fixtures.extract(archive)
+                #expect(failure?.reason.contains("Truncated tar archive") == true, "\(archive): \(failure?.reason ?? "extracted")")
+                #expect(!FileManager.default.fileExists(atPath: fixtures.path("out")), "\(archive)")
+                #expect(!fixtures.listing().contains { $0.contains("flowrun-") })
+            }
+        }
+    }
+
     @Test func aZipWhoseHeadersDisagreeFails() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

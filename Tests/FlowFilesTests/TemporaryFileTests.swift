@@ -82,6 +82,25 @@ import Testing
         #expect(LeftoverSweep.sweep(folder) == [(liveFolder.path as NSString).lastPathComponent])
     }
 
+    /// A staging folder a SIGKILLed extraction left, holding names that are not UTF-8 (a
+    /// latin-1 tar): its removal read names as Strings, whose U+FFFD matched no file, so the
+    /// leftover stayed for every later run (found by bench/decompress_peer.py).
+    @Test func aLeftoverWithNamesThatAreNotUTF8IsRemovedWhole() throws {
+        let folder = try makeFolder()
+        defer { LeftoverSweep.removeTree(folder) }
+        let leftover = folder + "/.to.flowrun-killed"
+        try FileManager.default.createDirectory(atPath: leftover + "/top/names", withIntermediateDirectories: true)
+        for name: [UInt8] in [[0x62, 0x61, 0x64, 0xFF, 0xFE], [0x63, 0x61, 0x66, 0xE9]] {
+            let path = Array((leftover + "/top/names/").utf8) + name
+            let descriptor = open(path.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            try #require(descriptor >= 0)
+            close(descriptor)
+        }
+
+        #expect(LeftoverSweep.sweep(folder) == [".to.flowrun-killed"])
+        #expect(names(in: folder).isEmpty)
+    }
+
     /// A process killed with SIGKILL while it held a leftover's lock: the lock is free once it
     /// is gone, and the sweep then removes the leftover.
     @Test func aLeftoverOfAKilledProcessIsRemovedOnceItIsGone() throws {

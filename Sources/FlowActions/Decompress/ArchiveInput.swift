@@ -125,7 +125,13 @@ final class ArchiveInput {
         if let readAhead { return readAhead.nextHeader(isCancelled: isCancelled) }
         var entry: OpaquePointer?
         let status = archive_read_next_header(reader, &entry)
-        if status == ARCHIVE_EOF { return .end }
+        if status == ARCHIVE_EOF {
+            // Read from the file itself (not decoded): its size tells a cut header (`TruncatedTar`).
+            if decoded == nil, let source, let truncated = TruncatedTar.failure(reader, fileSize: source.fileSize) {
+                return .failed(truncated)
+            }
+            return .end
+        }
         guard status >= ARCHIVE_WARN, let entry else { return .failed(message) }
         return .entry(entry, warning: status == ARCHIVE_WARN ? message : nil)
     }

@@ -32,6 +32,8 @@ final class ArchiveSource {
     /// The file's identity when it was opened: its digest is noted only if it still has it.
     let identity: FileStatus
     private let size: Int64
+    /// The file's size when it was opened.
+    var fileSize: Int64 { size }
     /// Where the next read starts.
     private var position: Int64 = 0
     /// The bytes `[0, hashedUpTo)` are handed to `hashing`.

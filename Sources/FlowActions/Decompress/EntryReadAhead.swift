@@ -268,7 +268,11 @@ final class EntryReadAhead: @unchecked Sendable {
                 zipStarts = found.isZip
             }
             if status == ARCHIVE_EOF {
-                _ = push(.end)
+                if let source, let truncated = TruncatedTar.failure(reader, fileSize: source.fileSize) {
+                    _ = push(.headerFailed(truncated))
+                } else {
+                    _ = push(.end)
+                }
                 return
             }
             guard status >= ARCHIVE_WARN, let entry = entryPointer, let copy = archive_entry_clone(entry) else {
