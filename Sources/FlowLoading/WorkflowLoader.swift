@@ -78,8 +78,11 @@ package enum WorkflowLoader {
             }
             workflow = included
         }
+        // One error for one mistake: `enabled: !!bool yes` is the tag's error, not also "expected
+        // true or false ... found a string" at the same place.
+        let decoded = decoder.diagnostics.filter { $0.severity != .error || !document.refusedTags.contains($0.location) }
         let loaded = LoadedWorkflow(
-            workflow: workflow, diagnostics: document.diagnostics + decoder.diagnostics + dotenvProblems,
+            workflow: workflow, diagnostics: document.diagnostics + decoded + dotenvProblems,
             declaredTaskIDs: declared, sources: sources)
         // Nothing needs the tree any more (the workflow's strings may share storage with its
         // scalars, which reference counting keeps alive), so a large one is handed over whole

@@ -99,14 +99,17 @@ package enum JobSummary {
 
     /// Text that cannot break out of its table cell or be read as HTML or Markdown.
     ///
-    /// GitHub also turns `:x:` into an emoji and `https://...`, `www.`, `a@b.c` and `@name` into
-    /// links, in the HTML's text, where an entity is a plain character again: so an invisible
-    /// `<wbr>` splits each (after a `:` or `@` that is not followed by a space, after `www`), and
-    /// the text shows as written, in a text node no such pattern spans.
+    /// GitHub also turns `:x:` into an emoji and `https://...`, `www.`, `a@b.c`, `@name`, `#123`,
+    /// `GH-123` and a commit's SHA into links or mentions, in the HTML's text, where an entity is
+    /// a plain character again: so an invisible `<wbr>` splits each (after a `:`, `@` or `#` that
+    /// is not followed by a space, after `www`, after `GH-`, and every 6 characters of a hex
+    /// word of 7 or more with letters and digits), and the text shows as written, in text nodes
+    /// no such pattern spans.
     static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         let characters = Array(text)
+        let hexBreaks = breaksInHexWords(characters)
         for (index, character) in characters.enumerated() {
             let next = index + 1 < characters.count ? characters[index + 1] : nil
             if character == ".", index >= 3, characters[(index - 3)..<index].map({ $0.lowercased() }).joined() == "www" {
@@ -128,12 +131,49 @@ package enum JobSummary {
             case "~": result += "&#126;"
             case "$": result += "&#36;"
             case "\n", "\r": result += " "
-            case ":", "@":
+            case ":", "@", "#":
                 result.append(character)
                 if let next, !next.isWhitespace { result += "<wbr>" }
-            default: result.append(character)
+            case "-":
+                result.append(character)
+                if isIssuePrefix(characters, dashAt: index) { result += "<wbr>" }
+            default:
+                result.append(character)
+                if hexBreaks.contains(index) { result += "<wbr>" }
             }
         }
         return result
+    }
+
+    /// Whether the `-` at `dash` ends a word `GH` and a digit follows: GitHub's `GH-26` issue link.
+    private static func isIssuePrefix(_ characters: [Character], dashAt dash: Int) -> Bool {
+        guard dash >= 2, dash + 1 < characters.count, characters[dash + 1].isASCII, characters[dash + 1].isNumber,
+            String(characters[(dash - 2)..<dash]).uppercased() == "GH"
+        else { return false }
+        return dash == 2 || !(characters[dash - 3].isLetter || characters[dash - 3].isNumber || characters[dash - 3] == "_")
+    }
+
+    /// The indexes after which a hex word (a run of ASCII letters, digits and `_` that is all hex
+    /// digits, 7 or more, with a letter and a digit) is split, every 6 characters: GitHub links a
+    /// word of 7 to 40 hex digits as a commit (`a5c3785`), and finds one in each text node. A
+    /// word of digits alone (a run id's date, a byte count) is left whole.
+    private static func breaksInHexWords(_ characters: [Character]) -> Set<Int> {
+        func isWord(_ character: Character) -> Bool { character.isASCII && (character.isLetter || character.isNumber || character == "_") }
+        var breaks: Set<Int> = []
+        var start = 0
+        while start < characters.count {
+            guard isWord(characters[start]) else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < characters.count, isWord(characters[end]) { end += 1 }
+            let word = characters[start..<end]
+            if word.count >= 7, word.allSatisfy(\.isHexDigit), word.contains(where: \.isNumber), word.contains(where: \.isLetter) {
+                breaks.formUnion(stride(from: start + 5, to: end - 1, by: 6))
+            }
+            start = end
+        }
+        return breaks
     }
 }

@@ -130,9 +130,48 @@ import Testing
         let attempt = await Support.run(task)
 
         let reason = try #require(Support.failureReason(attempt))
-        #expect(reason.contains("\(folder)/gone.txt") && reason.contains("No such file"), "\(reason)")
+        // As the workflow wrote it, as a pattern that matches nothing is named.
+        #expect(reason == "cannot open input 'gone.txt': No such file or directory")
         #expect(try String(contentsOfFile: "\(folder)/all.txt", encoding: .utf8) == "previous")
         #expect(Support.contents(of: folder) == ["a.txt", "all.txt"])
+    }
+
+    /// A missing input was named by the path resolved against the workdir (`./sub/../gone.txt`
+    /// as `/tmp/.../gone.txt`), whatever the format: now as written, an absolute one too.
+    @Test(arguments: [("concat", "all.out"), ("tar", "all.tar"), ("zip", "all.zip"), ("image", "all.png")])
+    func aMissingInputIsNamedAsTheWorkflowWroteIt(format: String, to: String) async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/a.txt")
+        for written in ["./sub/../gone.txt", "\(folder)/./gone.txt"] {
+            let task = try Support.task("inputs: [a.txt, '\(written)']\nto: \(to)\nformat: \(format)", in: folder)
+            let attempt = await Support.run(task)
+            #expect(Support.failureReason(attempt) == "cannot open input '\(written)': No such file or directory")
+            #expect(Support.contents(of: folder) == ["a.txt"])
+        }
+    }
+
+    /// A file whose name is not UTF-8 (`caf\xE9.txt`, as an archive may extract it) matched by
+    /// a pattern failed with "cannot open input /tmp/.../caf\u{FFFD}.txt: No such file or
+    /// directory" of a file that is there: the name a String cannot hold is said to be so.
+    @Test func aMatchWhoseNameIsNotUTF8IsSaidToBeSo() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/a.txt")
+        let latin1 = Array("\(folder)/caf".utf8) + [0xE9] + Array(".txt".utf8) + [0]
+        let descriptor = latin1.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+        }
+        try #require(descriptor >= 0)
+        close(descriptor)
+        let task = try Support.task("inputs: [\"*.txt\"]\nto: all.out", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(
+            Support.failureReason(attempt)
+                == "input 'caf\u{FFFD}.txt' (matched by '*.txt') has a name that is not UTF-8 (shown with \u{FFFD}), which flowrun cannot open: rename it")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/all.out"))
     }
 
     @Test(arguments: ["tar", "tar.gz", "zip"])

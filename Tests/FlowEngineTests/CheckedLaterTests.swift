@@ -34,6 +34,48 @@ import Testing
         func taskSucceeded(_ task: Int) {}
     }
 
+    /// The set-up of every test: the workflow's tasks with the task at `held` checked later
+    /// (`LaterGate`), the run started.
+    struct HeldRun {
+        let gate: LaterGate
+        let h: EngineHarness
+
+        init(holding held: Int = 0, _ yaml: String = CheckedLaterTests.yaml, failFast: Bool? = nil) throws {
+            gate = LaterGate(holding: held)
+            h = try EngineHarness(yaml, failFast: failFast, gate: gate)
+            h.start()
+        }
+
+        /// Decides the held task (nil: it starts; a reason: it is skipped) and runs what that posts.
+        func decide(_ reason: String? = nil) throws {
+            try gate.decide(reason)
+            h.loop.runPosted()
+        }
+
+        /// Suspends the run, then decides the held task to start.
+        func decideWhileSuspended() throws {
+            h.engine.suspend()
+            try decide()
+        }
+
+        /// Every one of the run's `tasks` ended once: the final counts add up to them.
+        @discardableResult
+        func expectEveryTaskCounted(_ tasks: Int) throws -> FinalCounts {
+            let counts = try #require(h.workflowFinished?.counts)
+            #expect(counts.succeeded + counts.failed + counts.cancelled + counts.skipped == tasks)
+            return counts
+        }
+    }
+
+    /// A cleanup task checked later beside one other task.
+    static let cleanupYAML = """
+        version: 1
+        concurrency: 2
+        tasks:
+          work: {shell: x}
+          tidy: {shell: x, when: always, inputs: [big.in]}
+        """
+
     static let yaml = """
         version: 1
         concurrency: 2
@@ -46,15 +88,13 @@ import Testing
         """
 
     @Test func theHeldTaskKeepsItsSlotAndStartsOnceDecided() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, gate: gate)
-        h.start()
+        let run = try HeldRun()
+        let h = run.h
         #expect(h.started == ["small1"], "big holds one of the two slots")
         #expect(h.finalEvent(of: "big") == nil)
         try h.end("small1")
         #expect(h.started == ["small1", "small2"])
-        try gate.decide(nil)
-        h.loop.runPosted()
+        try run.decide()
         #expect(h.started == ["small1", "small2", "big"])
         try h.end("big")
         #expect(h.started.last == "after", "its dependents waited for it")
@@ -63,11 +103,9 @@ import Testing
     }
 
     @Test func aHeldTaskDecidedUpToDateIsSkippedAndItsDependentsStart() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, gate: gate)
-        h.start()
-        try gate.decide(SkipReason.upToDate)
-        h.loop.runPosted()
+        let run = try HeldRun()
+        let h = run.h
+        try run.decide(SkipReason.upToDate)
         #expect(h.finalEvent(of: "big") == .taskSkipped(task: "big", reason: SkipReason.upToDate))
         #expect(h.started == ["small1", "small2"], "small2 took big's slot")
         try h.end("small1")
@@ -75,28 +113,24 @@ import Testing
     }
 
     @Test func aFailureUnderFailFastSkipsTheHeldTask() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, failFast: true, gate: gate)
-        h.start()
+        let run = try HeldRun(failFast: true)
+        let h = run.h
         try h.end("small1", .failed(reason: "exited with status 1", exitCode: 1))
         #expect(h.finalEvent(of: "big") == .taskSkipped(task: "big", reason: Engine.failFastReason))
         #expect(h.finalEvent(of: "after") == .taskSkipped(task: "after", reason: "needs 'big', which did not succeed"))
-        try gate.decide(nil)
-        h.loop.runPosted()
+        try run.decide()
         #expect(!h.started.contains("big"), "decided after fail-fast stopped the run: not started")
         try h.end("tidy")
         #expect(h.finished == [.failed])
     }
 
     @Test func aCancelEndsTheHeldTaskUnstartedAndAHeldCleanupStarts() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, gate: gate)
-        h.start()
+        let run = try HeldRun()
+        let h = run.h
         h.engine.cancel(reason: "interrupted")
         h.loop.runPosted()
         #expect(h.finalEvent(of: "big") == .taskCancelled(task: "big", reason: "interrupted"))
-        try gate.decide(nil)
-        h.loop.runPosted()
+        try run.decide()
         #expect(!h.started.contains("big"), "its late decision starts nothing")
         try h.end("small1", .failed(reason: "terminated", exitCode: nil))
         try h.end("tidy")
@@ -104,21 +138,12 @@ import Testing
     }
 
     @Test func aCleanupTaskHeldAtACancelStartsOnceDecided() throws {
-        let gate = LaterGate(holding: 1)
-        let h = try EngineHarness(
-            """
-            version: 1
-            concurrency: 2
-            tasks:
-              work: {shell: x}
-              tidy: {shell: x, when: always, inputs: [big.in]}
-            """, gate: gate)
-        h.start()
+        let run = try HeldRun(holding: 1, Self.cleanupYAML)
+        let h = run.h
         h.engine.cancel(reason: "interrupted")
         h.loop.runPosted()
         #expect(h.finalEvent(of: "tidy") == nil, "cleanup being checked goes on")
-        try gate.decide(nil)
-        h.loop.runPosted()
+        try run.decide()
         #expect(h.started == ["work", "tidy"])
         try h.end("work", .failed(reason: "terminated", exitCode: nil))
         try h.end("tidy")
@@ -126,12 +151,9 @@ import Testing
     }
 
     @Test func aTaskDecidedWhileTheRunIsSuspendedStartsOnResume() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, gate: gate)
-        h.start()
-        h.engine.suspend()
-        try gate.decide(nil)
-        h.loop.runPosted()
+        let run = try HeldRun()
+        let h = run.h
+        try run.decideWhileSuspended()
         #expect(!h.started.contains("big"), "its queue is held")
         h.engine.resume()
         h.loop.runPosted()
@@ -141,12 +163,9 @@ import Testing
     /// A pause means none starts (README: `kill -USR1`): a task decided meanwhile posts no
     /// task.started until the resume, as a task the scheduler would start then.
     @Test func aTaskDecidedWhileTheRunIsSuspendedPostsNoStartUntilResume() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, gate: gate)
-        h.start()
-        h.engine.suspend()
-        try gate.decide(nil)
-        h.loop.runPosted()
+        let run = try HeldRun()
+        let h = run.h
+        try run.decideWhileSuspended()
         #expect(!h.events.contains(.taskStarted(task: "big", attempt: 1, kind: "shell")), "paused: nothing starts")
         #expect(h.events.last == .queueSuspended)
         h.engine.resume()
@@ -158,12 +177,9 @@ import Testing
     /// Decided while paused, then cancelled: it ends cancelled, never started, as a task the
     /// cancel finds still being checked; a cleanup task decided so starts as cleanup.
     @Test func aTaskDecidedWhileSuspendedThenCancelledEndsUnstarted() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, gate: gate)
-        h.start()
-        h.engine.suspend()
-        try gate.decide(nil)
-        h.loop.runPosted()
+        let run = try HeldRun()
+        let h = run.h
+        try run.decideWhileSuspended()
         h.engine.cancel(reason: "interrupted")
         h.loop.runPosted()
         #expect(h.finalEvent(of: "big") == .taskCancelled(task: "big", reason: "interrupted"))
@@ -172,20 +188,16 @@ import Testing
         try h.end("small1", .failed(reason: "terminated", exitCode: nil))
         try h.end("tidy")
         #expect(h.finished == [.cancelled])
-        let counts = try #require(h.workflowFinished?.counts)
-        #expect(counts.succeeded + counts.failed + counts.cancelled + counts.skipped == 5)
+        let counts = try run.expectEveryTaskCounted(5)
         #expect(counts.cancelled == 2, "big, never started, and small1")
     }
 
     /// Fail-fast while paused skips a task decided meanwhile, as one still waiting; cleanup
     /// decided meanwhile starts at the resume.
     @Test func failFastWhileSuspendedSkipsATaskDecidedMeanwhile() throws {
-        let gate = LaterGate(holding: 0)
-        let h = try EngineHarness(Self.yaml, failFast: true, gate: gate)
-        h.start()
-        h.engine.suspend()
-        try gate.decide(nil)
-        h.loop.runPosted()
+        let run = try HeldRun(failFast: true)
+        let h = run.h
+        try run.decideWhileSuspended()
         try h.end("small1", .failed(reason: "exited with status 1", exitCode: 1))
         #expect(h.finalEvent(of: "big") == .taskSkipped(task: "big", reason: Engine.failFastReason))
         h.engine.resume()
@@ -193,24 +205,13 @@ import Testing
         #expect(!h.started.contains("big"))
         try h.end("tidy")
         #expect(h.finished == [.failed])
-        let counts = try #require(h.workflowFinished?.counts)
-        #expect(counts.succeeded + counts.failed + counts.cancelled + counts.skipped == 5)
+        try run.expectEveryTaskCounted(5)
     }
 
     @Test func aCleanupTaskDecidedWhileSuspendedStartsAtTheCancel() throws {
-        let gate = LaterGate(holding: 1)
-        let h = try EngineHarness(
-            """
-            version: 1
-            concurrency: 2
-            tasks:
-              work: {shell: x}
-              tidy: {shell: x, when: always, inputs: [big.in]}
-            """, gate: gate)
-        h.start()
-        h.engine.suspend()
-        try gate.decide(nil)
-        h.loop.runPosted()
+        let run = try HeldRun(holding: 1, Self.cleanupYAML)
+        let h = run.h
+        try run.decideWhileSuspended()
         #expect(!h.started.contains("tidy"))
         h.engine.cancel(reason: "interrupted")
         h.loop.runPosted()

@@ -46,9 +46,34 @@ import Testing
                 "3:3: 'yes' is not a valid !!bool value",
                 "4:3: unsupported tag '!include'",
                 "5:3: unsupported tag '!!timestamp'",
-                "6:3: unsupported tag '!!map'",
+                "6:3: tag '!!map' is for a mapping, not a list",
                 "7:3: unsupported tag '!!set'",
                 "8:11: unsupported tag '!!binary'",
             ])
+    }
+
+    /// One mistake, one error, at the tag: `!!str {x: 1}` was "unsupported tag '!!str'" with a
+    /// note naming `!!str` as understood, then "found a mapping" at the same place; a value
+    /// its tag refuses (`!!bool yes`) was also "expected true or false ..., found a string".
+    @Test func aTagThatDoesNotFitItsValueIsOneErrorAtTheTag() throws {
+        let text = """
+            version: 1
+            fail_fast: !!bool yes
+            tasks:
+              a: {shell: !!str {x: 1}, retries: !!int two}
+              b: {shell: !!map echo, needs: !!str [a], continue_on_error: !!bool on}
+
+            """
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "f.yaml", directory: "/w", defaultName: "f")
+        #expect(
+            loaded.diagnostics.map(rendered) == [
+                "2:12: 'yes' is not a valid !!bool value",
+                "4:14: tag '!!str' is for a single value, not a mapping",
+                "4:37: 'two' is not a valid !!int value",
+                "5:14: tag '!!map' is for a mapping, not a single value",
+                "5:33: tag '!!str' is for a single value, not a list",
+                "5:63: 'on' is not a valid !!bool value",
+            ])
+        #expect(loaded.diagnostics.allSatisfy { $0.message.hint?.contains("only !!str") != true })
     }
 }

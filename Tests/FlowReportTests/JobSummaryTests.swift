@@ -129,6 +129,40 @@ import Testing
         #expect(shown.contains(lines.joined(separator: "<br>")), "\(html)")
     }
 
+    /// GitHub also makes `#123`, `GH-123` and `owner/repo#123` issue links, a commit's SHA (40
+    /// or 7 hex digits, `user@SHA` too) a commit link and `@name` a mention, in each text node
+    /// of the HTML: a task named `fix-#123` or a reason naming a SHA linked to whatever issue
+    /// or commit of the repository had that number. Rendered by cmark-gfm, no text node holds
+    /// one, and the text shows as written once the invisible `<wbr>` are left out.
+    @Test func issueNumbersCommitSHAsAndMentionsShowAsWritten() async throws {
+        let name = "fix-#123"
+        let sha = "a5c3785ed8d6a35868bc169f07e40e889087fd2e"
+        var script = RunScript([.init(task: name, needs: [], kind: "shell")])
+        let lines = ["closes #12 and GH-34, see octo/repo#56", "reverts \(sha) (jlord@\(sha)), short a5c3785 @octocat"]
+        script.at(0, .taskStarted(task: name, attempt: 1, kind: "shell"))
+        for line in lines { script.at(1, .taskOutput(task: name, stream: .stdout, line: line)) }
+        script.at(2, .taskFailed(task: name, attempts: 1, durationMilliseconds: 2, reason: "build of \(sha) failed, #7 (cc @ops)", exitCode: 1))
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/summary.md"
+        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
+        let rendered = try await Python.run(["render_gfm.py", path])
+        #expect(rendered.status == 0, "\(rendered.output)")
+        let html = rendered.output
+        let textNodes = html.split(separator: "<").map { $0.split(separator: ">", maxSplits: 1).last.map(String.init) ?? "" }
+        let references = [/#[0-9]/, /(?i)GH-[0-9]/, /@[A-Za-z0-9]/, /(?:^|[^A-Za-z0-9_])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![A-Za-z0-9_])/]
+        for text in textNodes {
+            for reference in references { #expect(text.firstMatch(of: reference) == nil, "a reference GitHub links in '\(text)'") }
+        }
+        let shown = html.replacingOccurrences(of: "<wbr />", with: "").replacingOccurrences(of: "<wbr>", with: "")
+        #expect(shown.contains("<code>fix-#123</code>"), "\(html)")
+        #expect(shown.contains("build of \(sha) failed, #7 (cc @ops)"), "\(html)")
+        #expect(shown.contains(lines.joined(separator: "<br>")), "\(html)")
+        // A word of hex letters alone (`defaced`) or digits alone (a run id's date) is left
+        // whole, as is a `-` before a digit elsewhere than in `GH-`.
+        #expect(JobSummary.escaped("defaced 20261125-030512-000 step-2") == "defaced 20261125-030512-000 step-2")
+    }
+
     @Test func aCellCannotBreakTheTable() {
         #expect(JobSummary.escaped("a|b`c<d>&\ne") == "a&#124;b&#96;c&lt;d&gt;&amp; e")
     }

@@ -59,6 +59,26 @@ import Testing
         disk.holds = true
     }
 
+    /// The set-up of every test: a first run records every task, `big.in` is then written with
+    /// `input` (`later` seconds on, when given), and the second run is started: its check
+    /// hashes `big.in` off the loop, where it waits for `disk.letGo()`.
+    func secondRun(
+        input: String, later: Double? = nil
+    ) throws -> (disk: GatedFileSystem, plan: Plan, loop: InboxLoop, gate: UpToDateCheck, run: SuccessHashingTests.Run) {
+        let disk = GatedFileSystem(gated: "/w/big.in")
+        let plan = try PlannedTasks.plan(Self.yaml, directory: base)
+        try firstRun(plan, disk: disk)
+        disk.write("/w/big.in", input)
+        if let later { disk.advance(seconds: later) }
+        let loop = InboxLoop()
+        let gate = check(plan, on: disk)
+        let run = SuccessHashingTests.Run(plan, loop: loop, gate: gate)
+        run.engine.start()
+        loop.runPosted()
+        try #require(!disk.hashedOnTheLoop, "the changed input was hashed on the loop, which waited for it")
+        return (disk, plan, loop, gate, run)
+    }
+
     func skipped(_ run: SuccessHashingTests.Run) -> [TaskID: String] {
         var skipped: [TaskID: String] = [:]
         for case .taskSkipped(let task, let reason, _) in run.sink.kinds { skipped[task] = reason }
@@ -67,17 +87,7 @@ import Testing
 
     @Test func theLoopGoesOnWhileAChangedInputIsHashedBeforeItsTaskStarts() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let disk = GatedFileSystem(gated: "/w/big.in")
-        let plan = try PlannedTasks.plan(Self.yaml, directory: base)
-        try firstRun(plan, disk: disk)
-
-        disk.write("/w/big.in", "input v2")
-        let loop = InboxLoop()
-        let gate = check(plan, on: disk)
-        let run = SuccessHashingTests.Run(plan, loop: loop, gate: gate)
-        run.engine.start()
-        loop.runPosted()
-        try #require(!disk.hashedOnTheLoop, "the changed input was hashed on the loop, which waited for it")
+        let (disk, plan, loop, gate, run) = try secondRun(input: "input v2")
         #expect(run.started == ["small1"], "big holds its slot while its input is hashed")
 
         try end("small1", in: run, disk: disk, loop: loop)
@@ -110,18 +120,7 @@ import Testing
 
     @Test func aTouchedInputHashedBeforeItsTaskStartsSkipsItAsUpToDate() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let disk = GatedFileSystem(gated: "/w/big.in")
-        let plan = try PlannedTasks.plan(Self.yaml, directory: base)
-        try firstRun(plan, disk: disk)
-
-        disk.write("/w/big.in", "input v1")  // the same contents, a new stamp
-        disk.advance(seconds: 5)
-        let loop = InboxLoop()
-        let gate = check(plan, on: disk)
-        let run = SuccessHashingTests.Run(plan, loop: loop, gate: gate)
-        run.engine.start()
-        loop.runPosted()
-        try #require(!disk.hashedOnTheLoop, "the touched input was hashed on the loop, which waited for it")
+        let (disk, plan, loop, gate, run) = try secondRun(input: "input v1", later: 5)  // the same contents, a new stamp
         #expect(run.started == ["small1"])
         #expect(skipped(run).isEmpty, "big is not decided before its input is hashed")
 
@@ -148,17 +147,7 @@ import Testing
 
     @Test func aCtrlCWhileAnInputIsHashedEndsItsTaskWithoutRecording() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let disk = GatedFileSystem(gated: "/w/big.in")
-        let plan = try PlannedTasks.plan(Self.yaml, directory: base)
-        try firstRun(plan, disk: disk)
-
-        disk.write("/w/big.in", "input v2")
-        let loop = InboxLoop()
-        let gate = check(plan, on: disk)
-        let run = SuccessHashingTests.Run(plan, loop: loop, gate: gate)
-        run.engine.start()
-        loop.runPosted()
-        try #require(!disk.hashedOnTheLoop)
+        let (disk, plan, loop, gate, run) = try secondRun(input: "input v2")
         run.engine.cancel(reason: "interrupted")
         loop.runPosted()
         #expect(run.sink.kinds.contains(.taskCancelled(task: "big", reason: "interrupted")), "big ends at once, not started")

@@ -80,6 +80,39 @@ import Testing
         #expect(try await project.run(["--resume-from", failedRun, "flow.yaml"]).ran == ["b", "c"])
     }
 
+    /// `--resume RUN FILE` takes RUN as `--resume-from` and `logs` do: `last` and a unique
+    /// start of an id were read as the FILE ("last: error: cannot read the file"); a run of
+    /// another workflow file was "no run ... recorded", as if it did not exist.
+    @Test func resumeTakesLastAStartOfAnIdAndRefusesAnotherWorkflowsRun() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 1\n"])
+        try project.write("other.yaml", "version: 1\ntasks:\n  x: {shell: 'true'}\n")
+        #expect(try await project.run(["flow.yaml"]).status == 1)
+        let failedRun = try #require(try await project.runIDs().first)
+        #expect(try await FlowrunBinary.run(["run", "other.yaml"], in: project.url).status == 0)
+        try project.write("b.sh", "exit 0\n")
+
+        // The start of the id down to its hundredths of a second: each run here takes longer.
+        let start = String(failedRun.prefix(18))
+        let byStart = try await project.run(["--resume", start, "flow.yaml"])
+        #expect(byStart.status == 0, "--resume \(start)")
+        #expect(byStart.ran == ["b", "c"])
+        #expect(byStart.doneBefore == ["a": failedRun, "d": failedRun])
+        let resumedRun = try #require(try await project.runIDs().first)
+        let byLast = try await project.run(["--resume", "last", "flow.yaml"])
+        #expect(byLast.status == 0)
+        #expect(byLast.ran.isEmpty)
+        #expect(byLast.doneBefore == ["a": resumedRun, "b": resumedRun, "c": resumedRun, "d": resumedRun], "the last run of flow.yaml")
+
+        let listed = try await FlowrunBinary.run(["runs", "other.yaml"], in: project.url).stdout
+        let otherRun = try #require(listed.split(separator: "\n").dropFirst().first?.split(separator: " ").first.map(String.init))
+        for arguments in [["--resume", otherRun, "flow.yaml"], ["--resume-from", otherRun, "flow.yaml"]] {
+            let refused = try await FlowrunBinary.run(["run"] + arguments, in: project.url)
+            #expect(refused.status == 2, "\(arguments)")
+            #expect(refused.stderr.contains("--resume: run \(otherRun) is a run of \(project.url.path)/other.yaml, not of "), "\(refused.stderr)")
+            #expect(refused.stdout == "")
+        }
+    }
+
     /// A workflow that declares no files: the second run reads its tasks' keys from the compiled
     /// plan, where the first kept them, rather than hashing; a resume of it keeps every task, so
     /// they are the keys the resume takes afresh. An edited task's key is not taken from there.

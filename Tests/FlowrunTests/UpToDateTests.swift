@@ -306,6 +306,44 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("never ") && $0.hasSuffix("would run: never ran") }, "\(dry.stdout)")
     }
 
+    /// The reason was read from the newest run record alone: after `flowrun flow.yaml a` (a run
+    /// of other tasks) the task that had run without making its output said `never ran`, and so
+    /// did a task whose last run failed. Its last run is looked for past the runs it was not in.
+    @Test func dryRunLooksPastRunsOfOtherTasksAndSaysALastFailure() async throws {
+        let project = try Project(
+            """
+            version: 1
+            tasks:
+              a: {inputs: [in.txt], outputs: [a.out], shell: 'cp in.txt a.out'}
+              b: {outputs: [b.out], shell: 'test -f fail && exit 3; true'}
+
+            """, files: ["in.txt": "one\n"])
+        #expect(try await project.run().ran == ["a", "b"])
+        try project.write("in.txt", "two\n")
+        #expect(try await project.run(["a"]).ran == ["a"])
+        func reasons() async throws -> [String] {
+            let dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)
+            return dry.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("b ") }
+        }
+        #expect(try await reasons() == ["b  would run: missing output b.out"])
+
+        try project.write("fail", "")
+        #expect(try await FlowrunBinary.run(["run", "flow.yaml", "b"], in: project.url).status == 1)
+        try project.remove("fail")
+        _ = try await project.run(["a"])
+        let failedRun = try #require(try await runs(project).dropFirst().first)
+        #expect(try await reasons() == ["b  would run: failed in run \(failedRun) (exited with status 3)"])
+
+        #expect(try await project.run(["--force"]).ran == ["a", "b"])
+        #expect(try await reasons() == ["b  would run: missing output b.out"])
+    }
+
+    func runs(_ project: Project) async throws -> [String] {
+        let listed = try await FlowrunBinary.run(["runs", "--json", "flow.yaml"], in: project.url)
+        let runs = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        return runs.compactMap { $0["id"] as? String }
+    }
+
     @Test func dryRunSaysWhichTasksWouldRunAndWhy() async throws {
         let project = try Self.chainProject()
         var dry = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: project.url)

@@ -50,6 +50,7 @@ struct CombineInputs {
             let read = Self.isPattern(pattern) ? paths.filter { !own.contains($0) && !isOutput($0) } : paths
             if read.isEmpty { throw ActionFailure("input pattern '\(shown)' matches no file but the task's outputs") }
             for path in read {
+                if Self.isPattern(pattern) { try Self.checkUTF8Name(path, matchedBy: shown, workdir: workdir) }
                 files.append(Input(path: path, name: prefix + (try Self.name(of: path, workdir: workdir, base: base))))
             }
         }
@@ -73,10 +74,26 @@ struct CombineInputs {
     /// through never read as patterns. So the files combined are the files fingerprinted, and an
     /// edit to any of them makes the task run again.
     private static func expand(_ pattern: String, shown: String) throws(ActionFailure) -> [String] {
-        guard isPattern(pattern) else { return [pattern] }
+        guard isPattern(pattern) else {
+            // Missing, it is named as written too, not by the path resolved against the workdir.
+            var info = stat()
+            guard stat(pattern, &info) == 0 else { throw ActionFailure("cannot open input '\(shown)': \(String(cString: strerror(errno)))") }
+            return [pattern]
+        }
         let paths = PathGlob.files(matching: pattern, as: .paths)
         if paths.isEmpty { throw ActionFailure("input pattern '\(shown)' matches no file") }
         return paths
+    }
+
+    /// A name that is not UTF-8 comes out of a folder's listing with U+FFFD in it (a String
+    /// cannot hold it), a path no open reaches: said so, rather than "No such file or
+    /// directory" of a file the user sees there. A real U+FFFD in a name is reached.
+    private static func checkUTF8Name(_ path: String, matchedBy pattern: String, workdir: String) throws(ActionFailure) {
+        var info = stat()
+        guard path.unicodeScalars.contains("\u{FFFD}"), lstat(path, &info) != 0 else { return }
+        let shown = (try? name(of: path, workdir: workdir, base: nil)) ?? path
+        throw ActionFailure(
+            "input '\(shown)' (matched by '\(pattern)') has a name that is not UTF-8 (shown with \u{FFFD}), which flowrun cannot open: rename it")
     }
 
     private static func name(of path: String, workdir: String, base: String?) throws(ActionFailure) -> String {

@@ -25,14 +25,19 @@ enum CoreTag {
         case ("bool", .bool): fits = true
         case ("null", .null): fits = true
         case ("int", _), ("float", _), ("bool", _), ("null", _): fits = false
+        case ("map", _), ("seq", _): return .refused(.tagOfAnotherKind(shown(tag), found: "a single value"))
         default: return .refused(.unsupportedTag(shown(tag)))
         }
         return fits ? .typed : .refused(.valueNotOfTag(text, tag: shown(tag)))
     }
 
-    /// A problem with a mapping's or a list's tag, if any.
+    /// A problem with a mapping's or a list's tag, if any: a core tag of another kind of node
+    /// (`!!str {x: 1}`) is said to be so, not "unsupported" (the note lists it as understood).
     static func problem(collectionTag tag: String, isMapping: Bool) -> Diagnostic.Message? {
-        tag == "!" || tag == prefix + (isMapping ? "map" : "seq") ? nil : .unsupportedTag(shown(tag))
+        if tag == "!" || tag == prefix + (isMapping ? "map" : "seq") { return nil }
+        let coreTags = ["str", "int", "float", "bool", "null", "map", "seq"].map { prefix + $0 }
+        guard coreTags.contains(tag) else { return .unsupportedTag(shown(tag)) }
+        return .tagOfAnotherKind(shown(tag), found: isMapping ? "a mapping" : "a list")
     }
 
     /// `!!int` as it was most likely written, rather than `tag:yaml.org,2002:int`.

@@ -8,6 +8,9 @@ struct TreeBuilder {
     let limits: YAMLLimits
     private(set) var root: Node?
     private(set) var diagnostics: [Diagnostic] = []
+    /// Where a tag was refused: the node there is not what its tag says, so the decoder's
+    /// complaint about its value would be a second error for one mistake.
+    private(set) var refusedTags: Set<SourceLocation> = []
     private var stack: [Frame] = []
     private var anchors: [String: Node] = [:]
     /// Scalar bytes of anchored nodes already referenced, so that each is walked once.
@@ -60,7 +63,7 @@ struct TreeBuilder {
                 switch CoreTag.reading(scalar: text, tag: tag) {
                 case .string: isPlain = false
                 case .typed: isPlain = true
-                case .refused(let message): diagnostics.append(Diagnostic(message, at: location(line, column)))
+                case .refused(let message): refuseTag(message, line, column)
                 }
             }
             let node = Node(.scalar(.init(text: text, isPlain: isPlain)), line: line, column: column, weight: 1)
@@ -82,7 +85,7 @@ struct TreeBuilder {
             let data = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
             let tag = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
             if let tag = tag.map({ Self.string($0) }), let problem = CoreTag.problem(collectionTag: tag, isMapping: isMapping) {
-                diagnostics.append(Diagnostic(problem, at: location(line, column)))
+                refuseTag(problem, line, column)
             }
             guard stack.count < limits.maxDepth else { throw fail(.nestingTooDeep(limit: limits.maxDepth), line, column) }
             stack.append(Frame(isMapping: isMapping, anchor: data.map { Self.string($0) }, line: line, column: column))
@@ -208,6 +211,11 @@ struct TreeBuilder {
             }
         }
         return pairs
+    }
+
+    private mutating func refuseTag(_ message: Diagnostic.Message, _ line: Int32, _ column: Int32) {
+        diagnostics.append(Diagnostic(message, at: location(line, column)))
+        refusedTags.insert(location(line, column))
     }
 
     private func location(_ line: Int32, _ column: Int32) -> SourceLocation {

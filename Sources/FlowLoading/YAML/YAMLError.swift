@@ -37,6 +37,18 @@ extension Diagnostic.Message {
             "unsupported tag '\(tag)'",
             hint: "flowrun reads the YAML core schema; only !!str, !!int, !!float, !!bool and !!null on a value, !!map and !!seq are understood")
     }
+    /// `!!str` on a mapping, `!!map` on a list or a single value.
+    static func tagOfAnotherKind(_ tag: String, found: String) -> Self {
+        let kind =
+            switch tag {
+            case "!!map": "a mapping"
+            case "!!seq": "a list"
+            default: "a single value"
+            }
+        return Self(
+            "tag '\(tag)' is for \(kind), not \(found)",
+            hint: "!!str, !!int, !!float, !!bool and !!null tag a single value, !!map a mapping, !!seq a list; remove the tag or change the value")
+    }
     static func valueNotOfTag(_ text: String, tag: String) -> Self {
         Self("'\(text)' is not a valid \(tag) value")
     }

@@ -5,6 +5,8 @@ import FlowModel
 package struct YAMLDocument: Sendable {
     package var root: Node?
     package var diagnostics: [Diagnostic]
+    /// Where a tag was refused (reported in `diagnostics`): the node's value is in doubt there.
+    package var refusedTags: Set<SourceLocation> = []
 }
 
 /// Turns YAML text into a `Node` tree through libyaml's event API.
@@ -50,7 +52,7 @@ package enum YAMLLoader {
                     try builder.handle(event)
                 }
             }
-            return YAMLDocument(root: builder.root, diagnostics: builder.diagnostics)
+            return YAMLDocument(root: builder.root, diagnostics: builder.diagnostics, refusedTags: builder.refusedTags)
         }
     }
 

@@ -178,7 +178,7 @@ struct RunCommand: ParsableCommand {
                 UpToDateRun.isWorthShowing(check, of: plan)
             {
                 standardOutput.write(
-                    UpToDateRun.preview(check, of: plan, verbose: verbose, lastRun: UpToDateRun.lastRun(of: file, environment: environment)))
+                    UpToDateRun.preview(check, of: plan, verbose: verbose) { UpToDateRun.lastRuns(of: file, wanted: $0, environment: environment) })
             }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
             return

@@ -6,19 +6,23 @@ import Foundation
 
 /// `flowrun run --resume [RUN] FILE`: finds the run to resume among the records of the file.
 enum ResumeRun {
-    /// Whether `word` has the shape of a run id (`20261125-030512-123`, or `...-2` for a second
-    /// run in the same millisecond), so that `--resume RUN FILE` can tell it from a FILE.
-    static func looksLikeRunID(_ word: String) -> Bool {
+    /// Whether `word` names a run as `--resume-from` and `logs` take one: `last`, or the start of
+    /// a run id from its whole date on (`20261125`, `20261125-0305`).
+    static func namesARun(_ word: String) -> Bool {
+        if word == "last" { return true }
         let parts = word.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3 || parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
-        else { return false }
-        return parts[0].count == 8 && parts[1].count == 6 && parts[2].count == 3
+        let widths = [8, 6, 3, Int.max]
+        guard parts.count <= widths.count, parts[0].count == 8 else { return false }
+        return zip(parts, widths).allSatisfy { part, width in
+            !part.isEmpty && part.count <= width && part.allSatisfy { $0.isASCII && $0.isNumber }
+        }
     }
 
     /// `--resume RUN FILE [TASK...]` reaches the command as FILE=RUN and TASK=[FILE, ...]: this
-    /// takes RUN out when the first word is a run id and no file of that name exists.
+    /// takes RUN out when the first word names a run (an id, a start of one, `last`) and no file
+    /// of that name exists.
     static func split(file: String?, tasks: [String]) -> (run: String?, file: String?, tasks: [String]) {
-        guard let file, looksLikeRunID(file), !FileManager.default.fileExists(atPath: file) else { return (nil, file, tasks) }
+        guard let file, namesARun(file), !FileManager.default.fileExists(atPath: file) else { return (nil, file, tasks) }
         return (file, tasks.first, Array(tasks.dropFirst()))
     }
 
@@ -28,11 +32,16 @@ enum ResumeRun {
     static func resumed(run: String?, file: String, environment: [String: String]) throws -> ResumeCheck.Resumed {
         let runs = RecordedRuns(file: file, environment: environment)
         let (records, newer) = runs.records()
-        if let run {
+        // `last` is the last run, refused as it is when a newer flowrun wrote that one.
+        if let run, run != "last" {
             guard let record = try LogsCommand.find(run, in: records) else {
+                let workflow = runs.workflowFile ?? file
+                if let other = otherWorkflow(ofRun: run, in: runs.store), other != workflow {
+                    throw CommandFailure("--resume: run \(run) is a run of \(other), not of \(workflow): a run resumes its own workflow's runs")
+                }
                 let known = records.prefix(3).map(\.run).joined(separator: ", ")
                 throw CommandFailure(
-                    "--resume: no run \(run) recorded in \(runs.store.folder.path) for \(runs.workflowFile ?? file)"
+                    "--resume: no run \(run) recorded in \(runs.store.folder.path) for \(workflow)"
                         + (known.isEmpty ? "" : " (the last: \(known); see flowrun runs)"))
             }
             return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
@@ -45,6 +54,14 @@ enum ResumeRun {
             throw CommandFailure("--resume: nothing to resume: \(runs.none) (run it once without --resume, with recording on)")
         }
         return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+    }
+
+    /// The workflow file whose run `run` (an id, or the unique start of one) is, among every
+    /// record of the state folder: named when `--resume` is given another workflow's run.
+    private static func otherWorkflow(ofRun run: String, in store: RunRecordStore) -> String? {
+        let paths = store.recordPaths(forWorkflow: nil).filter { (($0 as NSString).lastPathComponent).hasPrefix(run) }
+        guard paths.count == 1, let record = try? RunRecord(path: paths[0]) else { return nil }
+        return record.header.file
     }
 
     /// `--resume --dry-run`: for each task, whether the resume keeps it and why, or why it runs.

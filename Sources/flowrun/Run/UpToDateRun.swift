@@ -46,13 +46,15 @@ enum UpToDateRun {
     }
 
     /// `--dry-run`: which tasks would run, and why; with `verbose`, also which are up to date
-    /// (as go-task's `--verbose` says `Task "NAME" is up to date`).
+    /// (as go-task's `--verbose` says `Task "NAME" is up to date`). `lastRuns` gives the tasks
+    /// asked for their last run's end (`lastRuns(of:wanted:environment:)`).
     static func preview(
-        _ check: UpToDateCheck, of plan: Plan, verbose: Bool = false, lastRun: [TaskID: RecordedTask] = [:]
+        _ check: UpToDateCheck, of plan: Plan, verbose: Bool = false,
+        lastRuns: (Set<TaskID>) -> [TaskID: LastRun] = { _ in [:] }
     ) -> String {
-        let reasons = check.preview().enumerated().map { index, reason in
-            reason.map { ranWithoutOutput($0, of: plan.tasks[index], lastRun: lastRun) }
-        }
+        let reasons = check.preview()
+        let neverRecorded = Set(zip(plan.tasks, reasons).compactMap { $0.1?.kind == .neverRan ? $0.0.id : nil })
+        let ends = neverRecorded.isEmpty ? [:] : lastRuns(neverRecorded)
         let width = min(plan.tasks.map(\.id.count).max() ?? 0, 32)
         var text = "\nUp to date check (inputs and outputs):\n"
         var upToDate = 0
@@ -63,26 +65,49 @@ enum UpToDateRun {
                 if verbose { text += "  \(name)  up to date\n" }
                 continue
             }
-            text += "  \(name)  would run: \(ReasonText.text(reason, of: task))\n"
+            text += "  \(name)  would run: \(Self.text(reason, of: task, lastRun: ends[task.id]))\n"
         }
         text += "  \(upToDate) task\(upToDate == 1 ? "" : "s") up to date\n"
         return text
     }
 
-    /// A task with no record of success that did succeed in the last run made no output it
-    /// declares (so none was recorded): not `never ran` but, as make says, the output it lacks.
-    static func ranWithoutOutput(_ reason: RunReason, of task: PlannedTask, lastRun: [TaskID: RecordedTask]) -> RunReason {
-        guard reason.kind == .neverRan, lastRun[task.id]?.state == .succeeded else { return reason }
-        let missing = TaskDefinition.outputs(of: task).first { !PathGlob.isPattern($0) && !FileManager.default.fileExists(atPath: $0) }
-        return missing.map { RunReason(.missingOutput, path: ReasonPath(path: $0, pattern: $0)) } ?? reason
+    /// How a task ended the last time it ran: the run's id and its end there.
+    struct LastRun: Equatable {
+        var run: String
+        var state: RecordedTask.State
     }
 
-    /// Each task's end in the newest run record of `file`, read silently (`--dry-run` says why
-    /// a task would run; a broken record is `flowrun runs`'s to report).
-    static func lastRun(of file: String, environment: [String: String]) -> [TaskID: RecordedTask] {
+    /// A task with no record of success that ran before is not `never ran`: one that succeeded
+    /// but made no output it declares (so none was recorded) says, as make does, the output it
+    /// lacks; one that failed, was cancelled or was cut short says so, with the run.
+    static func text(_ reason: RunReason, of task: PlannedTask, lastRun: LastRun?) -> String {
+        guard reason.kind == .neverRan, let lastRun else { return ReasonText.text(reason, of: task) }
+        switch lastRun.state {
+        case .succeeded:
+            let missing = TaskDefinition.outputs(of: task).first { !PathGlob.isPattern($0) && !FileManager.default.fileExists(atPath: $0) }
+            return ReasonText.text(missing.map { RunReason(.missingOutput, path: ReasonPath(path: $0, pattern: $0)) } ?? reason, of: task)
+        case .failed(let why): return "failed in run \(lastRun.run) (\(ConsoleText.sanitized(why)))"
+        case .cancelled(let why): return "cancelled in run \(lastRun.run) (\(ConsoleText.sanitized(why)))"
+        case .unfinished: return "did not finish in run \(lastRun.run)"
+        case .skipped: return ReasonText.text(reason, of: task)
+        }
+    }
+
+    /// Each of the `wanted` tasks' end in the newest run record of `file` where it ran (a skip
+    /// is looked past: `flowrun FILE other` or an up-to-date skip says nothing of it), read
+    /// silently (`--dry-run` says why a task would run; a broken record is `flowrun runs`'s to
+    /// report). Older records are read only while a wanted task is not found.
+    static func lastRuns(of file: String, wanted: Set<TaskID>, environment: [String: String]) -> [TaskID: LastRun] {
         let path = URL(fileURLWithPath: file).standardizedFileURL.path
         let store = RunRecordStore(folder: StateFolder(forWorkflowAt: path, environment: environment))
-        return store.records(forWorkflow: path).records.first?.taskResults() ?? [:]
+        var found: [TaskID: LastRun] = [:]
+        for record in store.records(forWorkflow: path).records where found.count < wanted.count {
+            for (task, result) in record.taskResults() where wanted.contains(task) && found[task] == nil {
+                if case .skipped = result.state { continue }
+                found[task] = LastRun(run: record.run, state: result.state)
+            }
+        }
+        return found
     }
 
     private static func warn(_ message: String) {
