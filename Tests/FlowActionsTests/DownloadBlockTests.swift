@@ -48,7 +48,7 @@ import Testing
             if server.requestCount("/file") == 1 { response.stallAfter = kept }
             return response
         }
-        let runner = Runner.runner(in: folder, readTimeout: 1)
+        let runner = Runner.runner(in: folder, readTimeout: Runner.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks(
             [("get", "{download: {url: '\(server.baseURL)/file', to: out.bin, sha256: \(Runner.sha256(body))}, retries: 1}")], in: folder)

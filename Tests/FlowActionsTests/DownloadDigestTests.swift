@@ -48,7 +48,7 @@ import Testing
             if served.value == 1 { response.stallAfter = 150_000 }
             return response
         }
-        let runner = DownloadRunnerTests.runner(in: folder, readTimeout: 2)
+        let runner = DownloadRunnerTests.runner(in: folder, readTimeout: DownloadRunnerTests.stallReadTimeout)
         defer { runner.finishRun() }
         // No sha256 to check against: only the noted digest tells what was hashed.
         let tasks = try DownloadRunnerTests.tasks([("get", "{download: {url: '\(server.baseURL)/big', to: big.bin}, retries: 1}")], in: folder)

@@ -73,7 +73,7 @@ import Testing
             if first { response.stallAfter = 100_000 }
             return response
         }
-        let runner = Runner.runner(in: folder, readTimeout: 1)
+        let runner = Runner.runner(in: folder, readTimeout: Runner.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks([("get", "{download: {url: '\(server.baseURL)/file', to: f.bin}, retries: 1}")], in: folder)
         let first = await Runner.run(tasks[0], runner: runner, attempt: 1)
@@ -100,7 +100,7 @@ import Testing
             // From now on a 206 for byte 10 onwards, whatever was asked.
             return .init(status: 206, headers: [("ETag", "\"e\""), ("Content-Range", "bytes 10-199999/200000")], body: Array(body[10...]))
         }
-        let runner = Runner.runner(in: folder, readTimeout: 1)
+        let runner = Runner.runner(in: folder, readTimeout: Runner.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks([("get", "{download: {url: '\(server.baseURL)/odd', to: o.bin}, retries: 1}")], in: folder)
         _ = await Runner.run(tasks[0], runner: runner, attempt: 1)

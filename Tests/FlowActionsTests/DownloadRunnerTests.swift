@@ -65,6 +65,12 @@ import Testing
         return attempt.value
     }
 
+    /// The read timeout of a runner whose first attempt is broken off by a stalled body: it ends
+    /// that attempt, and every later attempt of the runner must get its bytes within it too.
+    /// 1-2 s was missed by a loaded machine (the test process starved of CPU at load 30-45),
+    /// failing the resumed attempt; 10 s is far beyond that and costs one wait per test.
+    static let stallReadTimeout: Int64 = 10
+
     static func folderContents(_ folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0 != "cache" }.sorted()
     }
@@ -160,7 +166,7 @@ import Testing
             if served.value == 1 { response.stallAfter = 150_000 }
             return response
         }
-        let runner = Self.runner(in: folder, readTimeout: 2)
+        let runner = Self.runner(in: folder, readTimeout: Self.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/big', to: big.bin, sha256: \(Self.sha256(body))}, retries: 1}")], in: folder)
         let first = await Self.run(tasks[0], runner: runner, attempt: 1)
@@ -193,7 +199,7 @@ import Testing
             if served.value == 1 { response.stallAfter = 100_000 }
             return response
         }
-        let runner = Self.runner(in: folder, readTimeout: 2)
+        let runner = Self.runner(in: folder, readTimeout: Self.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/changing', to: c.bin, sha256: \(Self.sha256(new))}, retries: 1}")], in: folder)
         _ = await Self.run(tasks[0], runner: runner, attempt: 1)
@@ -215,7 +221,7 @@ import Testing
             if server.requestCount("/shrunk") == 1 { response.stallAfter = 50_000 }
             return response
         }
-        let runner = Self.runner(in: folder, readTimeout: 2)
+        let runner = Self.runner(in: folder, readTimeout: Self.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/shrunk', to: s.bin}, retries: 2}")], in: folder)
         _ = await Self.run(tasks[0], runner: runner, attempt: 1)
@@ -242,7 +248,7 @@ import Testing
             response.stallAfter = 50_000
             return response
         }
-        let runner = Self.runner(in: folder, readTimeout: 2)
+        let runner = Self.runner(in: folder, readTimeout: Self.stallReadTimeout)
         defer { runner.finishRun() }
         let tasks = try Self.tasks([("get", "{download: {url: '\(server.baseURL)/refused', to: r.bin}, retries: 1}")], in: folder)
         _ = await Self.run(tasks[0], runner: runner, attempt: 1)

@@ -52,6 +52,16 @@ import Testing
         var url: String { server.baseURL + "/shared" }
     }
 
+    /// A runner whose read timeout is a hang guard only: the held request waits for this test
+    /// to start the second task and `release()`, and the test's async steps share the test
+    /// process's cooperative threads (one per core) with every other test, which other tests
+    /// hold for long stretches under load (both were seen waiting for python in
+    /// `DecompressFixtures.run`). Past the default 30 s the first transfer would fail, and the
+    /// waiting task would transfer again: a second request.
+    static func runner(in folder: String) -> DownloadRunner {
+        Runner.runner(in: folder, readTimeout: 600)
+    }
+
     @Test func aLeadingTaskWhoseToIsAFolderFailsAloneAndTheWaitingTaskGetsTheFile() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -59,7 +69,7 @@ import Testing
         let held = try HeldServer(body: body)
         defer { held.server.shutdown() }
         try FileManager.default.createDirectory(atPath: folder + "/taken", withIntermediateDirectories: false)
-        let runner = Runner.runner(in: folder)
+        let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks(
             [("one", "{download: {url: '\(held.url)', to: taken}}"), ("two", "{download: {url: '\(held.url)', to: two.bin}}")], in: folder)
@@ -84,7 +94,7 @@ import Testing
         let held = try HeldServer(body: body)
         defer { held.server.shutdown() }
         try FileManager.default.createDirectory(atPath: folder + "/taken", withIntermediateDirectories: false)
-        let runner = Runner.runner(in: folder)
+        let runner = Self.runner(in: folder)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks(
             [("one", "{download: {url: '\(held.url)', to: one.bin}}"), ("two", "{download: {url: '\(held.url)', to: taken}}")], in: folder)
