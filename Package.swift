@@ -36,7 +36,9 @@ let package = Package(
         .target(name: "FlowEvents", dependencies: ["FlowModel", "FlowFiles"]),
         .target(
             name: "FlowState",
-            dependencies: ["FlowModel", "FlowPlanning", "FlowEngine", "FlowEvents", "FlowFiles", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "FlowModel", "FlowPlanning", "FlowEngine", "FlowEvents", "FlowFiles", "CDeflate", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(name: "FlowReport", dependencies: ["FlowModel", "FlowConsole", "FlowState", "FlowFiles"]),
         .target(name: "CLinux"),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),

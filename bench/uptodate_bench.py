@@ -17,9 +17,13 @@ number (the changed task and everything that depends on it). The no-op runs --no
 times a round, the tools taking turns, each no-op line printed as it is measured with the
 load average (the machine is often shared: read the ratios taken side by side). Then the
 targets are checked (issue 23): flowrun's no-op at most 1.2x ninja's and under 64 MB, for the
-first no-op after the full run and for the steady one. See bench/README.md.
+first no-op after the full run and for the steady one. --baseline PATH adds another flowrun
+binary (main's, to compare a change with) as the tool `flowrun-base`, in a folder of its own
+(the compiled plan is keyed by the binary: one folder for two binaries would plan every run),
+taking turns with the others. See bench/README.md.
 
-Usage: uptodate_bench.py [--size 20000] [--task-size 2000] [--repeat 3] [--noop-repeat 1] [--flowrun PATH] [--tools flowrun,ninja,task]
+Usage: uptodate_bench.py [--size 20000] [--task-size 2000] [--repeat 3] [--noop-repeat 1] [--flowrun PATH]
+                         [--baseline PATH] [--tools flowrun,ninja,task]
 """
 import argparse
 import os
@@ -97,7 +101,7 @@ def prepare(folder, n, files):
 
 def ran_count(tool, stdout):
     text = Path(stdout).read_text(errors="replace")
-    if tool == "flowrun":
+    if tool.startswith("flowrun"):
         return sum(1 for line in text.splitlines() if line.startswith("[t") and line.endswith("started (shell)"))
     if tool == "ninja":
         return sum(1 for line in text.splitlines() if line.startswith("["))
@@ -112,6 +116,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--noop-repeat", type=int, default=1, help="no-op runs per round and tool, taking turns")
     ap.add_argument("--flowrun", type=Path, help="a flowrun binary (default: build it in release mode)")
+    ap.add_argument("--baseline", type=Path, help="another flowrun binary, measured in turns as flowrun-base")
     ap.add_argument("--tools", default="flowrun,ninja,task")
     a = ap.parse_args()
     tools = a.tools.split(",")
@@ -122,6 +127,9 @@ def main():
     if "flowrun" in tools:
         commands["flowrun"] = (a.size, [str(flowrun), "run", "--events", "plain", "-j2", "flow.yaml"],
                                {"flow.yaml": flowrun_yaml}, ".flowrun")
+    if a.baseline:
+        commands["flowrun-base"] = (a.size, [str(a.baseline.resolve()), "run", "--events", "plain", "-j2", "flow.yaml"],
+                                    {"flow.yaml": flowrun_yaml}, ".flowrun")
     if "ninja" in tools:
         commands["ninja"] = (a.size, [find_ninja(), "-j2"], {"build.ninja": ninja_text}, ".ninja_log")
     if "task" in tools:
@@ -178,12 +186,13 @@ def main():
             print(f"| {tool} | {n} | {phase} | {wall:.3f} | {rss:.0f} | {'/'.join(map(str, ran))} ({want}) |")
     if "flowrun" in commands and "ninja" in commands:
         print()
-        for phase in ("first no-op", "no-op"):
-            f = statistics.median(w for w, _, _ in results[("flowrun", phase)])
+        for flowrun_tool, phase in [(t, p) for t in ("flowrun-base", "flowrun") if t in commands for p in ("first no-op", "no-op")]:
+            f = statistics.median(w for w, _, _ in results[(flowrun_tool, phase)])
             nj = statistics.median(w for w, _, _ in results[("ninja", phase)])
-            rss = max(r for _, r, _ in results[("flowrun", phase)])
+            rss = max(r for _, r, _ in results[(flowrun_tool, phase)])
             ratio = f / nj if nj > 0 else float("inf")
-            print(f"Target: {phase} of {a.size} up-to-date tasks within {TARGET_RATIO}x ninja's and under "
+            name = "" if flowrun_tool == "flowrun" else f" ({flowrun_tool})"
+            print(f"Target{name}: {phase} of {a.size} up-to-date tasks within {TARGET_RATIO}x ninja's and under "
                   f"{TARGET_RSS_MB:.0f} MB: {ratio:.2f}x ninja ({f:.3f} s against {nj:.3f} s), {rss:.0f} MB: "
                   f"{'met' if ratio <= TARGET_RATIO and rss < TARGET_RSS_MB else 'MISSED'}")
         flow_runs = results[("flowrun", "one-file")]

@@ -219,6 +219,7 @@ static int is_watched(pid_t group) {
  * killed (a process whose parent dies goes to init, out of reach). One whose parents had all
  * exited before flowrun died was flowrun's (the subreaper's), and is init's now: not found. */
 static void kill_below_watched(void) {
+    if (watched_count == 0) return; /* no group watched (none ran, or each was forgotten): none to look below */
     int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) return;
     struct proc_entry *all = NULL;

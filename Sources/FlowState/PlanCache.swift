@@ -7,7 +7,7 @@ import Foundation
 /// unchanged workflow reads it (a few milliseconds) instead of parsing the YAML and planning
 /// again (0.46 s for 20,000 tasks).
 ///
-/// The file: a magic line, the format version, the SHA-256 of the rest, then the key, the
+/// The file: a magic line, the format version, the CRC-32 of the rest (`StateChecksum`), then the key, the
 /// digests of the tasks' definitions when the run took them (`DefinitionDigests`: a u64 count,
 /// then 64 bytes a task), the fingerprint values and resume keys of the tasks whose fingerprint
 /// depends on the plan alone (`PlanFingerprints`: a u64 count, then 64 bytes a task) and the
@@ -26,7 +26,8 @@ package struct PlanCache: Sendable {
     /// 5: each of the workflow's task specs sized, so that a run steps over them (`Plan(compiled:keepingFileTasks:)`).
     /// 6: the process environment out of `settings`; the interpolated names' values in the key.
     /// 7: the fingerprints that depend on the plan alone (`PlanFingerprints`) after the definitions.
-    package static let version: UInt32 = 7
+    /// 8: the rest's CRC-32 in the header instead of its SHA-256 (read on every run).
+    package static let version: UInt32 = 8
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String
@@ -74,8 +75,7 @@ package struct PlanCache: Sendable {
     package func kept(
         settings: [UInt8], environment: [String: String] = [:], keepingFileTasks: Bool = true, keepingNeedNames: Bool = true
     ) -> (plan: Plan, definitions: DefinitionDigests?, workflowDigest: [UInt8]?, fingerprints: PlanFingerprints?)? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return data.withUnsafeBytes { bytes -> (Plan, DefinitionDigests?, [UInt8]?, PlanFingerprints?)? in
+        MappedFile.withBytes(of: path) { bytes -> (Plan, DefinitionDigests?, [UInt8]?, PlanFingerprints?)? in
             guard let body = Self.body(of: bytes) else { return nil }
             var offset = body.startIndex
             guard let key = Key(reading: body, at: &offset), key.settings == settings, key.variablesAreAsIn(environment), key.filesAreUnchanged,
@@ -120,7 +120,7 @@ package struct PlanCache: Sendable {
         body += plan.compiled
         var bytes = Self.magic
         withUnsafeBytes(of: Self.version.littleEndian) { bytes += $0 }
-        bytes += SHA256.hash(data: body)
+        bytes += StateChecksum.bytes(of: body.withUnsafeBytes { StateChecksum.of($0) })
         bytes += body
         let file = try AtomicFile(destination: path, access: .owner)
         var failure: FileError?
@@ -135,7 +135,6 @@ package struct PlanCache: Sendable {
         try file.commit()
     }
 
-    /// The bytes after the header, if the magic, the version and the digest of those bytes are right.
     /// The size of a task's entry in a task section: two raw digests (`DefinitionDigests`,
     /// `PlanFingerprints`).
     static let taskEntrySize = 2 * TaskStateBytes.digestSize
@@ -160,14 +159,17 @@ package struct PlanCache: Sendable {
         return entries
     }
 
+    /// The bytes after the header, if the magic, the version and the checksum of those bytes are right.
     private static func body(of bytes: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer>? {
-        let header = magic.count + 4 + 32
+        let header = magic.count + 4 + StateChecksum.size
         guard bytes.count >= header, bytes.prefix(magic.count).elementsEqual(magic) else { return nil }
         var version: UInt32 = 0
         withUnsafeMutableBytes(of: &version) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[magic.count..<magic.count + 4])) }
         guard UInt32(littleEndian: version) == Self.version else { return nil }
         let body = bytes[header...]
-        guard SHA256.hash(data: UnsafeRawBufferPointer(rebasing: body)).elementsEqual(bytes[(header - 32)..<header]) else { return nil }
+        guard StateChecksum.of(UnsafeRawBufferPointer(rebasing: body)) == StateChecksum.read(in: bytes, at: header - StateChecksum.size) else {
+            return nil
+        }
         return body
     }
 }

@@ -12,8 +12,9 @@ import Glibc
 /// `tasks-KEY.bin`: the magic line, the format version, the workflow's path, the task count,
 /// each task's bytes (`TaskStateBytes`) in the order of the plan that wrote it (so that task i of
 /// the plan is looked for at i first, and by its id only when the plan changed), then the
-/// SHA-256 of all before it. A file of another version, cut short or damaged is ignored (its
-/// tasks run again) and written anew; it is replaced only whole (a temporary file, fsynced, then
+/// CRC-32 of all before it (`StateChecksum`; version 1 ended with its SHA-256, and is still
+/// read). A file of another version, cut short or damaged is ignored (its tasks run again) and
+/// written anew; it is replaced only whole (a temporary file, fsynced, then
 /// renamed), at the end of a run that changed something.
 ///
 /// `tasks-KEY.journal`: each success appended as it happens, as `.ninja_log` is, so a run killed
@@ -21,7 +22,12 @@ import Glibc
 /// damaged entry ends the journal. The end of a run folds it into the `.bin` and removes it.
 /// Replaying it again over the file it was folded into (a crash between the two) changes nothing.
 package final class TaskStates: @unchecked Sendable {
-    package static let version: UInt32 = 1
+    /// 2: the CRC-32 of the rest at the end, where 1 had its SHA-256 (read on every run).
+    package static let version: UInt32 = 2
+    /// The version before, still read: an upgrade does not run every task again.
+    static let sha256Version: UInt32 = 1
+    /// The journal's version: its entries still carry their SHA-256 (few, and small).
+    static let journalVersion: UInt32 = 1
     static let magic = Array("flowrun-tasks\n".utf8)
     static let journalMagic = Array("flowrun-tasks-journal\n".utf8)
     /// How much of the new file is held before it is written.
@@ -127,23 +133,27 @@ package final class TaskStates: @unchecked Sendable {
         guard let version = Self.header(of: bytes, magic: Self.magic, cursor: &cursor) else {
             return "is not a flowrun task state file"
         }
-        guard version == Self.version else {
+        guard version == Self.version || version == Self.sha256Version else {
             return "was written by another flowrun (state format \(version); this one reads \(Self.version))"
         }
-        let digestSize = TaskStateBytes.digestSize
-        guard bytes.count >= cursor + digestSize else { return "is damaged or cut short" }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - digestSize)])
-        // Hashed a piece at a time, each piece's pages let go of once hashed: the whole file
+        let trailerSize = version == Self.version ? StateChecksum.size : TaskStateBytes.digestSize
+        guard bytes.count >= cursor + trailerSize else { return "is damaged or cut short" }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - trailerSize)])
+        // Checked a piece at a time, each piece's pages let go of once read: the whole file
         // is never in the process's memory at once (each task's bytes come back when read).
-        var hasher = SHA256()
-        var hashed = 0
-        while hashed < body.count {
-            let end = min(hashed + Self.releasePiece, body.count)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: body[hashed..<end]))
+        var checksum = StateChecksum()
+        var hasher = version == Self.sha256Version ? SHA256() : nil
+        var checked = 0
+        while checked < body.count {
+            let end = min(checked + Self.releasePiece, body.count)
+            let piece = UnsafeRawBufferPointer(rebasing: body[checked..<end])
+            if hasher != nil { hasher?.update(bufferPointer: piece) } else { checksum.update(piece) }
             releasePages(before: end)
-            hashed = end
+            checked = end
         }
-        guard hasher.finalize().elementsEqual(bytes[body.count...]) else { return "is damaged or cut short" }
+        let intact =
+            hasher.map { $0.finalize().elementsEqual(bytes[body.count...]) } ?? (StateChecksum.read(in: bytes, at: body.count) == checksum.value)
+        guard intact else { return "is damaged or cut short" }
         guard let file = Self.text(in: body, cursor: &cursor) else { return "is damaged" }
         guard file == workflowFile else { return "belongs to \(file)" }
         guard let count = Self.integer(in: body, cursor: &cursor) else { return "is damaged" }
@@ -193,7 +203,7 @@ package final class TaskStates: @unchecked Sendable {
         journalBytes = bytes
         let raw = UnsafeRawBufferPointer(bytes)
         var cursor = 0
-        guard Self.header(of: raw, magic: Self.journalMagic, cursor: &cursor) == Self.version,
+        guard Self.header(of: raw, magic: Self.journalMagic, cursor: &cursor) == Self.journalVersion,
             Self.text(in: raw, cursor: &cursor) == workflowFile
         else { return }
         journalIsUsable = true
@@ -239,11 +249,12 @@ package final class TaskStates: @unchecked Sendable {
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[cursor..<cursor + length]), as: UTF8.self)
     }
 
-    private var header: (magic: [UInt8], rest: [UInt8]) {
+    /// The version and the workflow's path, after a file's magic line.
+    private func header(version: UInt32) -> [UInt8] {
         var rest: [UInt8] = []
-        TaskStateBytes.appendInteger(Self.version, to: &rest)
+        TaskStateBytes.appendInteger(version, to: &rest)
         TaskStateBytes.appendText(workflowFile, to: &rest)
-        return (Self.magic, rest)
+        return rest
     }
 
     // MARK: Changes
@@ -293,7 +304,7 @@ package final class TaskStates: @unchecked Sendable {
             }
             if fresh {
                 var bytes = Self.journalMagic
-                bytes += header.rest
+                bytes += header(version: Self.journalVersion)
                 try writeJournal(bytes)
                 journalIsUsable = true
             }
@@ -382,12 +393,12 @@ package final class TaskStates: @unchecked Sendable {
         }
         guard !pieces.isEmpty || FileManager.default.fileExists(atPath: path) else { return }
         let file = try AtomicFile(destination: path, access: .owner)
-        var hasher = SHA256()
-        var buffer = header.magic + header.rest
+        var checksum = StateChecksum()
+        var buffer = Self.magic + header(version: Self.version)
         TaskStateBytes.appendInteger(UInt32(pieces.count), to: &buffer)
         func flush(atLeast count: Int) throws(FileError) {
             guard buffer.count >= count else { return }
-            hasher.update(data: buffer)
+            checksum.update(buffer)
             var failure: FileError?
             buffer.withUnsafeBytes { raw in
                 do throws(FileError) { try file.write(raw) } catch { failure = error }
@@ -401,7 +412,7 @@ package final class TaskStates: @unchecked Sendable {
             try flush(atLeast: Self.writePiece)
         }
         try flush(atLeast: 0)
-        buffer += hasher.finalize()
+        buffer += StateChecksum.bytes(of: checksum.value)
         try flush(atLeast: 0)
         try file.commit()
     }

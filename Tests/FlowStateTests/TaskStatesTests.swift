@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -121,6 +122,40 @@ import Testing
         let reread = states()
         #expect(read(reread, "a", at: 0) == Self.state("a", "new"))
         #expect(read(reread, "b", at: 1) == Self.state("b"))
+    }
+
+    /// A file of version 1, which ended with the SHA-256 of the rest where this one ends with its
+    /// CRC-32, is still read (an upgrade runs no task again), damaged it is still ignored, and the
+    /// end of a run that changed something writes it in this version.
+    @Test func aFileOfTheVersionBeforeIsStillReadAndWrittenAnewInThisOne() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let written = states()
+        try written.recordSuccess(Self.state("a"))
+        try written.compact(plan: ["a"])
+        let url = URL(fileURLWithPath: written.path)
+        let current = try Data(contentsOf: url)
+        #expect(current[TaskStates.magic.count] == UInt8(TaskStates.version))
+        var before = Data(current.dropLast(StateChecksum.size))
+        before[TaskStates.magic.count] = UInt8(TaskStates.sha256Version)
+        before += Data(SHA256.hash(data: before))
+        try before.write(to: url)
+
+        let found = states()
+        #expect(found.ignoredProblem == nil)
+        #expect(read(found, "a", at: 0) == Self.state("a"))
+        var damaged = before
+        damaged[damaged.count / 2] ^= 0x20
+        try damaged.write(to: url)
+        #expect(states().ignoredProblem != nil)
+
+        try before.write(to: url)
+        let next = states()
+        try next.recordSuccess(Self.state("b"))
+        try next.compact(plan: ["a", "b"])
+        let rewritten = try Data(contentsOf: url)
+        #expect(rewritten[TaskStates.magic.count] == UInt8(TaskStates.version))
+        #expect(read(states(), "a", at: 0) == Self.state("a"))
+        #expect(read(states(), "b", at: 1) == Self.state("b"))
     }
 
     /// Another version's file, one cut short at any length, or one with any byte changed: none

@@ -30,9 +30,10 @@ package final class TaskGroups: @unchecked Sendable {
     /// The watchdog's pid, which is flowrun's child but no task.
     package private(set) var watchdogPid: pid_t?
 
-    /// Starts the watchdog. Call it once, before any task starts, and only for a run with a
-    /// shell task (nothing else spawns). The child takes no lock (no malloc), so the process may
-    /// have threads. Returns why it could not start, if it did not.
+    /// Starts the watchdog. Call it once, at the start of a run, while the process has one
+    /// thread and a small heap: the pages it has then are shared copy-on-write with the child,
+    /// and each one the run writes later is copied (a fault, and on several threads a TLB
+    /// shootdown). The child takes no lock (no malloc). Returns why it could not start, if it did not.
     package func startWatchdog() -> String? {
         var pid: pid_t = 0
         let descriptor = flowrun_watchdog_start(&pid)

@@ -138,6 +138,15 @@ struct RunCommand: ParsableCommand {
         var signals: RunSignals?
         if takesSignals {
             RunSignals.blockSignals()
+            // The watchdog is forked now, while the process is one thread and a small heap:
+            // what the run allocates later lies on pages it never shares with the child. Forked
+            // once the plan was read, every page of the plan was shared copy-on-write, and the
+            // up-to-date check's first write to each one copied it (13,100 page faults in a
+            // 20,000-task no-op, issue 23). Every run gets it, whatever its tasks: the plan is not
+            // known yet, and this fork is cheap.
+            if !engineOnly, let problem = TaskGroups.shared.startWatchdog() {
+                FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
+            }
             signals = RunSignals(grace: grace)
         }
         // `--resume RUN FILE`: the RUN reaches us as FILE.
@@ -153,14 +162,6 @@ struct RunCommand: ParsableCommand {
         // planner) is done with: its pages leave the process's memory (9-10 MB of a 20,000-task
         // no-op's peak, issue 23); what runs next comes back from the page cache.
         if !dryRun { _ = flowrun_release_code_pages() }
-        // Only a shell task's process can outlive flowrun: a run of downloads, extractions and
-        // combines forks no watchdog (a fork, and copy-on-write faults after it). Forked once
-        // the plan is known, before any task starts; it takes no lock a thread may hold.
-        if signals != nil, !engineOnly, plan.tasks.contains(where: { if case .shell = $0.spec.action { true } else { false } }),
-            let problem = TaskGroups.shared.startWatchdog()
-        {
-            FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
-        }
         if noRetry { for index in plan.tasks.indices { plan.tasks[index].spec.retries = 0 } }
         let environment = ProcessInfo.processInfo.environment
         guard let signals else {  // a dry run
