@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// A decompress task whose archive holds a link that leads nowhere (`l -> missing`), a link to
@@ -59,5 +60,24 @@ import Testing
         try project.shell("ln -sfn elsewhere out/l")
         #expect(try await project.run().ran == ["unpack"])
         try project.shell("test \"$(readlink out/l)\" = missing")
+    }
+}
+
+/// Run as another user than root, a second extraction of an archive with an empty folder of
+/// mode 0000 into the same `to` (the archive changed, or `--force`) failed: the merge into the
+/// existing `to` could not list the staged folder. It now extracts as the first time did.
+@Suite struct UnreadableFolderMergeTests {
+    @Test(.enabled(if: geteuid() == 0, "runs flowrun as the user nobody, which needs root"))
+    func anEmptyFolderOfModeZeroExtractsAgainOverItselfAsAnotherUser() async throws {
+        let project = try LinkOutputUpToDateTests().project(
+            entry: "i = tarfile.TarInfo('z'); i.type = tarfile.DIRTYPE; i.mode = 0")
+        // The temporary folder may be closed to others: nobody needs to reach into it.
+        try project.shell("chmod a+rx . && chown -R nobody .")
+        let user = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", FlowrunBinary.url.path, "run", "flow.yaml"]
+        for arguments in [user, user + ["--force"]] {
+            let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+            try project.shell("cd \(project.url.path) && \(quoted) > /dev/null")
+        }
+        try project.shell("test -d out/z && test \"$(stat -c %a out/z)\" = 0")
     }
 }
