@@ -24,6 +24,12 @@ package enum PathGlob {
         /// The paths matched, whatever they are, so that a reader can refuse a folder or a FIFO
         /// by its name (combine); a `**` at the end still stands for every file under its folder.
         case paths
+        /// As `regularFiles`, and, met in a folder's walk, the entries a task's output holds that
+        /// are no regular file reached: a symbolic link that leads nowhere or to a folder above
+        /// it (`l -> missing`, `l -> .`), and a folder with nothing to walk (empty or unreadable).
+        /// Each is stamped as itself (`lstat`), so that an output folder holding only such
+        /// entries is there, and a link retargeted or removed is a change.
+        case outputEntries
     }
 
     /// The regular files `pattern` (an absolute path) names, sorted by bytes, without duplicates.
@@ -41,7 +47,7 @@ package enum PathGlob {
 
     /// Each match as the walk meets it, unsorted: a path met twice is named twice.
     static func everyMatch(of pattern: String, as matches: Matches = .regularFiles, until stop: SetOnceFlag? = nil) -> [String]? {
-        var found = Found(stop: stop)
+        var found = Found(stop: stop, keepsEntries: matches == .outputEntries)
         if isPattern(pattern) {
             // The folders before the first wildcard are walked to at once, not one stat each.
             let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
@@ -108,7 +114,7 @@ package enum PathGlob {
     /// The end of a walk: `path` as `matches` takes it.
     private static func addMatch(_ path: String, _ matches: Matches, listed: Bool, above: [FolderID], into found: inout Found) {
         switch matches {
-        case .regularFiles:
+        case .regularFiles, .outputEntries:
             addFiles(under: path, listed: listed, above: above, into: &found)
         case .paths:
             var info = stat()
@@ -131,28 +137,39 @@ package enum PathGlob {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if listed && lstat(path, &info) != 0 { found.append(path) }
+            if listed && found.keepsEntries && isLink(path) { found.append(path) }
             return
         }
         if info.st_mode & S_IFMT == S_IFREG {
             found.append(path)
         } else if info.st_mode & S_IFMT == S_IFDIR {
             let here = FolderID(info)
-            guard !above.contains(here) else { return }
-            for name in entries(of: path) {
-                let child = join(path, name)
-                if name == stateFolderName && isDirectory(child) { continue }
-                addFiles(under: child, listed: true, above: above + [here], into: &found)
+            guard !above.contains(here) else {
+                if listed && found.keepsEntries && isLink(path) { found.append(path) }
+                return
+            }
+            let names = entries(of: path).filter { !($0 == stateFolderName && isDirectory(join(path, $0))) }
+            if names.isEmpty && found.keepsEntries { found.append(path) }
+            for name in names {
+                addFiles(under: join(path, name), listed: true, above: above + [here], into: &found)
             }
         }
+    }
+
+    private static func isLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     /// The paths found so far, and whether the walk was asked to stop.
     private struct Found {
         let stop: SetOnceFlag?
+        /// `Matches.outputEntries`.
+        let keepsEntries: Bool
         var paths: [String] = []
         private(set) var isStopped = false
 
-        init(stop: SetOnceFlag?) { self.stop = stop }
+        init(stop: SetOnceFlag?, keepsEntries: Bool = false) { (self.stop, self.keepsEntries) = (stop, keepsEntries) }
 
         mutating func append(_ path: String) { paths.append(path) }
 

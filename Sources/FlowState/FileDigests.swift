@@ -80,11 +80,11 @@ struct FileDigests {
     /// name no file (a missing input or output) or a file that cannot be stat'ed (a name that
     /// is not UTF-8, `PathGlob`): such a file is not seen, so its task must not be up to date.
     mutating func digest(
-        ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none, singleFiles: Int = 0
+        ofPatterns patterns: [String], leavingOut own: OwnOutputs = .none, singleFiles: Int = 0, areOutputs: Bool = false
     ) -> (digest: String, missing: [String]) {
         // Most tasks of a workflow that declares no files: the same digest, not hashed each time.
         guard !patterns.isEmpty else { return (TaskFingerprint.noInputs, []) }
-        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles), patterns: patterns)
+        let result = digest(of: statuses(ofPatterns: patterns, leavingOut: own, singleFiles: singleFiles, areOutputs: areOutputs), patterns: patterns)
         return (result.digest, result.missing)
     }
 
@@ -133,19 +133,21 @@ struct FileDigests {
     /// unreadable). A plain path to a file, the usual entry, is stat'ed once here rather than
     /// by PathGlob and again for its record.
     func statuses(
-        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0
+        ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0,
+        areOutputs: Bool = false
     ) -> [FoundFile] {
-        Self.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles, fileSystem: fileSystem)
+        Self.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles, areOutputs: areOutputs, fileSystem: fileSystem)
     }
 
     /// `own`: the task's outputs, which a glob's or a folder's matches leave out (`OwnOutputs`);
     /// taken only for a pattern that is not a plain file (a task's own outputs cost a few
     /// thousand instructions to sort out, each of a no-op's 20,000 tasks). `singleFiles`: how
     /// many patterns, from the first, name one file each (`TaskDefinition.singleFileInputs`):
-    /// one that is no regular file is found as no file, never walked.
+    /// one that is no regular file is found as no file, never walked. `areOutputs`: a task's
+    /// outputs, whose links and bare folders are found too (`FileSystem.outputFiles`).
     static func statuses(
         ofPatterns patterns: [String], leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0,
-        fileSystem: any FileSystem
+        areOutputs: Bool = false, fileSystem: any FileSystem
     ) -> [FoundFile] {
         var found: [FoundFile] = []
         found.reserveCapacity(patterns.count)
@@ -167,7 +169,8 @@ struct FileDigests {
                     outputStatuses = own.statuses(fileSystem: fileSystem)
                 }
             }
-            for file in fileSystem.files(matching: pattern) where !(outputs?.contains(file) ?? false) {
+            let files = areOutputs ? fileSystem.outputFiles(matching: pattern) : fileSystem.files(matching: pattern)
+            for file in files where !(outputs?.contains(file) ?? false) {
                 let status = fileSystem.status(of: file)
                 // An output reached by another name (through a link), as combine leaves it out.
                 if let status, outputStatuses.contains(status) { continue }

@@ -70,6 +70,26 @@ package struct FileRecord: Sendable, Equatable {
         return hex(hasher.finalize())
     }
 
+    /// The digest of what is not a regular file's contents: a link's target text, as tar keeps
+    /// it (a link that leads nowhere, or to a folder), or the word for a folder; nil otherwise.
+    static func hashOfEntry(at path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        var hasher = SHA256()
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK:
+            var target = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(path, &target, target.count)
+            guard count >= 0, count < target.count else { return nil }
+            hasher.update(data: Array("symlink\0".utf8) + target[..<count])
+        case S_IFDIR:
+            hasher.update(data: Array("folder\0".utf8))
+        default:
+            return nil
+        }
+        return hex(hasher.finalize())
+    }
+
     /// Lowercase hex, written straight into the string's storage: fingerprints take several a task.
     static func hex(_ digest: SHA256.Digest) -> String {
         digest.withUnsafeBytes { hex($0) }

@@ -4,13 +4,18 @@ import Foundation
 /// What the up-to-date and resume checks ask of the disk, so that their rules can be tested on
 /// an in-memory twin with a clock that moves only when told (ninja's `DiskInterface`).
 package protocol FileSystem: Sendable {
-    /// The status of `path` (symlinks followed); nil if it cannot be read.
+    /// The status of `path` (symlinks followed, unless that reaches no regular file: then the
+    /// link's own, `lstat`); nil if it cannot be read.
     func status(of path: String) -> FileStatus?
     /// The status of `path` if it is a regular file (symlinks followed); nil otherwise.
     func regularFileStatus(of path: String) -> FileStatus?
     /// The regular files an `inputs`/`outputs` entry names (`PathGlob`), sorted.
     func files(matching pattern: String) -> [String]
-    /// The SHA-256 of the file's contents, lowercase hex; nil if it cannot be read.
+    /// The same for a task's `outputs`, with the links and bare folders it holds
+    /// (`PathGlob.Matches.outputEntries`).
+    func outputFiles(matching pattern: String) -> [String]
+    /// The SHA-256 of the file's contents, lowercase hex; nil if it cannot be read. Of a link
+    /// that reaches no regular file, that of its target's text; of a folder, one for any folder.
     func hash(of path: String) -> String?
     /// The wall clock, in nanoseconds since 1970, as file timestamps count.
     var nowNanoseconds: Int64 { get }
@@ -20,6 +25,10 @@ package protocol FileSystem: Sendable {
     /// The digest an action computed of the file with this status while it wrote or read it
     /// (`StreamedDigests`), and when; handed out once; nil if there is none.
     func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted?
+}
+
+extension FileSystem {
+    package func outputFiles(matching pattern: String) -> [String] { files(matching: pattern) }
 }
 
 /// The real disk.
@@ -37,7 +46,10 @@ package struct LocalFileSystem: FileSystem {
         // The stat after a walk, one a file: 200,000 of them take seconds too.
         if stop?.isSet == true { return nil }
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        // A link to no regular file (`l -> missing`, `l -> .`) is stamped as the link, so that
+        // retargeting it is a change (`PathGlob.Matches.outputEntries`).
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { return FileStatus(info) }
+        guard lstat(path, &info) == 0 else { return nil }
         return FileStatus(info)
     }
 
@@ -49,8 +61,13 @@ package struct LocalFileSystem: FileSystem {
         PathGlob.files(matching: pattern, until: stop) ?? []
     }
 
+    package func outputFiles(matching pattern: String) -> [String] {
+        PathGlob.files(matching: pattern, as: .outputEntries, until: stop) ?? []
+    }
+
     package func hash(of path: String) -> String? {
-        FileRecord.hash(of: path, until: stop)
+        if let digest = FileRecord.hash(of: path, until: stop) { return digest }
+        return FileRecord.hashOfEntry(at: path)
     }
 
     package func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? {

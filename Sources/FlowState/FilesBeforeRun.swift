@@ -67,7 +67,7 @@ struct FilesBeforeRun {
                     singleFiles: TaskDefinition.singleFileInputs(of: task), fileSystem: fileSystem)
             }
             ends.append(Int32(found.count))
-            if isTracked { found += FileDigests.statuses(ofPatterns: TaskDefinition.outputs(of: task), fileSystem: fileSystem) }
+            if isTracked { found += FileDigests.statuses(ofPatterns: TaskDefinition.outputs(of: task), areOutputs: true, fileSystem: fileSystem) }
             ends.append(Int32(found.count))
         }
         return (found, ends, tracked)

@@ -237,7 +237,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             ofPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task),
             singleFiles: TaskDefinition.singleFileInputs(of: task)
         ).digest
-        return (inputs, digests.digest(ofPatterns: TaskDefinition.outputs(of: task)))
+        return (inputs, digests.digest(ofPatterns: TaskDefinition.outputs(of: task), areOutputs: true))
     }
 
     /// `decide`'s end, given the task's files' digests now (`files(of:)`). Called with `lock` held.
@@ -319,7 +319,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// The digest of the task's outputs now; nil if one is missing.
     private static func outputs(of task: PlannedTask) -> String? {
         var digests = FileDigests(known: [:])
-        let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+        let outputs = digests.digest(ofPatterns: TaskDefinition.outputs(of: task), areOutputs: true)
         return outputs.missing.isEmpty ? outputs.digest : nil
     }
 

@@ -54,7 +54,7 @@ extension FileDigests {
     /// The log keeps the last digest of each file, not each task's: a file another task has
     /// since seen changed is not found here, and the reason is then told by its pattern, or not
     /// at all.
-    mutating func firstChange(inPatterns patterns: [String], leavingOut own: OwnOutputs = .none) -> ReasonPath? {
+    mutating func firstChange(inPatterns patterns: [String], leavingOut own: OwnOutputs = .none, areOutputs: Bool = false) -> ReasonPath? {
         var wholePattern: ReasonPath?
         for pattern in patterns {
             if !PathGlob.isPattern(pattern), let status = fileSystem.regularFileStatus(of: pattern) {
@@ -65,7 +65,7 @@ extension FileDigests {
             let outputs = own.matcher(fileSystem: fileSystem)
             // As `statuses(ofPatterns:)`: an output reached by another name is no input.
             let outputStatuses = own.isEmpty ? [] : own.statuses(fileSystem: fileSystem)
-            for file in fileSystem.files(matching: pattern) where !outputs.contains(file) {
+            for file in areOutputs ? fileSystem.outputFiles(matching: pattern) : fileSystem.files(matching: pattern) where !outputs.contains(file) {
                 let status = fileSystem.status(of: file)
                 if let status, outputStatuses.contains(status) { continue }
                 if knownRecord(of: file)?.digest != status.flatMap({ digest(of: file, status: $0) }) {

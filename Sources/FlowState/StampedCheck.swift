@@ -23,7 +23,7 @@ enum StampedCheck {
         _ patterns: [String], found: ArraySlice<FoundFile>? = nil, leavingOut own: @autoclosure () -> OwnOutputs = .none, singleFiles: Int = 0,
         kept stored: StoredTask, outputs: Bool, digests: inout FileDigests
     ) -> Result {
-        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles)[...]
+        let found = found ?? digests.statuses(ofPatterns: patterns, leavingOut: own(), singleFiles: singleFiles, areOutputs: outputs)[...]
         if stored.stands(for: found, outputs: outputs) {
             let keptDigest = stored.hex(outputs ? .outputs : .inputs)
             return Result(digest: keptDigest, missing: missing(patterns, found: found), restamped: nil)

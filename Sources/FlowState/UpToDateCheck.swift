@@ -173,7 +173,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                     singleFiles: TaskDefinition.singleFileInputs(of: task))[...]
             var outputs = found?.outputs
             if stored.stands(for: inputs, outputs: false) {
-                outputs = outputs ?? digests.statuses(ofPatterns: TaskDefinition.outputs(of: task))[...]
+                outputs = outputs ?? digests.statuses(ofPatterns: TaskDefinition.outputs(of: task), areOutputs: true)[...]
             }
             let pending = PendingCheck(
                 index: index, id: id, task: task, fingerprint: fingerprint, stored: stored, inputs: Array(inputs), outputs: outputs.map(Array.init))
@@ -469,7 +469,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             hashed.fingerprint = fingerprint
         }
         let patterns = TaskDefinition.outputs(of: task)
-        let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns), patterns: patterns)
+        let outputs = digests.digest(of: digests.statuses(ofPatterns: patterns, areOutputs: true), patterns: patterns)
         // An output the task did not make: it runs again next time, as make would. Nor is a
         // success recorded from walks or hashes that Ctrl-C cut short.
         guard outputs.missing.isEmpty, !stop.isSet else { return hashed }
@@ -677,7 +677,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         switch reason.kind {
         case .changedInput:
             reason.path = digests.firstChange(inPatterns: TaskDefinition.inputs(of: task), leavingOut: TaskDefinition.ownOutputs(of: task))
-        case .changedOutput: reason.path = digests.firstChange(inPatterns: TaskDefinition.outputs(of: task))
+        case .changedOutput: reason.path = digests.firstChange(inPatterns: TaskDefinition.outputs(of: task), areOutputs: true)
         default: break
         }
         return reason
@@ -730,7 +730,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
                         reasons.append(RunReason(.missingInput, path: ReasonPath(path: first, pattern: first)))
                     } else {
                         let reason = Self.reasonToRun(recorded: stored, fingerprint: fingerprint) {
-                            digests.digest(ofPatterns: TaskDefinition.outputs(of: task))
+                            digests.digest(ofPatterns: TaskDefinition.outputs(of: task), areOutputs: true)
                         }
                         reasons.append(reason.map { Self.explained($0, of: task, digests: &digests) })
                     }

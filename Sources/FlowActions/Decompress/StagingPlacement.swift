@@ -55,7 +55,13 @@ enum StagingPlacement {
             let from = source.appending([name]), to = destination.appending([name])
             guard let existing = FileTree.status(to), let incoming = FileTree.status(from) else { continue }
             switch (FileTree.isDirectory(incoming), FileTree.isDirectory(existing)) {
-            case (true, true): try findConflicts(from, to)
+            case (true, true):
+                // A folder the archive made unreadable (an empty one of mode 0000), run as another
+                // user than root, is opened for the look and closed again: the merge takes the
+                // archive's mode from it. Unopened, a second extraction failed ("cannot read folder").
+                let opened = from.withCString { access($0, R_OK | X_OK) != 0 && chmod($0, 0o700) == 0 }
+                defer { if opened { _ = from.withCString { chmod($0, incoming.st_mode & 0o7777) } } }
+                try findConflicts(from, to)
             case (false, false): continue
             case (true, false): throw ActionFailure("'\(to.shown)' exists and is not a folder, but the archive has a folder there")
             case (false, true): throw ActionFailure("'\(to.shown)' is a folder, but the archive has a file there")
