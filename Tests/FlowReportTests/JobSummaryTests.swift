@@ -77,18 +77,8 @@ import Testing
     /// emphasis, `[x](y)` a link, `~~s~~` struck out, and `\\*` lost its backslash.
     @Test func markdownInNamesReasonsAndOutputShowsAsWritten() async throws {
         let name = "a|b*c*_d_[e](f)"
-        var script = RunScript([.init(task: name, needs: [], kind: "shell")])
         let lines = ["*bold* and __strong__ ~~gone~~ [link](y) \\*kept\\* $x$ <b>raw</b> `tick`", "![img](y.png) & &amp;"]
-        script.at(0, .taskStarted(task: name, attempt: 1, kind: "shell"))
-        for line in lines { script.at(1, .taskOutput(task: name, stream: .stdout, line: line)) }
-        script.at(2, .taskFailed(task: name, attempts: 1, durationMilliseconds: 2, reason: "exited: *not* [ok](z) _here_", exitCode: 1))
-        let folder = try ScratchFolder()
-        defer { folder.remove() }
-        let path = folder.path + "/summary.md"
-        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
-        let rendered = try await Python.run(["render_gfm.py", path])
-        #expect(rendered.status == 0, "\(rendered.output)")
-        let html = rendered.output
+        let html = try await Self.renderedFailure(of: name, lines: lines, reason: "exited: *not* [ok](z) _here_")
         for tag in ["<em>", "<strong>", "<del>", "<a ", "<img", "<b>"] { #expect(!html.contains(tag), "\(tag) in \(html)") }
         let row = try #require(html.components(separatedBy: "<tr>").last { $0.contains("<td>") })
         #expect(row.components(separatedBy: "<td>").count - 1 == 4, "\(row)")
@@ -107,18 +97,8 @@ import Testing
     /// invisible `<wbr>` are left out.
     @Test func emojiShortcodesAndBareURLsShowAsWritten() async throws {
         let name = "www.example.org"
-        var script = RunScript([.init(task: name, needs: [], kind: "shell")])
         let lines = [":warning: see https://example.com/log?a=1 and www.example.org", "mail ops@example.com or @octocat :tada: 12:30"]
-        script.at(0, .taskStarted(task: name, attempt: 1, kind: "shell"))
-        for line in lines { script.at(1, .taskOutput(task: name, stream: .stdout, line: line)) }
-        script.at(2, .taskFailed(task: name, attempts: 1, durationMilliseconds: 2, reason: "exited :x: http://ci.example.com/1", exitCode: 1))
-        let folder = try ScratchFolder()
-        defer { folder.remove() }
-        let path = folder.path + "/summary.md"
-        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
-        let rendered = try await Python.run(["render_gfm.py", path])
-        #expect(rendered.status == 0, "\(rendered.output)")
-        let html = rendered.output
+        let html = try await Self.renderedFailure(of: name, lines: lines, reason: "exited :x: http://ci.example.com/1")
         #expect(!html.contains("<a "), "\(html)")
         let textNodes = html.split(separator: "<").map { $0.split(separator: ">", maxSplits: 1).last.map(String.init) ?? "" }
         let shortcode = /:[a-z0-9_+-]+:/
@@ -137,18 +117,8 @@ import Testing
     @Test func issueNumbersCommitSHAsAndMentionsShowAsWritten() async throws {
         let name = "fix-#123"
         let sha = "a5c3785ed8d6a35868bc169f07e40e889087fd2e"
-        var script = RunScript([.init(task: name, needs: [], kind: "shell")])
         let lines = ["closes #12 and GH-34, see octo/repo#56", "reverts \(sha) (jlord@\(sha)), short a5c3785 @octocat"]
-        script.at(0, .taskStarted(task: name, attempt: 1, kind: "shell"))
-        for line in lines { script.at(1, .taskOutput(task: name, stream: .stdout, line: line)) }
-        script.at(2, .taskFailed(task: name, attempts: 1, durationMilliseconds: 2, reason: "build of \(sha) failed, #7 (cc @ops)", exitCode: 1))
-        let folder = try ScratchFolder()
-        defer { folder.remove() }
-        let path = folder.path + "/summary.md"
-        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
-        let rendered = try await Python.run(["render_gfm.py", path])
-        #expect(rendered.status == 0, "\(rendered.output)")
-        let html = rendered.output
+        let html = try await Self.renderedFailure(of: name, lines: lines, reason: "build of \(sha) failed, #7 (cc @ops)")
         let textNodes = html.split(separator: "<").map { $0.split(separator: ">", maxSplits: 1).last.map(String.init) ?? "" }
         let references = [/#[0-9]/, /(?i)GH-[0-9]/, /@[A-Za-z0-9]/, /(?:^|[^A-Za-z0-9_])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![A-Za-z0-9_])/]
         for text in textNodes {
@@ -241,5 +211,21 @@ import Testing
 
     @Test func aSummaryThatCannotBeWrittenIsAnError() {
         #expect(throws: WriteFailure.self) { try ReportFile.append("x", to: "/nonexistent-\(UUID().uuidString)/summary.md") }
+    }
+
+    /// The job summary of a run whose one task, `task`, printed `lines` and failed with `reason`,
+    /// as cmark-gfm (the renderer of GitHub's job summaries) renders it to HTML.
+    static func renderedFailure(of task: String, lines: [String], reason: String) async throws -> String {
+        var script = RunScript([.init(task: task, needs: [], kind: "shell")])
+        script.at(0, .taskStarted(task: task, attempt: 1, kind: "shell"))
+        for line in lines { script.at(1, .taskOutput(task: task, stream: .stdout, line: line)) }
+        script.at(2, .taskFailed(task: task, attempts: 1, durationMilliseconds: 2, reason: reason, exitCode: 1))
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/summary.md"
+        try ReportFile.write(JobSummary.render(script.timeline()), to: path)
+        let rendered = try await Python.run(["render_gfm.py", path])
+        #expect(rendered.status == 0, "\(rendered.output)")
+        return rendered.output
     }
 }
