@@ -219,9 +219,11 @@ import Testing
                 || (FileManager.default.contents(atPath: "/proc/\(child)/comm").map { String(decoding: $0, as: UTF8.self).contains("flowrun") } ?? false)
         }
         for pid in [flowrun] + matched { kill(pid, SIGKILL) }
-        _ = await run.wait()
         #expect(await Self.allGone(pids, seconds: 30), "\(matched.count) of flowrun's children matched")
+        // Before the wait: Foundation sees flowrun's end only once every holder of the socket it
+        // gave flowrun has closed it, the task's processes included.
         for pid in pids where !Self.isGone(pid) { kill(pid, SIGKILL) }
+        _ = await run.wait()
     }
 
     /// The processes whose parent is `pid`.
