@@ -45,6 +45,35 @@ import Testing
         #expect(env("t[banana,dog]") == ["MATRIX_FRUIT=banana", "MATRIX_ANIMAL=dog"])
     }
 
+    /// GitHub runs every `include` entry of a matrix that has no keys as a job of its own; here
+    /// each is a task named by its values in the order written, with them in its env.
+    @Test func anIncludeOnlyMatrixMakesOneTaskPerEntry() throws {
+        let (ids, workflow) = try tasks(
+            """
+            version: 1
+            tasks:
+              deploy:
+                matrix:
+                  include:
+                    - {site: production, datacenter: site-a}
+                    - {site: staging, datacenter: site-b}
+                workdir: ${matrix.site}
+                shell: 'true'
+              after: {needs: ["deploy[staging,site-b]"], shell: 'true'}
+            """)
+        #expect(ids == ["deploy[production,site-a]", "deploy[staging,site-b]", "after"])
+        #expect(workflow.tasks[0].env.map { "\($0.name)=\($0.value)" } == ["MATRIX_SITE=production", "MATRIX_DATACENTER=site-a"])
+        #expect(workflow.tasks[1].workdir?.value == "staging")
+    }
+
+    @Test func anIncludeOnlyEntryMustNameItsTask() {
+        let loaded = WorkflowLoader.decode(
+            Array("version: 1\ntasks:\n  t:\n    matrix: {include: [{a: x}, {}, {b: 'no space'}]}\n    shell: 'true'\n".utf8),
+            file: "flow.yaml", directory: "/work", defaultName: "w")
+        let text = "\(loaded.diagnostics)"
+        #expect(text.contains("invalid value 'no space'"), "\(text)")
+    }
+
     @Test func needsOfAMatrixTaskWaitForEveryCombinationOrTheOneNamed() throws {
         let (_, workflow) = try tasks(
             """

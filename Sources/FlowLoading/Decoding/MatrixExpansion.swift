@@ -28,6 +28,8 @@ struct MatrixExpansion {
         case includeMissesKey(entry: Int, key: String)
         /// `exclude` dropped every combination and `include` added none back.
         case noCombination
+        /// An `include` entry with no pairs in a matrix of `include` only: it would name nothing.
+        case emptyInclude(entry: Int)
     }
 
     static let maxCombinations = 256
@@ -38,6 +40,13 @@ struct MatrixExpansion {
     var include: [[(key: String, value: String)]] = []
 
     func combinations() -> Result<[Combination], Problem> {
+        // No keys (GitHub's include-only matrix): each entry is a combination, named by all its values.
+        if keys.isEmpty {
+            if let empty = include.firstIndex(where: \.isEmpty) { return .failure(.emptyInclude(entry: empty)) }
+            guard !include.isEmpty else { return .failure(.noCombination) }
+            guard include.count <= Self.maxCombinations else { return .failure(.tooMany(include.count)) }
+            return .success(include.map { Combination(pairs: $0, named: $0.count) })
+        }
         // Counted before building: 20 keys of 10 values would not fit in memory. Excludes may
         // bring a larger product down to the limit, but not one 64 times as large.
         var product = 1

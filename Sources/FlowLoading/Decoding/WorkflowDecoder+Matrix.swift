@@ -43,12 +43,16 @@ extension WorkflowDecoder {
             expansion.keys.append(entry.key)
             expansion.values.append(values.map(\.value))
         }
-        if expansion.keys.isEmpty, !broken {
+        // With no keys, `include` alone makes the combinations, as GitHub's include-only matrix.
+        let includeOnly = expansion.keys.isEmpty && lists.contains { $0.key == "include" && !Self.isEmptyList($0.node) }
+        if expansion.keys.isEmpty, !broken, !includeOnly {
             report(.emptyMatrix(task: task), at: node)
             return nil
         }
         for (key, list) in lists {
-            guard let pairs = matrixEntries(list, "'\(key)' of \(field())", keys: expansion.keys, task: task, isExclude: key == "exclude")
+            guard
+                let pairs = matrixEntries(
+                    list, "'\(key)' of \(field())", keys: expansion.keys, task: task, isExclude: key == "exclude", namesTask: includeOnly)
             else {
                 broken = true
                 continue
@@ -60,7 +64,7 @@ extension WorkflowDecoder {
 
     /// The mappings of `exclude` or `include`, each as its pairs in the order written.
     private mutating func matrixEntries(
-        _ node: Node, _ field: @autoclosure () -> String, keys: [String], task: TaskID, isExclude: Bool
+        _ node: Node, _ field: @autoclosure () -> String, keys: [String], task: TaskID, isExclude: Bool, namesTask: Bool
     ) -> [[(key: String, value: String)]]? {
         guard case .sequence(let items) = node.content else {
             report(.wrongType(field(), expected: "a list of mappings", found: node.kindDescription), at: node)
@@ -90,7 +94,7 @@ extension WorkflowDecoder {
                     broken = true
                     continue
                 }
-                if isKey, !value.value.isValidTaskID {
+                if isKey || namesTask, !value.value.isValidTaskID {
                     report(Diagnostic(.invalidMatrixValue(value.value, key: entry.key, task: task), at: value.location))
                     broken = true
                 }
@@ -116,6 +120,9 @@ extension WorkflowDecoder {
             return nil
         case .failure(.noCombination):
             report(.noCombination(task: spec.id), at: mark)
+            return nil
+        case .failure(.emptyInclude(let entry)):
+            report(.emptyInclude(entry: entry + 1, task: spec.id), at: mark)
             return nil
         }
         var tasks: [TaskSpec] = []
@@ -236,7 +243,12 @@ extension Diagnostic.Message {
         Self("matrix key '\(key)' of task '\(task)' lists '\(value)' twice")
     }
     static func emptyMatrix(task: TaskID) -> Self {
-        Self("'matrix' of task '\(task)' has no keys: give at least one key with a list of values, such as 'os: [linux, mac]'")
+        Self(
+            "'matrix' of task '\(task)' has no keys: give at least one key with a list of values, such as 'os: [linux, mac]', or 'include' entries"
+        )
+    }
+    static func emptyInclude(entry: Int, task: TaskID) -> Self {
+        Self("item \(entry) of 'include' of the matrix of task '\(task)' is empty: with no matrix keys, each entry is a combination, named by its values")
     }
     static func tooManyCombinations(_ count: Int, task: TaskID) -> Self {
         Self(
