@@ -18,7 +18,8 @@ the MATRIX_* env each task saw in a real run, and `${matrix.KEY}` in an output p
 with the model. Values are compared as text as written (flowrun's documented choice: `3.10`
 stays `3.10`); the cases where GitHub's typed reading differs are counted apart, as are the
 documented refusals (README "Matrix"): a new combination must give every matrix key; a value
-listed twice.
+listed twice; two include entries making the same new id; an include-only entry's value that
+cannot be part of an id.
 
   python3 scripts/matrixpeer.py --flowrun .build/debug/flowrun --cases 300 --seed 1
 """
@@ -221,6 +222,10 @@ def documented(vectors, exclude, include, verdict, model, got):
         return "both refuse (%s)" % model
     if "has no '" in got and "to make one of its own" in got:
         return "new combination lacks a matrix key"
+    if "an 'include' repeats a combination" in got:
+        return "two include entries make one new id"
+    if not keys and "invalid value" in got:
+        return "include-only value not an id's characters"
     return None
 
 
