@@ -142,6 +142,9 @@ def main():
                 right = number in lines or (invalid.startswith("UNCLOSED") and lines and min(lines) >= number)
                 verdict = "documented: invalid line is an error" if right else "error at the wrong place"
                 detail = None if right else error
+        elif error is not None and "after the value's closing" in error and "after the value's closing" in error.split("\n")[0]:
+            # `A='q' rest`: python-dotenv skips the line, compose reads `rest` as the next key.
+            verdict = "documented: text after a closing quote is an error"
         elif error is not None:
             verdict, detail = "refused", error
         else:
