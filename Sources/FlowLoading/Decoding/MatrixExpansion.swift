@@ -7,7 +7,8 @@ import FlowModel
 ///
 /// A pure decision over values: the decoder reports its problems at the task's `matrix` key.
 struct MatrixExpansion {
-    /// One combination: the matrix keys' values in key order, then keys an `include` added.
+    /// One combination: the matrix keys' values in key order (a combination `include` made
+    /// has those its entry gives), then keys an `include` added.
     struct Combination: Equatable {
         var pairs: [(key: String, value: String)]
         /// How many of `pairs` are the matrix's own keys: those name the task (`ID[V1,V2]`).
@@ -83,14 +84,11 @@ struct MatrixExpansion {
                 matched = true
             }
             guard !matched else { continue }
-            var pairs: [(key: String, value: String)] = []
-            for key in keys {
-                guard let value = own.first(where: { $0.key == key })?.value else {
-                    return .failure(.includeMissesKey(entry: number, key: key))
-                }
-                pairs.append((key, value))
-            }
-            added.append(Combination(pairs: pairs + extra, named: keys.count))
+            // Named by the matrix keys it gives, in key order, as GitHub's `{fruit: banana}` is a
+            // job of its own with no `animal`: `ID[banana]`. One that gives none has no name.
+            let named = keys.compactMap { key in own.first { $0.key == key } }
+            guard !named.isEmpty else { return .failure(.includeMissesKey(entry: number, key: keys[0])) }
+            added.append(Combination(pairs: named + extra, named: named.count))
         }
         combinations += added
         guard !combinations.isEmpty else { return .failure(.noCombination) }

@@ -139,7 +139,7 @@ extension WorkflowDecoder {
             task.env =
                 task.env.filter { !names.contains($0.name) }
                 + combination.pairs.map { EnvironmentEntry(name: "MATRIX_" + $0.key.uppercased(), value: $0.value) }
-            guard substituteMatrix(in: &task, combination) else { return nil }
+            guard substituteMatrix(in: &task, combination, keys: matrix.keys) else { return nil }
             tasks.append(task)
         }
         return tasks
@@ -148,7 +148,7 @@ extension WorkflowDecoder {
     /// Replaces `${matrix.KEY}` where `${NAME}` expands (and in the description); reports a
     /// key the combination has not. With no combination (a task without `matrix`), any such
     /// reference is reported.
-    mutating func substituteMatrix(in task: inout TaskSpec, _ combination: MatrixExpansion.Combination?) -> Bool {
+    mutating func substituteMatrix(in task: inout TaskSpec, _ combination: MatrixExpansion.Combination?, keys: [String] = []) -> Bool {
         var fine = true
         let id = task.id
         func apply(_ value: inout Located<String>, _ field: String) {
@@ -158,6 +158,11 @@ extension WorkflowDecoder {
             case .failure(let unknown):
                 let key = unknown.key
                 fine = false
+                // A matrix key that a combination made by `include` does not give.
+                if keys.contains(key) {
+                    report(Diagnostic(.keyMissingInCombination(key, field: "'\(field)' of task '\(id)'"), at: value.location))
+                    return
+                }
                 let suggestion = combination.flatMap { Spelling.suggestion(for: key, among: $0.pairs.map(\.key)) }
                 report(
                     Diagnostic(
@@ -260,11 +265,14 @@ extension Diagnostic.Message {
     }
     static func includeMissesKey(entry: Int, key: String, task: TaskID) -> Self {
         Self(
-            "item \(entry) of 'include' of the matrix of task '\(task)' matches no combination, and has no '\(key)' to make one of its own",
-            hint: "a new combination needs a value for each matrix key, as it names the task")
+            "item \(entry) of 'include' of the matrix of task '\(task)' matches no combination, and gives no matrix key to name one of its own",
+            hint: "give it a value for a matrix key, such as '\(key)': a new combination is named by its matrix values")
     }
     static func repeatedCombination(_ id: TaskID) -> Self {
         Self("the matrix makes the task '\(id)' twice: an 'include' repeats a combination")
+    }
+    static func keyMissingInCombination(_ key: String, field: String) -> Self {
+        Self("'${matrix.\(key)}' in \(field): that combination, made by 'include', gives no '\(key)'")
     }
     static func unknownMatrixKey(_ key: String, field: String, hasMatrix: Bool, suggestion: String?) -> Self {
         guard hasMatrix else { return Self("'${matrix.\(key)}' in \(field): the task has no 'matrix'") }
