@@ -207,7 +207,7 @@ def run_case(flowrun, folder, vectors, exclude, include, rng):
         want_env = {"MATRIX_" + k.upper(): v for k, v in combo}
         if env != want_env:
             return ("env", {tid: want_env}, {tid: env})
-        if full and not os.path.exists(
+        if full and keys and not os.path.exists(
                 os.path.join(folder, "out", "-".join(dict(combo)[k] for k in keys) + ".path")):
             return ("path", tid, None)
     if "report" not in dry.stdout or dry.returncode != 0:
