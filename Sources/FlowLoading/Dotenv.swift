@@ -22,7 +22,10 @@ enum Dotenv {
             let lineNumber = number
             var rest = line.drop { $0 == " " || $0 == "\t" }
             if rest.isEmpty || rest.hasPrefix("#") { continue }
-            if rest.hasPrefix("export ") { rest = rest.dropFirst(7).drop { $0 == " " } }
+            // `export` then blanks, a space or a tab, as compose and python-dotenv take it.
+            if rest.hasPrefix("export ") || rest.hasPrefix("export\t") {
+                rest = rest.dropFirst(7).drop { $0 == " " || $0 == "\t" }
+            }
             let column = line.count - rest.count + 1
             guard let equals = rest.firstIndex(of: "=") else {
                 problems.append(Diagnostic(.dotenvLine, at: SourceLocation(file: file, line: lineNumber, column: column)))

@@ -22,7 +22,8 @@ enum Includes {
             let path = include.path.value.hasPrefix("/") ? include.path.value : workflow.directory + "/" + include.path.value
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             if let start = chain.firstIndex(of: absolute) {
-                let names = (chain[start...] + [absolute]).map { URL(fileURLWithPath: $0).lastPathComponent }
+                let folder = (chain[0] as NSString).deletingLastPathComponent
+                let names = (chain[start...] + [absolute]).map { relative($0, from: folder) }
                 diagnostics.append(Diagnostic(.includeCycle(names), at: include.path.location))
                 continue
             }
@@ -53,6 +54,17 @@ enum Includes {
             appendNew(merge(&other, into: &workflow, as: include.namespace), to: &diagnostics)
         }
         return diagnostics
+    }
+
+    /// `path` from the root file's folder (`lib/flow.yaml`, `../shared/flowrun.yaml`): the
+    /// last component alone cannot tell apart the files of a cycle when, as go-task's
+    /// Taskfile.yml, every file has the same name.
+    static func relative(_ path: String, from folder: String) -> String {
+        let target = path.split(separator: "/")
+        let base = folder.split(separator: "/")
+        var common = 0
+        while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
+        return (Array(repeating: "..", count: base.count - common) + target[common...].map(String.init)).joined(separator: "/")
     }
 
     /// `found` added to `diagnostics`, less those already in it.

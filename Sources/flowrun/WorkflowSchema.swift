@@ -251,7 +251,7 @@ enum WorkflowSchema {
           "items": {"$ref": "#/$defs/path"}
         },
         "matrix": {
-          "description": "One task per combination of the keys' values, in key order (the last key varying fastest), with ids `ID[V1,V2]` (e.g. `test[linux,3.11]`); `${matrix.KEY}` expands where `${NAME}` does, and each task gets `MATRIX_KEY` (upper case) in its env. `exclude` drops the combinations an entry matches; `include` adds an entry's keys to each combination it agrees with, or makes a combination of its own (then with a value for every key), as in GitHub Actions. At most 256 combinations. `needs: ID` waits for every combination.",
+          "description": "One task per combination of the keys' values, in key order (the last key varying fastest), with ids `ID[V1,V2]` (e.g. `test[linux,3.11]`); `${matrix.KEY}` expands where `${NAME}` does, and each task gets `MATRIX_KEY` (upper case) in its env. `exclude` drops the combinations an entry matches; `include` adds an entry's keys to each combination it agrees with, or makes a combination of its own (named by the matrix keys it gives), as in GitHub Actions; with no keys, each `include` entry is a combination, named by its values. At most 256 combinations. `needs: ID` waits for every combination.",
           "type": "object",
           "minProperties": 1,
           "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
@@ -266,7 +266,10 @@ enum WorkflowSchema {
             "uniqueItems": true,
             "items": {"$ref": "#/$defs/matrixValue"}
           },
-          "not": {"propertyNames": {"enum": ["exclude", "include"]}}
+          "anyOf": [
+            {"not": {"propertyNames": {"enum": ["exclude", "include"]}}},
+            {"required": ["include"], "properties": {"include": {"minItems": 1}}}
+          ]
         },
         "interpreter": {
           "description": "What runs a `shell` string: sh (default: `/bin/sh -e -c SCRIPT`, errexit, no pipefail), bash (`bash --noprofile --norc -eo pipefail -c SCRIPT`, as GitHub Actions' `shell: bash`), python (`python3 -c SCRIPT`), or a list of argv words that the script is appended to, such as [node, -e]. Only for a task with a `shell` string.",

@@ -27,6 +27,14 @@ import Testing
             ])
     }
 
+    /// `export<TAB>KEY=...` was "invalid environment variable name 'export\tKEY'"; compose and
+    /// python-dotenv read it as `export KEY=...`.
+    @Test func exportMayBeFollowedByATab() {
+        let (entries, problems) = Dotenv.parse("export\tA=1\n  export \t B = 2\nexportC=3\n", file: ".env")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(entries.map { "\($0.name)=\($0.value)" } == ["A=1", "B=2", "exportC=3"])
+    }
+
     @Test func aBadLineIsReportedAtItsLineAndTheRestIsRead() {
         let (entries, problems) = Dotenv.parse("A=1\n  JUSTAWORD\n1X=2\nB=\"open\nC=3\n", file: "conf/.env")
         #expect(entries.map(\.name) == ["A"])

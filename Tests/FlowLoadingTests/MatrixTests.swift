@@ -45,6 +45,84 @@ import Testing
         #expect(env("t[banana,dog]") == ["MATRIX_FRUIT=banana", "MATRIX_ANIMAL=dog"])
     }
 
+    /// GitHub runs every `include` entry of a matrix that has no keys as a job of its own; here
+    /// each is a task named by its values in the order written, with them in its env.
+    @Test func anIncludeOnlyMatrixMakesOneTaskPerEntry() throws {
+        let (ids, workflow) = try tasks(
+            """
+            version: 1
+            tasks:
+              deploy:
+                matrix:
+                  include:
+                    - {site: production, datacenter: site-a}
+                    - {site: staging, datacenter: site-b}
+                workdir: ${matrix.site}
+                shell: 'true'
+              after: {needs: ["deploy[staging,site-b]"], shell: 'true'}
+            """)
+        #expect(ids == ["deploy[production,site-a]", "deploy[staging,site-b]", "after"])
+        #expect(workflow.tasks[0].env.map { "\($0.name)=\($0.value)" } == ["MATRIX_SITE=production", "MATRIX_DATACENTER=site-a"])
+        #expect(workflow.tasks[1].workdir?.value == "staging")
+    }
+
+    @Test func anIncludeOnlyEntryMustNameItsTask() {
+        let loaded = WorkflowLoader.decode(
+            Array(
+                "version: 1\ntasks:\n  t:\n    matrix: {include: [{a: x}, {b: 'no space'}]}\n    shell: 'true'\n  u:\n    matrix: {include: [{a: x}, {}]}\n    shell: 'true'\n"
+                    .utf8),
+            file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location.line):\($0.location.column) \($0.message.text)" } == [
+                "4:36 invalid value 'no space' for matrix key 'b' of task 't': a value is part of a task id; use 1 to 64 of the characters A-Z a-z 0-9 _ . -",
+                "7:13 item 2 of 'include' of the matrix of task 'u' is empty: with no matrix keys, each entry is a combination, named by its values",
+            ])
+    }
+
+    /// GitHub's own example, as its docs give it: `{fruit: banana}` matches no combination and
+    /// is a job of its own with no `animal`, and `{fruit: banana, animal: cat}` another (a new
+    /// combination is never extended). flowrun refused both ("has no 'animal' to make one of
+    /// its own"); each is now a task named by the matrix keys it gives.
+    @Test func aNewCombinationFromIncludeIsNamedByTheMatrixKeysItGives() throws {
+        let (ids, workflow) = try tasks(
+            """
+            version: 1
+            tasks:
+              t:
+                matrix:
+                  fruit: [apple, pear]
+                  animal: [cat, dog]
+                  include:
+                    - color: green
+                    - {color: pink, animal: cat}
+                    - {fruit: apple, shape: circle}
+                    - fruit: banana
+                    - {fruit: banana, animal: cat}
+                shell: 'true'
+              after: {needs: ["t[banana]"], shell: 'true'}
+            """)
+        #expect(ids == ["t[apple,cat]", "t[apple,dog]", "t[pear,cat]", "t[pear,dog]", "t[banana]", "t[banana,cat]", "after"])
+        func env(_ id: String) -> [String] {
+            workflow.tasks.first { $0.id == id }!.env.map { "\($0.name)=\($0.value)" }
+        }
+        #expect(env("t[apple,cat]") == ["MATRIX_FRUIT=apple", "MATRIX_ANIMAL=cat", "MATRIX_COLOR=pink", "MATRIX_SHAPE=circle"])
+        #expect(env("t[pear,dog]") == ["MATRIX_FRUIT=pear", "MATRIX_ANIMAL=dog", "MATRIX_COLOR=green"])
+        #expect(env("t[banana]") == ["MATRIX_FRUIT=banana"])
+        #expect(env("t[banana,cat]") == ["MATRIX_FRUIT=banana", "MATRIX_ANIMAL=cat"])
+    }
+
+    @Test func aPathNamingAKeyANewCombinationLacksIsAnErrorThatSaysSo() {
+        let loaded = WorkflowLoader.decode(
+            Array(
+                "version: 1\ntasks:\n  t:\n    matrix: {os: [linux], py: ['3.12'], include: [{os: mac}, {extra: x}]}\n    workdir: ${matrix.py}\n    shell: 'true'\n"
+                    .utf8),
+            file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location.line):\($0.location.column) \($0.message.text)" } == [
+                "5:14 '${matrix.py}' in 'workdir' of task 't[mac]': that combination, made by 'include', gives no 'py'"
+            ])
+    }
+
     @Test func needsOfAMatrixTaskWaitForEveryCombinationOrTheOneNamed() throws {
         let (_, workflow) = try tasks(
             """

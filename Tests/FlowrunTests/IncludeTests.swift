@@ -43,13 +43,29 @@ import Testing
         #expect(result.status == 2)
         #expect(
             result.stderr == """
-                lib/tasks.yaml:2:17: error: include cycle: flow.yaml -> tasks.yaml -> flow.yaml
+                lib/tasks.yaml:2:17: error: include cycle: flow.yaml -> lib/tasks.yaml -> flow.yaml
                 lib/tasks.yaml:3:10: error: queue 'net' is declared with another concurrency (2) at flow.yaml:2:10
                 lib/tasks.yaml:3:10: note: an included file's queues are merged by name: give both the same limit, or another name
                 lib/tasks.yaml:5:26: error: unknown key 'neds' in task 'build'
                 lib/tasks.yaml:5:26: note: did you mean 'needs'?
 
                 """)
+    }
+
+    /// Every file named alike, as go-task's Taskfile.yml: the chain said `flowrun.yaml ->
+    /// flowrun.yaml -> flowrun.yaml`; each file is now named from the root file's folder.
+    @Test func anIncludeCycleNamesEachFileFromTheRootFolder() async throws {
+        let folder = try WorkflowFolder(
+            "version: 1\ninclude: {a: a/flow.yaml}\ntasks:\n  t: {shell: 'true'}\n",
+            files: [
+                "a/flow.yaml": "version: 1\ninclude: {b: b/flow.yaml}\ntasks:\n  t: {shell: 'true'}\n",
+                "a/b/flow.yaml": "version: 1\ninclude: {top: ../../flow.yaml}\ntasks:\n  t: {shell: 'true'}\n",
+            ])
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "a/b/flow.yaml:2:16: error: include cycle: flow.yaml -> a/flow.yaml -> a/b/flow.yaml -> flow.yaml\n")
     }
 
     /// An include naming a folder is reported at its entry, as a missing file is: before, the

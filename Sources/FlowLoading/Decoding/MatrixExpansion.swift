@@ -7,7 +7,8 @@ import FlowModel
 ///
 /// A pure decision over values: the decoder reports its problems at the task's `matrix` key.
 struct MatrixExpansion {
-    /// One combination: the matrix keys' values in key order, then keys an `include` added.
+    /// One combination: the matrix keys' values in key order (a combination `include` made
+    /// has those its entry gives), then keys an `include` added.
     struct Combination: Equatable {
         var pairs: [(key: String, value: String)]
         /// How many of `pairs` are the matrix's own keys: those name the task (`ID[V1,V2]`).
@@ -28,6 +29,8 @@ struct MatrixExpansion {
         case includeMissesKey(entry: Int, key: String)
         /// `exclude` dropped every combination and `include` added none back.
         case noCombination
+        /// An `include` entry with no pairs in a matrix of `include` only: it would name nothing.
+        case emptyInclude(entry: Int)
     }
 
     static let maxCombinations = 256
@@ -38,6 +41,13 @@ struct MatrixExpansion {
     var include: [[(key: String, value: String)]] = []
 
     func combinations() -> Result<[Combination], Problem> {
+        // No keys (GitHub's include-only matrix): each entry is a combination, named by all its values.
+        if keys.isEmpty {
+            if let empty = include.firstIndex(where: \.isEmpty) { return .failure(.emptyInclude(entry: empty)) }
+            guard !include.isEmpty else { return .failure(.noCombination) }
+            guard include.count <= Self.maxCombinations else { return .failure(.tooMany(include.count)) }
+            return .success(include.map { Combination(pairs: $0, named: $0.count) })
+        }
         // Counted before building: 20 keys of 10 values would not fit in memory. Excludes may
         // bring a larger product down to the limit, but not one 64 times as large.
         var product = 1
@@ -74,14 +84,11 @@ struct MatrixExpansion {
                 matched = true
             }
             guard !matched else { continue }
-            var pairs: [(key: String, value: String)] = []
-            for key in keys {
-                guard let value = own.first(where: { $0.key == key })?.value else {
-                    return .failure(.includeMissesKey(entry: number, key: key))
-                }
-                pairs.append((key, value))
-            }
-            added.append(Combination(pairs: pairs + extra, named: keys.count))
+            // Named by the matrix keys it gives, in key order, as GitHub's `{fruit: banana}` is a
+            // job of its own with no `animal`: `ID[banana]`. One that gives none has no name.
+            let named = keys.compactMap { key in own.first { $0.key == key } }
+            guard !named.isEmpty else { return .failure(.includeMissesKey(entry: number, key: keys[0])) }
+            added.append(Combination(pairs: named + extra, named: named.count))
         }
         combinations += added
         guard !combinations.isEmpty else { return .failure(.noCombination) }

@@ -43,12 +43,16 @@ extension WorkflowDecoder {
             expansion.keys.append(entry.key)
             expansion.values.append(values.map(\.value))
         }
-        if expansion.keys.isEmpty, !broken {
+        // With no keys, `include` alone makes the combinations, as GitHub's include-only matrix.
+        let includeOnly = expansion.keys.isEmpty && lists.contains { $0.key == "include" && !Self.isEmptyList($0.node) }
+        if expansion.keys.isEmpty, !broken, !includeOnly {
             report(.emptyMatrix(task: task), at: node)
             return nil
         }
         for (key, list) in lists {
-            guard let pairs = matrixEntries(list, "'\(key)' of \(field())", keys: expansion.keys, task: task, isExclude: key == "exclude")
+            guard
+                let pairs = matrixEntries(
+                    list, "'\(key)' of \(field())", keys: expansion.keys, task: task, isExclude: key == "exclude", namesTask: includeOnly)
             else {
                 broken = true
                 continue
@@ -60,7 +64,7 @@ extension WorkflowDecoder {
 
     /// The mappings of `exclude` or `include`, each as its pairs in the order written.
     private mutating func matrixEntries(
-        _ node: Node, _ field: @autoclosure () -> String, keys: [String], task: TaskID, isExclude: Bool
+        _ node: Node, _ field: @autoclosure () -> String, keys: [String], task: TaskID, isExclude: Bool, namesTask: Bool
     ) -> [[(key: String, value: String)]]? {
         guard case .sequence(let items) = node.content else {
             report(.wrongType(field(), expected: "a list of mappings", found: node.kindDescription), at: node)
@@ -90,7 +94,7 @@ extension WorkflowDecoder {
                     broken = true
                     continue
                 }
-                if isKey, !value.value.isValidTaskID {
+                if isKey || namesTask, !value.value.isValidTaskID {
                     report(Diagnostic(.invalidMatrixValue(value.value, key: entry.key, task: task), at: value.location))
                     broken = true
                 }
@@ -117,6 +121,9 @@ extension WorkflowDecoder {
         case .failure(.noCombination):
             report(.noCombination(task: spec.id), at: mark)
             return nil
+        case .failure(.emptyInclude(let entry)):
+            report(.emptyInclude(entry: entry + 1, task: spec.id), at: mark)
+            return nil
         }
         var tasks: [TaskSpec] = []
         tasks.reserveCapacity(combinations.count)
@@ -132,7 +139,7 @@ extension WorkflowDecoder {
             task.env =
                 task.env.filter { !names.contains($0.name) }
                 + combination.pairs.map { EnvironmentEntry(name: "MATRIX_" + $0.key.uppercased(), value: $0.value) }
-            guard substituteMatrix(in: &task, combination) else { return nil }
+            guard substituteMatrix(in: &task, combination, keys: matrix.keys) else { return nil }
             tasks.append(task)
         }
         return tasks
@@ -141,7 +148,7 @@ extension WorkflowDecoder {
     /// Replaces `${matrix.KEY}` where `${NAME}` expands (and in the description); reports a
     /// key the combination has not. With no combination (a task without `matrix`), any such
     /// reference is reported.
-    mutating func substituteMatrix(in task: inout TaskSpec, _ combination: MatrixExpansion.Combination?) -> Bool {
+    mutating func substituteMatrix(in task: inout TaskSpec, _ combination: MatrixExpansion.Combination?, keys: [String] = []) -> Bool {
         var fine = true
         let id = task.id
         func apply(_ value: inout Located<String>, _ field: String) {
@@ -151,6 +158,11 @@ extension WorkflowDecoder {
             case .failure(let unknown):
                 let key = unknown.key
                 fine = false
+                // A matrix key that a combination made by `include` does not give.
+                if keys.contains(key) {
+                    report(Diagnostic(.keyMissingInCombination(key, field: "'\(field)' of task '\(id)'"), at: value.location))
+                    return
+                }
                 let suggestion = combination.flatMap { Spelling.suggestion(for: key, among: $0.pairs.map(\.key)) }
                 report(
                     Diagnostic(
@@ -236,7 +248,12 @@ extension Diagnostic.Message {
         Self("matrix key '\(key)' of task '\(task)' lists '\(value)' twice")
     }
     static func emptyMatrix(task: TaskID) -> Self {
-        Self("'matrix' of task '\(task)' has no keys: give at least one key with a list of values, such as 'os: [linux, mac]'")
+        Self(
+            "'matrix' of task '\(task)' has no keys: give at least one key with a list of values, such as 'os: [linux, mac]', or 'include' entries"
+        )
+    }
+    static func emptyInclude(entry: Int, task: TaskID) -> Self {
+        Self("item \(entry) of 'include' of the matrix of task '\(task)' is empty: with no matrix keys, each entry is a combination, named by its values")
     }
     static func tooManyCombinations(_ count: Int, task: TaskID) -> Self {
         Self(
@@ -248,11 +265,14 @@ extension Diagnostic.Message {
     }
     static func includeMissesKey(entry: Int, key: String, task: TaskID) -> Self {
         Self(
-            "item \(entry) of 'include' of the matrix of task '\(task)' matches no combination, and has no '\(key)' to make one of its own",
-            hint: "a new combination needs a value for each matrix key, as it names the task")
+            "item \(entry) of 'include' of the matrix of task '\(task)' matches no combination, and gives no matrix key to name one of its own",
+            hint: "give it a value for a matrix key, such as '\(key)': a new combination is named by its matrix values")
     }
     static func repeatedCombination(_ id: TaskID) -> Self {
         Self("the matrix makes the task '\(id)' twice: an 'include' repeats a combination")
+    }
+    static func keyMissingInCombination(_ key: String, field: String) -> Self {
+        Self("'${matrix.\(key)}' in \(field): that combination, made by 'include', gives no '\(key)'")
     }
     static func unknownMatrixKey(_ key: String, field: String, hasMatrix: Bool, suggestion: String?) -> Self {
         guard hasMatrix else { return Self("'${matrix.\(key)}' in \(field): the task has no 'matrix'") }
