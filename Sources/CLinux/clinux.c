@@ -357,6 +357,27 @@ static void kill_below_watched(void) {
     if (all) munmap(all, capacity * sizeof *all);
 }
 
+/* The watchdog's name and command line, as ps, pkill and pgrep -f see them. Those of flowrun,
+ * which the fork gives it, made `pkill -9 flowrun` and `pkill -9 -f 'flowrun flow.yaml'` kill the
+ * watchdog together with flowrun: the one moment it is there for, and every task outlived the
+ * run. The argument area (from argv[0], glibc's program_invocation_name) is this process's own
+ * copy since the fork: overwritten in place. */
+static void retitle(const char *title) {
+    prctl(PR_SET_NAME, title, 0, 0, 0);
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    size_t length = 0;
+    char chunk[4096];
+    ssize_t got;
+    while ((got = read(fd, chunk, sizeof chunk)) > 0) length += (size_t)got;
+    close(fd);
+    if (!program_invocation_name || length < 2) return;
+    size_t kept = strlen(title);
+    if (kept > length - 1) kept = length - 1;
+    memset(program_invocation_name, 0, length);
+    memcpy(program_invocation_name, title, kept);
+}
+
 /* The watchdog process: reads records until every write end is closed, which happens only
  * when flowrun has exited (however it died), then kills the groups still watched. */
 static void _Noreturn watchdog_main(int records) {
@@ -364,7 +385,7 @@ static void _Noreturn watchdog_main(int records) {
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
     setsid();  /* out of flowrun's group and terminal: a kill of the job or a hang-up spares it */
-    prctl(PR_SET_NAME, "flowrun-watch", 0, 0, 0);
+    retitle("flow-watchdog");
     int null = open("/dev/null", O_RDWR);
     if (null >= 0) {
         dup2(null, 0); dup2(null, 1); dup2(null, 2);

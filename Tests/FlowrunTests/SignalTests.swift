@@ -199,6 +199,47 @@ import Testing
         #expect(await Self.allGone(pids))
     }
 
+    /// `pkill -9 flowrun` and `pkill -9 -f 'flowrun ... flow.yaml'` kill every process whose name
+    /// or command line matches: the watchdog, a fork of flowrun, had both, so it died with flowrun
+    /// and the task outlived the run. Here flowrun and its children that such a pkill would match
+    /// (its command line, or "flowrun" in the name) are killed at once; no other test's flowrun.
+    @Test func theTasksDieWhenAPkillOfFlowrunMatchesEverythingNamedFlowrun() async throws {
+        let seconds = uniqueSleep()
+        let (run, folder) = try start(
+            """
+            version: 1
+            tasks:
+              parent: {shell: "echo $$ > pids; sleep \(seconds) & echo $! >> pids; wait"}
+            """)
+        let pids = try await pids(in: folder, "pids", count: 2)
+        let flowrun = run.process.processIdentifier
+        let commandLine = FileManager.default.contents(atPath: "/proc/\(flowrun)/cmdline")
+        let matched = Self.childrenOf(flowrun).filter { child in
+            FileManager.default.contents(atPath: "/proc/\(child)/cmdline") == commandLine
+                || (FileManager.default.contents(atPath: "/proc/\(child)/comm").map { String(decoding: $0, as: UTF8.self).contains("flowrun") } ?? false)
+        }
+        for pid in [flowrun] + matched { kill(pid, SIGKILL) }
+        #expect(await Self.allGone(pids, seconds: 30), "\(matched.count) of flowrun's children matched")
+        // Before the wait: Foundation sees flowrun's end only once every holder of the socket it
+        // gave flowrun has closed it, the task's processes included.
+        for pid in pids where !Self.isGone(pid) { kill(pid, SIGKILL) }
+        _ = await run.wait()
+    }
+
+    /// The processes whose parent is `pid`.
+    static func childrenOf(_ pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let child = pid_t(entry), let stat = FileManager.default.contents(atPath: "/proc/\(entry)/stat"),
+                let close = stat.lastIndex(of: UInt8(ascii: ")"))
+            else { return nil }
+            // "PID (COMM) STATE PPID ...": the parent is the second field after the last ')'.
+            let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
+            guard fields.count > 1, pid_t(String(decoding: fields[1], as: UTF8.self)) == pid else { return nil }
+            return child
+        }
+    }
+
     /// A process that left its task's group (`setsid`) while the task's shell, its parent, still
     /// runs: the watchdog killed only the groups, so it outlived a flowrun killed with SIGKILL
     /// (the spec: no task process outlives flowrun, even when flowrun itself is killed).

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// The watchdog (`flowrun-watch`) is forked first thing in every run but a dry (or engine-only)
+/// The watchdog (`flow-watchdog`) is forked first thing in every run but a dry (or engine-only)
 /// one, before the workflow is read: the pages it shares copy-on-write with flowrun are then the
 /// few of a process just started, not the plan's (issue 23: forked after the plan was read, it
 /// made a 20,000-task no-op take 13,100 page faults, a fifth of its time). Seen while flowrun
@@ -22,7 +22,7 @@ import Testing
         let children = Self.children(of: run.process.processIdentifier)
         #expect(children.count == (watched ? 1 : 0), "\(children)")
         // The child names itself once it runs: a hang guard, not a timing.
-        if watched { #expect(await Self.hasChild(named: "flowrun-watch", of: run.process.processIdentifier), "\(children)") }
+        if watched { #expect(await Self.hasChild(named: "flow-watchdog", of: run.process.processIdentifier), "\(children)") }
         let workflow = Data("version: 1\ntasks:\n  greet: {shell: \"true\"}\n".utf8)
         let written = workflow.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
         close(writer)
@@ -42,7 +42,7 @@ import Testing
         let run = try LiveRun(["run", "--events", "plain", "flow.yaml"], in: folder.url)
         // Opened for writing only once flowrun has it open for reading: the run is under way.
         let writer = try #require(await Self.openForWriting(folder.url.appendingPathComponent("in.fifo").path))
-        #expect(await Self.hasChild(named: "flowrun-watch", of: run.process.processIdentifier))
+        #expect(await Self.hasChild(named: "flow-watchdog", of: run.process.processIdentifier))
         let written = archive.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
         close(writer)
         #expect(written == archive.count)
