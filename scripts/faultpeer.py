@@ -28,6 +28,7 @@ carry the trial's marker, so that other flowruns on the machine are never touche
 import argparse
 import hashlib
 import http.server
+import io
 import json
 import os
 import pty
@@ -129,7 +130,6 @@ def make_archive(cache):
             data = rnd.randbytes(48 * 1024)
             info = tarfile.TarInfo(f"big/f{i:04d}.bin")
             info.size = len(data)
-            import io
             tar.addfile(info, io.BytesIO(data))
     os.rename(path + ".tmp", path)
     return path
@@ -421,7 +421,8 @@ def run_trial(n, args, rng, server, archive, archive_names, body_sha, binary):
     with open(os.path.join(root, "speed"), "w") as f:
         f.write("0\n")
     os.unlink(os.path.join(root, "slow-server"))
-    os.replace(os.path.join(root, "events.jsonl"), os.path.join(root, "events-1.jsonl")) if os.path.exists(os.path.join(root, "events.jsonl")) else None
+    if os.path.exists(os.path.join(root, "events.jsonl")):
+        os.replace(os.path.join(root, "events.jsonl"), os.path.join(root, "events-1.jsonl"))
     second = subprocess.run(cmd, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, timeout=60, start_new_session=True)
     if second.returncode != 0:
