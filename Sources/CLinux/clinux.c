@@ -145,6 +145,10 @@ void flowrun_watchdog_forget(int watchdog_fd, pid_t pid) {
     tell_watchdog(watchdog_fd, -pid);
 }
 
+void flowrun_watchdog_ended_cleanly(int watchdog_fd) {
+    tell_watchdog(watchdog_fd, 0);
+}
+
 /* The watchdog's groups, in memory of its own (mmap: the watchdog may be forked from a
  * process with threads, so it uses no malloc). */
 static pid_t *watched;
@@ -206,6 +210,90 @@ static int read_proc_entry(const char *pid_text, struct proc_entry *entry) {
     entry->pgid = (pid_t)pgid;
     entry->below = 0;
     return 0;
+}
+
+/* The run's mark, `FLOWRUN_RUN_TOKEN=PID-RANDOM` with a NUL before and after: every task's
+ * environment holds it, and so do the environments of whatever its processes start (a daemon
+ * made with a double fork and setsid included), whose parents may all have exited. Made before
+ * the fork, so the watchdog knows it too. */
+static char run_mark[96];
+static size_t run_mark_length;
+
+const char *flowrun_run_token(void) {
+    return run_mark_length ? run_mark + 1 + strlen("FLOWRUN_RUN_TOKEN=") : NULL;
+}
+
+static void make_run_mark(void) {
+    uint64_t random_bits = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &random_bits, sizeof random_bits) != (ssize_t)sizeof random_bits) random_bits = 0;
+        close(fd);
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    random_bits ^= (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)now.tv_sec;
+    int length = snprintf(run_mark + 1, sizeof run_mark - 2, "FLOWRUN_RUN_TOKEN=%d-%016llx", (int)getpid(),
+                          (unsigned long long)random_bits);
+    run_mark[0] = 0;
+    run_mark_length = (size_t)length + 2; /* both NULs */
+}
+
+/* Whether /proc/PID/environ holds the run's mark as a whole entry. Read in chunks, keeping the
+ * end of each so that a mark across two reads is found; the NUL before the first entry is
+ * pretended. */
+static int has_run_mark(const char *pid_text) {
+    char path[64], buffer[65536];
+    size_t length = strlen(pid_text);
+    if (length > 20) return 0;
+    memcpy(path, "/proc/", 6);
+    memcpy(path + 6, pid_text, length);
+    memcpy(path + 6 + length, "/environ", 9);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t kept = 1;
+    buffer[0] = 0;
+    int found = 0;
+    for (;;) {
+        ssize_t count = read(fd, buffer + kept, sizeof buffer - kept);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) break;
+        size_t total = kept + (size_t)count;
+        if (memmem(buffer, total, run_mark, run_mark_length)) {
+            found = 1;
+            break;
+        }
+        kept = total < run_mark_length - 1 ? total : run_mark_length - 1;
+        memmove(buffer, buffer + total - kept, kept);
+    }
+    close(fd);
+    return found;
+}
+
+/* Kills every process whose environment holds the run's mark, until a pass finds none (one
+ * may fork while it is looked for). A process whose parents had all exited before flowrun died
+ * is init's now, out of reach of the parents' walk: this finds it. */
+static void kill_marked(void) {
+    pid_t self = getpid();
+    for (int pass = 0; pass < 16; pass++) {
+        int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0) return;
+        int killed = 0;
+        char buffer[16384];
+        long got;
+        while ((got = syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0) {
+            for (long offset = 0; offset < got;) {
+                struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *record =
+                    (void *)(buffer + offset);
+                offset += record->reclen;
+                if (record->name[0] < '1' || record->name[0] > '9') continue;
+                pid_t pid = (pid_t)atol(record->name);
+                if (pid != self && has_run_mark(record->name) && kill(pid, SIGKILL) == 0) killed = 1;
+            }
+        }
+        close(dir);
+        if (!killed) return;
+    }
 }
 
 static int is_watched(pid_t group) {
@@ -316,14 +404,23 @@ static void _Noreturn watchdog_main(int records) {
         for (int fd = 4; fd < (limit > 0 && limit < 65536 ? limit : 65536); fd++) close(fd);
     }
     int32_t buffer[256];
+    /* A task was spawned (its processes carry the run's mark), and flowrun did not say that it
+     * ended the run itself, having killed every process below it. */
+    int spawned = 0, ended_cleanly = 0;
     for (;;) {
         ssize_t count = read(records, buffer, sizeof buffer);
         if (count < 0 && errno == EINTR) continue;
         if (count <= 0) break;
         /* Each record is one write of 4 bytes, under PIPE_BUF: it arrives whole. */
         for (ssize_t i = 0; i < count / (ssize_t)sizeof(int32_t); i++) {
-            if (buffer[i] > 0) watch_group(buffer[i]);
-            else forget_group(-buffer[i]);
+            if (buffer[i] > 0) {
+                watch_group(buffer[i]);
+                spawned = 1;
+            } else if (buffer[i] == 0) {
+                ended_cleanly = 1;
+            } else {
+                forget_group(-buffer[i]);
+            }
         }
         /* Records are read a batch at a time rather than woken for each: two per task would
          * take a core from the tasks on a run of small ones. The pipe holds 16k records: at
@@ -335,12 +432,14 @@ static void _Noreturn watchdog_main(int records) {
     }
     kill_below_watched();
     for (size_t i = 0; i < watched_count; i++) kill(-watched[i], SIGKILL);
+    if (spawned && !ended_cleanly) kill_marked();
     _exit(0);
 }
 
 int flowrun_watchdog_start(pid_t *pid) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    make_run_mark();
     pid_t child = fork();
     if (child == 0) {
         close(fds[1]);

@@ -259,6 +259,34 @@ import Testing
         _ = await run.wait()
     }
 
+    /// A daemon made with a double fork (`(setsid sleep &)`, as `daemon(3)` does): its parent
+    /// exited at once, so it was flowrun's child (the subreaper's) and in no task's group; a
+    /// SIGKILLed flowrun's watchdog had nothing to find it by, and it outlived the run
+    /// (scripts/faultpeer.py). The watchdog now finds it by the run's mark in its environment.
+    @Test func aDoubleForkedDaemonDiesWithAKilledFlowrun() async throws {
+        let seconds = uniqueSleep()
+        // `daemonize` ends once the daemon has left its group (it opens `ready` after setsid);
+        // its subshell, the daemon's parent, ended before it.
+        let (run, folder) = try start(
+            """
+            version: 1
+            tasks:
+              daemonize:
+                shell: |
+                  mkfifo ready
+                  (setsid sh -c 'echo $$ > daemon; echo > ready; exec sleep \(seconds)' </dev/null >/dev/null 2>&1 &)
+                  read line < ready
+              busy: {needs: daemonize, shell: "echo $$ > busy; sleep \(seconds)"}
+            """)
+        let pids = try await pids(in: folder, "daemon", count: 1) + pids(in: folder, "busy", count: 1)
+        run.send(SIGKILL)
+        // Before waiting for flowrun: Foundation sees its end only once every process holding
+        // what it inherited from flowrun is gone, and the daemon would hold the test up.
+        #expect(await Self.allGone(pids, seconds: 30))
+        for pid in pids where !Self.isGone(pid) { kill(pid, SIGKILL) }
+        _ = await run.wait()
+    }
+
     @Test func aSignalEndsFlowrunWritingToAStdoutNobodyReads() async throws {
         // The task writes more than a pipe holds; flowrun's writes to stdout block, at the end
         // of the run (or, if flowrun holds the task up meanwhile, in its middle: then no

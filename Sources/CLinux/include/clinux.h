@@ -57,6 +57,16 @@ int flowrun_watchdog_start(pid_t *pid);
 /// while its pid cannot be reused.
 void flowrun_watchdog_forget(int watchdog_fd, pid_t pid);
 
+/// Tells the watchdog that flowrun ended the run itself, every process below it killed: it
+/// then has no processes to look for by the run's mark.
+void flowrun_watchdog_ended_cleanly(int watchdog_fd);
+
+/// The value of `FLOWRUN_RUN_TOKEN` that every task's environment holds, unique to the run
+/// (`PID-RANDOM`); NULL before `flowrun_watchdog_start`. A watchdog whose flowrun died kills
+/// every process whose environment holds it: a daemon whose parents had all exited is found
+/// by nothing else.
+const char *flowrun_run_token(void);
+
 /// prctl(PR_SET_CHILD_SUBREAPER, 1): processes orphaned below flowrun (a task's daemon, whose
 /// parent has exited) become flowrun's children rather than init's, so that they can be found.
 int flowrun_become_subreaper(void);

@@ -7,7 +7,7 @@ import Foundation
 /// argv with no shell.
 ///
 /// The environment is the process environment, under the workflow's env (with `--env`), under
-/// the task's env, plus `FLOWRUN_WORKFLOW_DIR`. Nothing is substituted into the script itself.
+/// the task's env, plus `FLOWRUN_WORKFLOW_DIR` (and `FLOWRUN_RUN_TOKEN` while a watchdog runs). Nothing is substituted into the script itself.
 package struct ShellRunner: TaskRunner {
     private let baseEnvironment: ChildEnvironment
     /// The PATH of a task that does not set it: flowrun's own.
@@ -28,7 +28,10 @@ package struct ShellRunner: TaskRunner {
     ) {
         self.loop = loop
         let forced = forceColour && (processEnvironment["NO_COLOR"] ?? "").isEmpty ? Self.forcedColour : [:]
-        baseEnvironment = ChildEnvironment(processEnvironment.merging(forced) { own, _ in own })
+        var environment = processEnvironment.merging(forced) { own, _ in own }
+        // Over an inherited one: a flowrun run by a task marks its own tasks.
+        if let token = TaskGroups.shared.runToken { environment[TaskGroups.runTokenName] = token }
+        baseEnvironment = ChildEnvironment(environment)
         basePath = baseEnvironment.value(of: "PATH", overrides: [])
         // With SIGCHLD ignored (a parent may pass that on), the kernel reaps children itself and
         // their exit status is lost: every task would look as if it succeeded.

@@ -29,6 +29,10 @@ package final class TaskGroups: @unchecked Sendable {
     private(set) var watchdogDescriptor: Int32 = -1
     /// The watchdog's pid, which is flowrun's child but no task.
     package private(set) var watchdogPid: pid_t?
+    /// `FLOWRUN_RUN_TOKEN`'s value, in every task's environment while a watchdog runs: by it the
+    /// watchdog finds the processes a task left with no parent of the run (a double fork).
+    package private(set) var runToken: String?
+    static let runTokenName = "FLOWRUN_RUN_TOKEN"
 
     /// Starts the watchdog. Call it once, at the start of a run, while the process has one
     /// thread and a small heap: the pages it has then are shared copy-on-write with the child,
@@ -40,7 +44,14 @@ package final class TaskGroups: @unchecked Sendable {
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         watchdogDescriptor = descriptor
         watchdogPid = pid
+        runToken = flowrun_run_token().map { String(cString: $0) }
         return nil
+    }
+
+    /// The run ended with every process below flowrun killed (`LeftoverProcesses.end`): the
+    /// watchdog has nothing to look for when flowrun exits.
+    package func endedCleanly() {
+        if watchdogDescriptor >= 0 { flowrun_watchdog_ended_cleanly(watchdogDescriptor) }
     }
 
     /// Runs `spawn`, which returns the pid of the child it spawned, the leader of a new group

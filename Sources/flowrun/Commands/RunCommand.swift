@@ -247,7 +247,10 @@ struct RunCommand: ParsableCommand {
             definitions: upToDate?.definitionDigests ?? resumeCheck?.definitionDigests, fingerprints: resumeCheck?.planFingerprints)
         lastWrites.wait()
         signals.runEnded()
-        if !engineOnly { LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid) }
+        if !engineOnly {
+            LeftoverProcesses.end(grace: grace, sparing: TaskGroups.shared.watchdogPid)
+            TaskGroups.shared.endedCleanly()
+        }
         // Each output tells its first failed write, once; it wrote nothing after it.
         let writeFailures = sinks.compactMap(\.writeFailure)
         // Stdout's reader going away (`| head`) is no error to report: the status (141) tells.
