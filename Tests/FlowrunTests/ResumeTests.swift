@@ -311,6 +311,22 @@ import Testing
         }.joined()
     }
 
+    /// A start of an id that names two runs is refused with the `--resume:` every other
+    /// --resume error starts with; it had none.
+    @Test func aStartOfAnIdThatNamesTwoRunsIsAResumeError() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        let ids = try await project.runIDs()
+        try #require(ids.count == 2)
+        var shared = String(zip(ids[0], ids[1]).prefix { $0 == $1 }.map(\.0))
+        while shared.hasSuffix("-") { shared.removeLast() }
+        let refused = try await FlowrunBinary.run(["run", "--resume", shared, "flow.yaml"], in: project.url)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--resume: '\(shared)' names 2 runs ("), "\(refused.stderr)")
+        #expect(refused.stdout == "")
+    }
+
     @Test func resumeWithNoRecordOrAnUnknownRunExits2AndSaysSo() async throws {
         let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
         let none = try await FlowrunBinary.run(["run", "--resume", "flow.yaml"], in: project.url)

@@ -34,7 +34,14 @@ enum ResumeRun {
         let (records, newer) = runs.records()
         // `last` is the last run, refused as it is when a newer flowrun wrote that one.
         if let run, run != "last" {
-            guard let record = try LogsCommand.find(run, in: records) else {
+            let found: RunRecord?
+            do {
+                found = try LogsCommand.find(run, in: records)
+            } catch let failure as CommandFailure {
+                // A start of an id that two runs share: said as every other --resume error is.
+                throw CommandFailure("--resume: \(failure.message)", status: failure.status)
+            }
+            guard let record = found else {
                 let workflow = runs.workflowFile ?? file
                 if let other = otherWorkflow(ofRun: run, in: runs.store), other != workflow {
                     throw CommandFailure("--resume: run \(run) is a run of \(other), not of \(workflow): a run resumes its own workflow's runs")
