@@ -169,8 +169,10 @@ import Testing
             return response
         }
         let url = "\(server.baseURL)/f"
-        let runner = Runner.runner(in: folder)
-        let tasks = try Runner.tasks([("get", "{download: {url: '\(url)', to: f.bin}, timeout: 1m}")], in: folder)
+        // The stall lasts until the attempt is stopped below, however late a loaded machine
+        // runs the watcher: a read timeout would end it first, and remove the record.
+        let runner = Runner.runner(in: folder, readTimeout: 3600)
+        let tasks = try Runner.tasks([("get", "{download: {url: '\(url)', to: f.bin}}")], in: folder)
         let record = folder + "/.f.bin.flowrun-resume.meta"
         let partial = folder + "/.f.bin.flowrun-resume.part"
         // Once a whole block of the stalled body is in the partial file, the record is there
