@@ -172,11 +172,12 @@ package struct AttemptMachine: Sendable {
             return end(.cancelled(reason: reason), after: actions)
         }
         var outcome = result
-        var retryable = true, notBefore: Int64 = 0
+        var retryable = true, notBefore: Int64 = 0, retryAfter: Int64 = 0
         if case .failedAdvising(let reason, let canRetry, let after) = outcome {
             outcome = .failed(reason: reason, exitCode: nil)
             retryable = canRetry
-            notBefore = min(after ?? 0, Self.longestRetryAfter)
+            retryAfter = after ?? 0
+            notBefore = min(retryAfter, Self.longestRetryAfter)
         }
         if stop == .timedOut, let timeout = policy.timeout {
             outcome = .failed(reason: "timed out after \(timeout)", exitCode: nil)
@@ -192,6 +193,14 @@ package struct AttemptMachine: Sendable {
         if let retryStop {
             let reason = Self.notRetried(reason, because: retryStop)
             return end(.failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode), after: actions)
+        }
+        if let timeout = policy.timeout, retryAfter > timeout.milliseconds {
+            // As curl --retry-max-time: a wait longer than the task allows an attempt ends the
+            // retries now, rather than holding the run for hours to make one more attempt.
+            let stop = "the server's Retry-After (\(TimeSpan(milliseconds: retryAfter))) is longer than the task's timeout (\(timeout))"
+            return end(
+                .failed(attempts: attempt, durationMilliseconds: duration, reason: Self.notRetried(reason, because: stop), exitCode: exitCode),
+                after: actions)
         }
         lastFailure = .failed(attempts: attempt, durationMilliseconds: duration, reason: reason, exitCode: exitCode)
         let delay = max(RetryDelay.milliseconds(first: policy.retryDelay, afterAttempt: attempt, jitter: jitter()), notBefore)

@@ -25,10 +25,10 @@ package enum PathGlob {
         /// by its name (combine); a `**` at the end still stands for every file under its folder.
         case paths
         /// As `regularFiles`, and, met in a folder's walk, the entries a task's output holds that
-        /// are no regular file reached: a symbolic link that leads nowhere or to a folder above
-        /// it (`l -> missing`, `l -> .`), and a folder with nothing to walk (empty or unreadable).
-        /// Each is stamped as itself (`lstat`), so that an output folder holding only such
-        /// entries is there, and a link retargeted or removed is a change.
+        /// are no regular file reached: a symbolic link that leads nowhere or to a folder
+        /// (`l -> missing`, `l -> .`, `current -> v2`; not followed), and a folder with nothing
+        /// to walk (empty or unreadable). Each is stamped as itself (`lstat`), so that an output
+        /// folder holding only such entries is there, and a link retargeted or removed is a change.
         case outputEntries
     }
 
@@ -143,11 +143,14 @@ package enum PathGlob {
         if info.st_mode & S_IFMT == S_IFREG {
             found.append(path)
         } else if info.st_mode & S_IFMT == S_IFDIR {
-            let here = FolderID(info)
-            guard !above.contains(here) else {
-                if listed && found.keepsEntries && isLink(path) { found.append(path) }
+            // An output's link to a folder is the link, stamped by its target's text as tar keeps
+            // it, and not followed: retargeted to another folder with the same files, it changed.
+            if listed && found.keepsEntries && isLink(path) {
+                found.append(path)
                 return
             }
+            let here = FolderID(info)
+            guard !above.contains(here) else { return }
             let names = entries(of: path).filter { !($0 == stateFolderName && isDirectory(join(path, $0))) }
             if names.isEmpty && found.keepsEntries { found.append(path) }
             for name in names {

@@ -84,19 +84,35 @@ package struct RunRecord: Sendable {
     /// builds on.
     /// A task the record shows no end for (a killed run) is `unfinished`.
     package func taskResults() -> [TaskID: RecordedTask] {
+        checkedTaskResults().tasks
+    }
+
+    /// `taskResults()`, and the numbers of the lines found damaged (a line with no event name
+    /// where the encoder puts it, a task's final line that does not decode): a record has no
+    /// checksum, so these are what a flipped byte shows as. The last line cut short by a kill
+    /// is not one. `--resume` takes nothing as done from a record with such lines.
+    package func checkedTaskResults() -> (tasks: [TaskID: RecordedTask], damagedLines: [Int]) {
         var results: [TaskID: RecordedTask] = [:]
         for entry in plan() { results[entry.task] = RecordedTask(state: .unfinished, fingerprint: entry.fingerprint) }
+        var number = 2  // the header and the plan
+        var damaged: [Int] = []
         _ = try? forEachLine { line in
-            guard let name = Self.eventName(of: line) else { return false }
-            guard ["task.succeeded", "task.failed", "task.cancelled", "task.skipped"].contains(name) else { return true }
-            guard let event = EventCodec.decode(line), let task = event.task, let state = RecordedTask.State(event.kind) else {
+            number += 1
+            guard let name = Self.eventName(of: line) else {
+                damaged.append(number)
                 return false
             }
-            let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-            results[task] = RecordedTask(state: state, fingerprint: object?["fingerprint"] as? String)
+            guard ["task.succeeded", "task.failed", "task.cancelled", "task.skipped"].contains(name) else { return true }
+            guard let event = EventCodec.decode(line), let task = event.task, let state = RecordedTask.State(event.kind),
+                let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            else {
+                damaged.append(number)
+                return false
+            }
+            results[task] = RecordedTask(state: state, fingerprint: object["fingerprint"] as? String)
             return true
         }
-        return results
+        return (results, damaged)
     }
 
     /// The `event` value of a line as `EventCodec` writes it, found without parsing the line.

@@ -18,8 +18,11 @@ import Glibc
 /// renamed), at the end of a run that changed something.
 ///
 /// `tasks-KEY.journal`: each success appended as it happens, as `.ninja_log` is, so a run killed
-/// at any moment keeps what had finished; each entry carries its own SHA-256, and a torn or
-/// damaged entry ends the journal. The end of a run folds it into the `.bin` and removes it.
+/// at any moment keeps what had finished; each entry carries its own SHA-256. A torn last entry
+/// (a kill during its write) ends the journal. A damaged one (its bytes all there, its SHA-256
+/// not theirs) is said (`ignoredProblem`, naming the entry), and the whole state is ignored:
+/// the entry may have been the forgetting of any task, whose older success must not count.
+/// The end of a run folds the journal into the `.bin` and removes it.
 /// Replaying it again over the file it was folded into (a crash between the two) changes nothing.
 package final class TaskStates: @unchecked Sendable {
     /// 2: the CRC-32 of the rest at the end, where 1 had its SHA-256 (read on every run).
@@ -74,7 +77,15 @@ package final class TaskStates: @unchecked Sendable {
             ignoredProblem = "\(path) \(problem); it is ignored and will be written anew"
             unmap()
         }
-        readJournal()
+        if let damage = readJournal() {
+            // Which task the entry was about cannot be known: none of what is kept counts.
+            let problem = "\(journalPath): \(damage); the task state is ignored (the tasks run again) and will be written anew"
+            ignoredProblem = ignoredProblem.map { $0 + "; " + problem } ?? problem
+            unmap()
+            journaled = [:]
+            journalIsUsable = false
+            journalWholeLength = nil
+        }
     }
 
     deinit {
@@ -195,9 +206,10 @@ package final class TaskStates: @unchecked Sendable {
         indexesByID = nil
     }
 
-    /// Reads the journal's whole entries; stops at the first torn or damaged one.
-    private func readJournal() {
-        guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return }
+    /// Reads the journal's whole entries; stops at the first torn or damaged one. Returns what
+    /// is wrong with a damaged one (not a torn last one, which a kill leaves).
+    private func readJournal() -> String? {
+        guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return nil }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 8)
         data.copyBytes(to: bytes)
         journalBytes = bytes
@@ -205,28 +217,32 @@ package final class TaskStates: @unchecked Sendable {
         var cursor = 0
         guard Self.header(of: raw, magic: Self.journalMagic, cursor: &cursor) == Self.journalVersion,
             Self.text(in: raw, cursor: &cursor) == workflowFile
-        else { return }
+        else { return nil }
         journalIsUsable = true
         var whole = cursor
         defer { if whole < raw.count { journalWholeLength = whole } }
         let digestSize = TaskStateBytes.digestSize
+        var number = 1
         while let length = Self.integer(in: raw, cursor: &cursor), length >= 1, cursor <= raw.count - digestSize - length {
+            let damaged = "entry \(number) (at byte \(whole)) is damaged"
             let payload = (cursor + digestSize)..<(cursor + digestSize + length)
             guard SHA256.hash(data: UnsafeRawBufferPointer(rebasing: raw[payload])).elementsEqual(raw[cursor..<cursor + digestSize])
-            else { break }
+            else { return damaged }
             let entry = UnsafeRawBufferPointer(rebasing: raw[(payload.lowerBound + 1)..<payload.upperBound])
             switch raw[payload.lowerBound] {
             case UInt8(ascii: "T"):
-                guard TaskStateBytes.length(of: entry, at: 0) == entry.count else { return }
+                guard TaskStateBytes.length(of: entry, at: 0) == entry.count else { return damaged }
                 journaled[StoredTask(bytes: entry).id] = (payload.lowerBound + 1)..<payload.upperBound
             case UInt8(ascii: "D"):
                 journaled[String(decoding: entry, as: UTF8.self)] = .some(nil)
             default:
-                return
+                return damaged
             }
             cursor = payload.upperBound
             whole = cursor
+            number += 1
         }
+        return nil
     }
 
     /// The magic line and version at the start of `bytes`; nil if it is not there.

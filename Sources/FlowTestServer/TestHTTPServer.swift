@@ -66,6 +66,7 @@ package final class TestHTTPServer: Sendable {
     private let channel: any Channel
     private let routes = NIOLockedValueBox<[String: @Sendable (Request) -> Response]>([:])
     private let seen = NIOLockedValueBox<[Request]>([])
+    private let sent = NIOLockedValueBox<[String: Int]>([:])
     package let port: Int
 
     /// TLS spoken inside a CONNECT tunnel: this server then stands for the HTTPS origin too.
@@ -132,6 +133,14 @@ package final class TestHTTPServer: Sendable {
     package var requests: [Request] { seen.withLockedValue { $0 } }
 
     package func requestCount(_ path: String) -> Int { requests.filter { $0.path == path }.count }
+
+    /// How many body bytes the answers to `path` handed to their connections, all requests
+    /// together: what a resumed download fetched again.
+    package func bodyBytesSent(_ path: String) -> Int { sent.withLockedValue { $0[path, default: 0] } }
+
+    fileprivate func counted(_ bytes: Int, for path: String) {
+        sent.withLockedValue { $0[path, default: 0] += bytes }
+    }
 
     package func shutdown() {
         try? channel.close().wait()
@@ -219,6 +228,7 @@ package final class TestHTTPServer: Sendable {
                 let response = server.answer(request)
                 if response.unanswered { return context.close(promise: nil) }
                 respond(response, context: context)
+                server.counted(min(response.closeAfter ?? response.stallAfter ?? response.body.count, response.body.count), for: path)
             }
         }
 

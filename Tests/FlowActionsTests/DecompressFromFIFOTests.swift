@@ -42,4 +42,29 @@ import Testing
         #expect(try String(contentsOfFile: fixtures.path("out/stream"), encoding: .utf8) == "hello\n")
         fixtures.expectOnly(["out", "stream.gz"])  // no stream.gz.gave-up: nothing waited for a writer
     }
+
+    /// A plain tar cut inside its last header, read from a FIFO, was green with the entries
+    /// after the cut missing (session 35's check needed a regular file's size); bsdtar says
+    /// "Truncated tar archive". The bytes the pipe gave to its end are now the tar's length.
+    @Test func aTarCutInsideAHeaderFromAFIFOFails() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            """
+            with tarfile.open('whole.tar', 'w', format=tarfile.USTAR_FORMAT) as t:
+                for n in ['a', 'b', 'c']:
+                    info = tarfile.TarInfo(n); info.size = 2; t.addfile(info, io.BytesIO(b'x\\n'))
+            whole = open('whole.tar', 'rb').read()
+            open('cut.tar', 'wb').write(whole[:whole.index(b'c\\0') // 512 * 512 + 100])
+            """)
+        try #require(mkfifo(fixtures.path("stream.tar"), 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "cat \"$1\" > \"$2\"", "sh", fixtures.path("cut.tar"), fixtures.path("stream.tar")]
+        try writer.run()
+        defer { if writer.isRunning { writer.terminate() } }
+        let failure = fixtures.extract("stream.tar", to: "out")
+        #expect(failure?.reason.contains("Truncated tar archive") == true, "\(failure?.reason ?? "extracted")")
+        #expect(!FileManager.default.fileExists(atPath: fixtures.path("out")))
+    }
 }

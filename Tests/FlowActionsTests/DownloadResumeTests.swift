@@ -152,7 +152,7 @@ import Testing
     /// The size of the hidden partial file beside `to`, 0 while there is none.
     static func partialFileBytes(in folder: String) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        guard let name = names.first(where: { $0.hasPrefix(".s.bin.flowrun-") }),
+        guard let name = names.first(where: { $0.hasPrefix(".s.bin.flowrun-") && !$0.hasSuffix(".meta") }),
             let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)
         else { return 0 }
         return (attributes[.size] as? Int) ?? 0

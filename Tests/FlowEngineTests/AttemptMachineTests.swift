@@ -71,6 +71,30 @@ private func machine(retries: Int = 0, delay: Int64 = 1_000, timeout: Int64? = n
                 == [.end(.failed(attempts: 1, durationMilliseconds: 50, reason: "HTTP 404 Not Found", exitCode: nil))])
     }
 
+    /// A Retry-After longer than the task's timeout is not waited for (it was, up to an hour):
+    /// the task fails at once saying why, as curl gives up past --retry-max-time. One within
+    /// the timeout is waited for as before.
+    @Test func aRetryAfterLongerThanTheTimeoutEndsTheRetriesAtOnce() {
+        var m = machine(retries: 3, delay: 1_000, timeout: 600_000)
+        _ = m.handle(.start, now: 0)
+        #expect(
+            m.handle(.attemptEnded(attempt: 1, .failedAdvising(reason: "HTTP 503", retryable: true, notBeforeMilliseconds: 600_000)), now: 10)
+                == [
+                    .disarm(.timeout(attempt: 1)), .retrying(attempt: 1, delayMilliseconds: 600_000, reason: "HTTP 503"),
+                    .arm(.backoff(attempt: 1), at: 600_010),
+                ])
+        _ = m.handle(.timerFired(.backoff(attempt: 1)), now: 600_010)
+        #expect(
+            m.handle(.attemptEnded(attempt: 2, .failedAdvising(reason: "HTTP 503", retryable: true, notBeforeMilliseconds: 10_800_000)), now: 600_020)
+                == [
+                    .disarm(.timeout(attempt: 2)),
+                    .end(
+                        .failed(
+                            attempts: 2, durationMilliseconds: 600_020,
+                            reason: "HTTP 503; not retried: the server's Retry-After (3h) is longer than the task's timeout (10m)", exitCode: nil)),
+                ])
+    }
+
     @Test func retryAfterLengthensAShorterBackOffButNeverShortensIt() {
         var m = machine(retries: 2, delay: 1_000)
         _ = m.handle(.start, now: 0)

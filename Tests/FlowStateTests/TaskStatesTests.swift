@@ -105,6 +105,42 @@ import Testing
         #expect(read(reread, "c", at: 2) == Self.state("c"))
     }
 
+    /// A flipped byte in a whole journal entry (not a torn last one) ended the journal without a
+    /// word, and the entry lost was the forgetting of a task about to run again: its older
+    /// success counted, so it was up to date though its run never ended. The damage is now
+    /// said, naming the file and the entry, and nothing kept counts; the state is written anew.
+    @Test func aDamagedJournalEntryIsSaidAndNoKeptSuccessCounts() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let first = states()
+        try first.recordSuccess(Self.state("a"))
+        try first.recordSuccess(Self.state("b"))
+        try first.compact(plan: ["a", "b"])
+        do {
+            let killed = states()
+            try killed.forget("a", at: 0)  // about to run again, then killed
+            try killed.recordSuccess(Self.state("c"))
+        }
+        let url = URL(fileURLWithPath: states().journalPath)
+        var journal = try Data(contentsOf: url)
+        let firstEntry = TaskStates.journalMagic.count + 4 + 4 + "/w/flow.yaml".utf8.count
+        journal[firstEntry + 4 + TaskStateBytes.digestSize + 1] ^= 0x01  // the `a` the entry forgets
+        try journal.write(to: url)
+
+        let reread = states()
+        #expect(
+            reread.ignoredProblem?.contains("\(reread.journalPath): entry 1 (at byte \(firstEntry)) is damaged") == true,
+            "\(reread.ignoredProblem ?? "no word")")
+        #expect(reread.stored(at: 0, id: "a") == nil, "its forgetting was the damaged entry")
+        #expect(reread.stored(at: 1, id: "b") == nil)
+        #expect(reread.stored(at: 2, id: "c") == nil)
+        try reread.recordSuccess(Self.state("b"))
+        try reread.compact(plan: ["a", "b", "c"])
+        let after = states()
+        #expect(after.ignoredProblem == nil)
+        #expect(read(after, "b", at: 1) == Self.state("b"))
+        #expect(after.stored(at: 0, id: "a") == nil)
+    }
+
     /// A crash after the new file is renamed into place but before the journal is removed: the
     /// journal is replayed over the file it was folded into, which changes nothing.
     @Test func aJournalReplayedOverTheFileItWasFoldedIntoChangesNothing() throws {

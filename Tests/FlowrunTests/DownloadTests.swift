@@ -249,4 +249,6 @@ final class LockedCounter: @unchecked Sendable {
             count += 1; return count
         }
     }
+
+    var value: Int { lock.withLock { count } }
 }

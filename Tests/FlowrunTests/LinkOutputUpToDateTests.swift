@@ -48,6 +48,24 @@ import Testing
         try project.shell("test -d out/z")
     }
 
+    /// A link to a real folder was followed: retargeted to another folder holding the same
+    /// files, the output looked unchanged and the task stayed up to date, with the link not as
+    /// the archive has it. It is now stamped by its target's text, and not followed.
+    @Test func aLinkToAFolderRetargetedToAFolderWithTheSameFilesExtractsAgain() async throws {
+        let project = try project(
+            entry: """
+                f = tarfile.TarInfo('v1/f'); f.size = 2; t.addfile(f, __import__('io').BytesIO(b'hi'))
+                    g = tarfile.TarInfo('v2/f'); g.size = 2; t.addfile(g, __import__('io').BytesIO(b'hi'))
+                    i = tarfile.TarInfo('current'); i.type = tarfile.SYMTYPE; i.linkname = 'v1'
+                """)
+        #expect(try await project.run().ran == ["unpack"])
+        #expect(try await project.run().upToDate == ["unpack"])
+        try project.shell("ln -sfn v2 out/current")
+        #expect(try await project.run().ran == ["unpack"])
+        try project.shell("test \"$(readlink out/current)\" = v1")
+        #expect(try await project.run().upToDate == ["unpack"])
+    }
+
     @Test func aLinkBesideAFileIsPartOfTheOutput() async throws {
         // With a regular file beside it the task was up to date, but a retargeted link was not seen.
         let project = try project(

@@ -311,6 +311,48 @@ import Testing
         }.joined()
     }
 
+    /// A record has no checksum: a flipped byte in a line was used as it was, without a word.
+    /// Now a line that cannot be read is named, and the damaged record makes no task done
+    /// before (a flip may have made any line say what the run did not do).
+    @Test func aDamagedRecordIsNamedWithItsLineAndKeepsNoTaskAsDone() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 1\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 1)
+        let runs = project.url.appendingPathComponent(".flowrun/runs")
+        let workflow = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).first)
+        let folder = runs.appendingPathComponent(workflow)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+        let record = folder.appendingPathComponent(name)
+        var lines = try String(contentsOf: record, encoding: .utf8).components(separatedBy: "\n")
+        let failed = try #require(lines.firstIndex { $0.contains("\"event\":\"task.failed\"") })
+        lines[failed] = lines[failed].replacingOccurrences(of: "\"event\":", with: "\"evenT\":")
+        try Data(lines.joined(separator: "\n").utf8).write(to: record)
+        try project.write("b.sh", "exit 0\n")
+
+        let resumed = try await FlowrunBinary.run(["run", "--events", "jsonl", "--resume", "flow.yaml"], in: project.url)
+        #expect(resumed.status == 0)
+        #expect(
+            resumed.stderr.contains("--resume: the run record \(record.path) is damaged at line \(failed + 1): no task is taken from it as done"),
+            "\(resumed.stderr)")
+        let started = Set(try EventStream(resumed.stdout).named("task.started").compactMap(\.task))
+        #expect(started == ["a", "b", "c", "d"])
+    }
+
+    /// A start of an id that names two runs is refused with the `--resume:` every other
+    /// --resume error starts with; it had none.
+    @Test func aStartOfAnIdThatNamesTwoRunsIsAResumeError() async throws {
+        let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        let ids = try await project.runIDs()
+        try #require(ids.count == 2)
+        var shared = String(zip(ids[0], ids[1]).prefix { $0 == $1 }.map(\.0))
+        while shared.hasSuffix("-") { shared.removeLast() }
+        let refused = try await FlowrunBinary.run(["run", "--resume", shared, "flow.yaml"], in: project.url)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--resume: '\(shared)' names 2 runs ("), "\(refused.stderr)")
+        #expect(refused.stdout == "")
+    }
+
     @Test func resumeWithNoRecordOrAnUnknownRunExits2AndSaysSo() async throws {
         let project = try Project(Self.workflow, files: ["b.sh": "exit 0\n"])
         let none = try await FlowrunBinary.run(["run", "--resume", "flow.yaml"], in: project.url)

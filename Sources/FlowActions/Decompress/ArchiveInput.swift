@@ -130,6 +130,17 @@ final class ArchiveInput {
             if decoded == nil, let source, let truncated = TruncatedTar.failure(reader, fileSize: source.fileSize) {
                 return .failed(truncated)
             }
+            // From a pipe read to its end, the bytes it gave are the tar's length.
+            if decoded == nil, let pipe, pipe.reachedEnd, let truncated = TruncatedTar.failure(reader, fileSize: pipe.bytesRead) {
+                return .failed(truncated)
+            }
+            // A compressed tar's own length is the decoded stream's, known once decoded to its
+            // end (what decoding to the end finds, a bad trailer, `finishDecoding` says).
+            if let decoded, decoded.finish(isCancelled: isCancelled) == nil, let length = decoded.decodedLength,
+                let truncated = TruncatedTar.failure(reader, fileSize: length, decompressed: true)
+            {
+                return .failed(truncated)
+            }
             return .end
         }
         guard status >= ARCHIVE_WARN, let entry else { return .failed(message) }

@@ -37,6 +37,8 @@ final class DecodedStream: @unchecked Sendable {
     private var threadEnded = false
     /// Compressed bytes read when the buffer the archive reader holds was decoded.
     private var compressedBytesNow: Int64 = 0
+    /// Bytes decoded so far: the decoded stream's length once it ended.
+    private var decodedBytes: Int64 = 0
     /// Dropped by `stop()`: the extraction lends it for its own lifetime only.
     private var isCancelled: (() -> Bool)?
 
@@ -82,6 +84,14 @@ final class DecodedStream: @unchecked Sendable {
 
     /// Compressed bytes read from the file up to the decoded bytes the archive reader has now.
     var compressedBytes: Int64 { condition.withLock { compressedBytesNow } }
+
+    /// The decoded stream's length, once it was decoded to its end without a failure.
+    var decodedLength: Int64? {
+        condition.withLock {
+            if case .finished = end { return decodedBytes }
+            return nil
+        }
+    }
 
     /// Opens `reader` on the decoded bytes; this stream must outlive the reader's use.
     func open(_ reader: OpaquePointer) -> Int32 {
@@ -166,6 +176,7 @@ final class DecodedStream: @unchecked Sendable {
                 }
             condition.withLock {
                 if count > 0 {
+                    decodedBytes += Int64(count)
                     lengths[index] = count
                     consumed[index] = bytes
                     nextToFill = (nextToFill + 1) % Self.bufferCount

@@ -11,6 +11,10 @@ final class PipeSource {
     private let buffer: UnsafeMutableRawPointer
     /// Bytes read by `startsWithGzip()`, in `buffer`, that the next read returns.
     private var peeked = 0
+    /// Bytes handed to the reader, and whether the writer's end came: then they are the input's
+    /// length, what a tar cut inside its last header is told by (`TruncatedTar`).
+    private(set) var bytesRead: Int64 = 0
+    private(set) var reachedEnd = false
 
     init(descriptor: Int32, isCancelled: @escaping () -> Bool) {
         self.descriptor = descriptor
@@ -53,6 +57,7 @@ final class PipeSource {
         if peeked > 0 {
             defer { peeked = 0 }
             block.pointee = UnsafeRawPointer(buffer)
+            bytesRead += Int64(peeked)
             return peeked
         }
         while !isCancelled() {
@@ -64,6 +69,8 @@ final class PipeSource {
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             guard count >= 0 else { return -1 }
             block.pointee = UnsafeRawPointer(buffer)
+            bytesRead += Int64(count)
+            if count == 0 { reachedEnd = true }
             return count
         }
         return -1

@@ -113,14 +113,15 @@ final class DownloadJob: Sendable {
 
     /// This task's own transfer, resuming the partial file its earlier attempt left.
     private func transfer() {
+        let url = action.url.value
+        let http = url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")
         let file: PartialFile
         do {
-            file = try runner.partialFile(for: task, destination: LinkedDestination.resolved(action.to.value))
+            file = try runner.partialFile(for: task, destination: LinkedDestination.resolved(action.to.value), resumableFor: http ? url : nil)
         } catch {
             runner.shared.ended(key, with: .abandoned)
             return attempt.end(error)
         }
-        let url = action.url.value
         let finished: @Sendable (Result<Void, ActionFailure>) -> Void = { result in self.transferEnded(result, file: file) }
         if url.lowercased().hasPrefix("file:") {
             let copy = LocalCopy()
@@ -131,7 +132,7 @@ final class DownloadJob: Sendable {
             copy.start(from: .path(path), into: file, progress: attempt.progress.report) { result in
                 finished(copy.isCancelled ? .failure(ActionFailure.cancelled) : result)
             }
-        } else if url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") {
+        } else if http {
             let headers = action.headers.map { ($0.name, $0.value.value) }
             let request = runner.downloader.fetch(url, headers: headers, into: file, progress: attempt.progress.report) { result in
                 finished(result)

@@ -66,10 +66,12 @@ package final class DownloadRunner: TaskRunner, Sendable {
         flushed.wait()
     }
 
-    /// The task's partial file from an earlier attempt, or a new one.
-    func partialFile(for task: TaskID, destination: String) throws(ActionFailure) -> PartialFile {
+    /// The task's partial file from an earlier attempt, or a new one; for an http `url`, one a
+    /// later flowrun can resume (`PartialFile.resumable`).
+    func partialFile(for task: TaskID, destination: String, resumableFor url: String?) throws(ActionFailure) -> PartialFile {
         if let kept = partials.withLockedValue({ $0[task] }), kept.destination == destination { return kept }
-        let file = try PartialFile(destination: destination)
+        let file: PartialFile
+        if let url { file = try PartialFile.resumable(destination: destination, url: url) } else { file = try PartialFile(destination: destination) }
         partials.withLockedValue { $0[task] = file }
         return file
     }

@@ -134,8 +134,9 @@ package final class Downloader: Sendable {
         let attempt = HTTPAttempt()
         // `sync`: the file's queue is idle when an attempt starts, so the request is made on
         // the caller's thread, in the queue's order, without waking another thread first.
-        file.queue.sync {
+        let start: @Sendable () -> Void = {
             do throws(ActionFailure) {
+                try file.hashKeptBytes()
                 // Without a validator a Range could splice two versions of the file: start over.
                 if file.validator == nil, file.size > 0 { try file.restart() }
             } catch {
@@ -144,6 +145,8 @@ package final class Downloader: Sendable {
             let chain = RedirectChain(original: url, headers: headers, limit: self.settings.maximumRedirects)
             self.request(url, chain: chain, into: file, attempt: attempt, progress: progress, completion: completion)
         }
+        // Bytes an earlier flowrun left are read and hashed first: not on the caller's thread.
+        if file.keptBytesUnhashed { file.queue.async(execute: start) } else { file.queue.sync(execute: start) }
         return attempt
     }
 

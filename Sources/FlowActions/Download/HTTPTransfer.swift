@@ -103,6 +103,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             file.queue.async {
                 file.validator = validator
                 file.expectedSize = length
+                file.keepResumeRecord()
             }
             return eventLoop.makeSucceededVoidFuture()
         }
@@ -122,8 +123,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         file.queue.async {
             do throws(ActionFailure) {
                 if head.status == .rangeNotSatisfiable, resuming {
-                    // The file shrank or changed under the kept bytes: start over next time.
+                    // The file shrank or changed under the kept bytes: start over next time,
+                    // or at once for bytes an earlier flowrun left (no retry may be left).
+                    let keptFromEarlierRun = file.keptFromEarlierRun
                     try file.restart()
+                    if keptFromEarlierRun { return promise.fail(RangeRefused(problem: "HTTP 416 for the rest of the file")) }
                     var refused = ActionFailure("\(url): HTTP 416 for the rest of the file: starting over", retryable: true)
                     refused.reasonOnLastAttempt = "\(url): HTTP 416 for the rest of the file: the server refused the range, and the retries are used up"
                     throw refused
@@ -141,6 +145,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                     if file.size > 0 { try file.restart() }
                     file.validator = validator
                     file.expectedSize = contentLength
+                    file.keepResumeRecord()
                     total = contentLength
                 }
                 let start = file.size

@@ -10,7 +10,8 @@ import Glibc
 /// Not thread-safe: one transfer uses it from one serial queue at a time. It outlives a failed
 /// attempt, so that the next one can resume where it stopped; `remove()` ends it.
 package final class PartialFile: @unchecked Sendable {
-    package let path: String
+    /// Changes once, when a resumable file leaves its fixed name for the rename onto `to`.
+    package internal(set) var path: String
     package let destination: String
     /// Where every read, write and rename of this file happens, in order, across attempts.
     package let queue = DispatchQueue(label: "flowrun.download-file")
@@ -20,13 +21,20 @@ package final class PartialFile: @unchecked Sendable {
     /// The whole file's length as the response that began it gave it: what a resumed 206's
     /// total must be.
     package var expectedSize: Int64?
-    private var descriptor: Int32
+    private(set) var descriptor: Int32
     /// Whole blocks written past the page cache, from offset 0 until `settle()`; nil where
     /// the file system has no `O_DIRECT`, or once the file was settled or resumed.
     private var direct: DirectWrites?
     /// Touched on `hashing` only.
     private var hasher = SHA256()
     private var hashedSize: Int64 = 0
+    /// For a file under the fixed names a later flowrun finds (`PartialFile+Resume`): the names,
+    /// and the digest of the URL its record is written for; nil for a random temporary.
+    var resume: (names: ResumeNames, urlDigest: String)?
+    /// Bytes an earlier flowrun left, not yet hashed (`hashKeptBytes()`).
+    package internal(set) var keptBytesUnhashed = false
+    /// Whether the bytes held came from an earlier flowrun: a 416 then starts over at once.
+    package internal(set) var keptFromEarlierRun = false
 
     /// Creates `.NAME.flowrun-RANDOM` (a `TemporaryFile`) in the destination's folder, making
     /// the folder if needed (as `curl --create-dirs`). `access`: `.owner` for the cache.
@@ -41,6 +49,16 @@ package final class PartialFile: @unchecked Sendable {
             throw ActionFailure(error.description, retryable: false)
         }
         direct = DirectWrites(descriptor: descriptor, offset: 0)
+    }
+
+    /// A file already open and locked at `path`, holding `size` bytes (written past the page
+    /// cache only when it is empty); its descriptor is at its end.
+    init(descriptor: Int32, path: String, destination: String, size: Int64) {
+        self.descriptor = descriptor
+        self.path = path
+        self.destination = destination
+        self.size = size
+        direct = size == 0 ? DirectWrites(descriptor: descriptor, offset: 0) : nil
     }
 
     deinit {
@@ -146,6 +164,9 @@ package final class PartialFile: @unchecked Sendable {
         writebackStarted = 0
         validator = nil
         expectedSize = nil
+        keptBytesUnhashed = false
+        keptFromEarlierRun = false
+        forgetResumeRecord()
     }
 
     /// The digest of what was written so far, in lowercase hex, once every part handed to
@@ -186,6 +207,12 @@ package final class PartialFile: @unchecked Sendable {
         if let expected = expectedSHA256, expected.lowercased() != digest {
             remove()
             throw ActionFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(digest)", retryable: false)
+        }
+        do throws(ActionFailure) {
+            try leaveResumeNames()
+        } catch {
+            remove()
+            throw error
         }
         // fdatasync: the bytes, and the size and layout needed to read them, are on disk before
         // the rename, which is what the crash promise needs; the modification time is not
@@ -232,9 +259,12 @@ package final class PartialFile: @unchecked Sendable {
         direct?.discard()
         direct = nil
         guard descriptor >= 0 else { return }
+        forgetResumeRecord()
+        // Unlinked while its lock is held: another flowrun that takes the fixed name next
+        // makes a new file there, rather than having this one removed under it.
+        unlink(path)
         close(descriptor)
         descriptor = -1
-        unlink(path)
     }
 
     static func message(of error: any Error) -> String {

@@ -34,7 +34,14 @@ enum ResumeRun {
         let (records, newer) = runs.records()
         // `last` is the last run, refused as it is when a newer flowrun wrote that one.
         if let run, run != "last" {
-            guard let record = try LogsCommand.find(run, in: records) else {
+            let found: RunRecord?
+            do {
+                found = try LogsCommand.find(run, in: records)
+            } catch let failure as CommandFailure {
+                // A start of an id that two runs share: said as every other --resume error is.
+                throw CommandFailure("--resume: \(failure.message)", status: failure.status)
+            }
+            guard let record = found else {
                 let workflow = runs.workflowFile ?? file
                 if let other = otherWorkflow(ofRun: run, in: runs.store), other != workflow {
                     throw CommandFailure("--resume: run \(run) is a run of \(other), not of \(workflow): a run resumes its own workflow's runs")
@@ -44,7 +51,7 @@ enum ResumeRun {
                     "--resume: no run \(run) recorded in \(runs.store.folder.path) for \(workflow)"
                         + (known.isEmpty ? "" : " (the last: \(known); see flowrun runs)"))
             }
-            return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+            return resumed(from: record)
         }
         // The last run is one this flowrun cannot read: refused rather than an older one resumed.
         if let newest = newer.max(by: { $0.run < $1.run }), newest.run > records.first?.run ?? "" {
@@ -53,7 +60,18 @@ enum ResumeRun {
         guard let record = records.first else {
             throw CommandFailure("--resume: nothing to resume: \(runs.none) (run it once without --resume, with recording on)")
         }
-        return ResumeCheck.Resumed(run: record.run, tasks: record.taskResults())
+        return resumed(from: record)
+    }
+
+    /// Each task's end in `record`; none counts as done when the record is damaged (a flipped
+    /// byte may have made any line say what the run did not do), and a warning names the lines.
+    private static func resumed(from record: RunRecord) -> ResumeCheck.Resumed {
+        let (tasks, damaged) = record.checkedTaskResults()
+        guard let first = damaged.first else { return ResumeCheck.Resumed(run: record.run, tasks: tasks) }
+        let more = damaged.count > 1 ? " (and \(damaged.count - 1) more)" : ""
+        RecordOptions.warn(
+            "--resume: the run record \(record.path) is damaged at line \(first)\(more): no task is taken from it as done; they run again unless up to date")
+        return ResumeCheck.Resumed(run: record.run, tasks: tasks.mapValues { _ in RecordedTask(state: .unfinished, fingerprint: nil) })
     }
 
     /// The workflow file whose run `run` (an id, or the unique start of one) is, among every
