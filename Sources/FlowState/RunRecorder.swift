@@ -35,9 +35,6 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
     private var state = State()
     /// Each ended task's fingerprint (`ResumeCheck`), kept on its final line for `--resume`.
     private var fingerprints: (@Sendable (TaskID) -> String?)?
-    /// The text of the last event's time, which the events of the same second share (under
-    /// `lock`). Not in `state`: the codec writes it and `state.line` at once.
-    private var times = EventTime.Memo()
 
     private struct State {
         /// Output bytes kept so far, for each task that has printed and not yet ended.
@@ -48,6 +45,8 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         var batch: [UInt8] = []
         /// The events held back while no task has run (see the type); nil once one has.
         var held: HeldRunStart? = HeldRunStart()
+        /// The text of the last event's time, which the events of the same second share.
+        var times = EventTime.Memo()
     }
 
     /// Makes the plan's line, written when a task first runs.
@@ -92,19 +91,25 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         guard writer.failure == nil else { return }
         lock.lock()
         defer { lock.unlock() }
+        // `state` is passed down, not read in place: each access to a property of a class is a
+        // check of the runtime's (exclusivity), and an event made about a dozen of them.
+        record(events, in: &state, fingerprints: fingerprints)
+    }
+
+    private func record(_ events: [RunEvent], in state: inout State, fingerprints: ((TaskID) -> String?)?) {
         state.batch.removeAll(keepingCapacity: true)
-        for event in events where !hold(event) { append(event) }
+        for event in events where !hold(event, in: &state, fingerprints) { append(event, to: &state, fingerprints) }
         output.write(state.batch)
     }
 
     /// Whether `event` is held back, no task having run yet. At the first event of a task that
     /// runs, the plan and the held events go to the batch; at the end of a run in which none
     /// ran, the plan line without entries and the run's start.
-    private func hold(_ event: RunEvent) -> Bool {
+    private func hold(_ event: RunEvent, in state: inout State, _ fingerprints: ((TaskID) -> String?)?) -> Bool {
         guard var held = state.held.take() else { return false }
         if case .workflowFinished = event.kind {
             state.batch += RecordHeader.noTasksKeptPlan
-            if let started = held.started { encode(started) }
+            if let started = held.started { encode(started, to: &state, fingerprints) }
             return false
         }
         if held.hold(event) {
@@ -112,11 +117,11 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
             return true
         }
         state.batch += planLine()
-        held.forEach { append($0) }
+        held.forEach { append($0, to: &state, fingerprints) }
         return false
     }
 
-    private func append(_ event: RunEvent) {
+    private func append(_ event: RunEvent, to state: inout State, _ fingerprints: ((TaskID) -> String?)?) {
         switch event.kind {
         case .taskOutput(let task, _, let line):
             if state.cut.contains(task) { return }
@@ -126,7 +131,7 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
                 let marker = RunEvent(
                     seq: event.seq, timeMilliseconds: event.timeMilliseconds,
                     kind: .taskOutput(task: task, stream: .stderr, line: Self.cutMarker(cap: outputCap)))
-                encode(marker)
+                encode(marker, to: &state, fingerprints)
                 return
             }
             state.outputBytes[task] = kept
@@ -138,11 +143,11 @@ package final class RunRecorder: EventSink, @unchecked Sendable {
         default:
             break
         }
-        encode(event)
+        encode(event, to: &state, fingerprints)
     }
 
-    private func encode(_ event: RunEvent) {
-        EventCodec.encode(event, into: &state.line, times: &times)
+    private func encode(_ event: RunEvent, to state: inout State, _ fingerprints: ((TaskID) -> String?)?) {
+        EventCodec.encode(event, into: &state.line, times: &state.times)
         switch event.kind {
         case .taskSucceeded(let task, _, _), .taskSkipped(let task, _, _):
             // Hex digits need no escaping: put in place of the closing brace and newline, which
