@@ -46,17 +46,12 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
         watches.reserveCapacity(3)  // two pipes and the exit: no growing on the loop, a task
         for (descriptor, stream) in [(launched.stdout, FlowModel.OutputStream.stdout), (launched.stderr, .stderr)] {
             var splitter = LineSplitter(maxLineBytes: Self.maxLineBytes)
-            var lines: [String] = []
             watches.append(
                 .output(descriptor) { [self] bytes in
                     // The lines of one read go out together: one write for the sinks, not one a line.
-                    if let bytes {
-                        splitter.append(bytes) { lines.append($0) }
-                    } else {
-                        splitter.flush { lines.append($0) }
-                    }
+                    // One access to the captured splitter a read (each is a check of the runtime's).
+                    let lines = splitter.lines(of: bytes)
                     if !lines.isEmpty { events.output(stream, lines) }
-                    lines.removeAll(keepingCapacity: true)
                     if bytes == nil {
                         streamClosed()
                     } else if !events.hasRoomForOutput({ [loop] in loop.resumeReading() }) {

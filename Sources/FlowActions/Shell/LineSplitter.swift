@@ -10,6 +10,18 @@ struct LineSplitter {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// The lines `bytes` end (as `append`), or at the end of the stream (nil) the last one
+    /// without a newline (as `flush`). A read that ends no line allocates nothing.
+    mutating func lines(of bytes: ArraySlice<UInt8>?) -> [String] {
+        var lines: [String] = []
+        if let bytes {
+            append(bytes) { lines.append($0) }
+        } else {
+            flush { lines.append($0) }
+        }
+        return lines
+    }
+
     mutating func append(_ bytes: ArraySlice<UInt8>, emit: (String) -> Void) {
         var start = bytes.startIndex
         while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
