@@ -232,7 +232,8 @@ final class TaskOperation: Operation, @unchecked Sendable {
     /// is free by the time the engine adds the operation of the next task, so `addOperation`
     /// dispatches it at once instead of leaving it for the queue's finish handling.
     private func end(_ taskEnd: TaskEnd) {
-        running = nil
+        // Mostly nil already (the attempt's end cleared it): no lock taken to say so again.
+        if running != nil { running = nil }
         let wasExecuting = lock.withLock { executing }
         willChangeValue(forKey: "isFinished")
         if wasExecuting { willChangeValue(forKey: "isExecuting") }
