@@ -6,11 +6,22 @@ import Foundation
 /// Blank lines and lines starting with `#` are skipped; `export ` before a key is allowed; an
 /// unquoted value is trimmed and ends at ` #`; a single-quoted value is taken as it is; a
 /// double-quoted one understands `\n`, `\t`, `\\`, `\"` and `\$`; both quoted forms may span
-/// lines, and only blanks and a comment may follow the closing quote. Values are not expanded
-/// (`${OTHER}` stays as written).
+/// lines, and only blanks and a comment may follow the closing quote. Unquoted and
+/// double-quoted values expand `${OTHER}` as compose does (`DotenvInterpolation`).
 enum Dotenv {
     /// The entries of `text`, in order, and a problem for each line that is not `KEY=VALUE`.
-    static func parse(_ text: String, file: String) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
+    static func parse(
+        _ text: String, file: String, environment: [String: String] = [:]
+    ) -> (
+        entries: [EnvironmentEntry], problems: [Diagnostic]
+    ) {
+        var scope = DotenvScope(environment: environment)
+        return parse(text, file: file, scope: &scope)
+    }
+
+    /// As `parse(_:file:environment:)`, with the keys of earlier files in `scope`, and this
+    /// file's added to it.
+    static func parse(_ text: String, file: String, scope: inout DotenvScope) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
         var entries: [EnvironmentEntry] = []
         var problems: [Diagnostic] = []
         // "\r\n" is one Character to Swift, never equal to "\n": a CRLF file splits on it too.
@@ -40,7 +51,11 @@ enum Dotenv {
             let at = SourceLocation(file: file, line: lineNumber, column: column)
             guard let quote = value.first, quote == "'" || quote == "\"" else {
                 if let comment = value.range(of: " #") { value = value[..<comment.lowerBound] }
-                add(EnvironmentEntry(name: key, value: String(value).trimmingCharacters(in: .whitespaces)), at: at, to: &entries, &problems)
+                while let last = value.last, last.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains) { value = value.dropLast() }
+                let valueColumn = line.distance(from: line.startIndex, to: value.startIndex) + 1
+                expandAndAdd(
+                    key, value, doubleQuoted: false, line: lineNumber, column: valueColumn, file: file, at: at, scope: &scope,
+                    to: &entries, &problems)
                 continue
             }
             // A quoted value runs to its closing quote, on this line or a later one.
@@ -70,20 +85,51 @@ enum Dotenv {
                     Diagnostic(.dotenvAfterQuote(String(trailing), quote), at: SourceLocation(file: file, line: number, column: column)))
                 continue
             }
-            add(EnvironmentEntry(name: key, value: quote == "'" ? closed : unescaped(closed)), at: at, to: &entries, &problems)
+            if quote == "'" {
+                if add(EnvironmentEntry(name: key, value: closed), at: at, to: &entries, &problems) {
+                    scope.defined[key] = closed
+                    scope.secretNames.remove(key)
+                }
+            } else {
+                let valueColumn = line.distance(from: line.startIndex, to: value.startIndex) + 2
+                expandAndAdd(
+                    key, Substring(closed), doubleQuoted: true, line: lineNumber, column: valueColumn, file: file, at: at,
+                    scope: &scope, to: &entries, &problems)
+            }
         }
         return (entries, problems)
     }
 
+    /// `raw` expanded (escapes read too when `doubleQuoted`) and added as `key`'s value, or the
+    /// expansion's error; the key is then visible to later lines.
+    private static func expandAndAdd(
+        _ key: String, _ raw: Substring, doubleQuoted: Bool, line: Int, column: Int, file: String, at location: SourceLocation,
+        scope: inout DotenvScope, to entries: inout [EnvironmentEntry], _ problems: inout [Diagnostic]
+    ) {
+        var interpolation = DotenvInterpolation(file: file, doubleQuoted: doubleQuoted, scope: scope)
+        do {
+            let value = try interpolation.expand(raw, line: line, column: column)
+            scope = interpolation.scope
+            guard add(EnvironmentEntry(name: key, value: value), at: location, to: &entries, &problems) else { return }
+            scope.defined[key] = value
+            if interpolation.tookSecret { scope.secretNames.insert(key) } else { scope.secretNames.remove(key) }
+        } catch {
+            scope.environmentNames.formUnion(interpolation.scope.environmentNames)
+            problems.append(error.diagnostic)
+        }
+    }
+
     /// A value with a NUL is refused: the environment is C strings, so it would end there.
+    @discardableResult
     private static func add(
         _ entry: EnvironmentEntry, at location: SourceLocation, to entries: inout [EnvironmentEntry], _ problems: inout [Diagnostic]
-    ) {
-        if entry.value.utf8.contains(0) {
+    ) -> Bool {
+        guard !entry.value.utf8.contains(0) else {
             problems.append(Diagnostic(.dotenvNul(entry.name), at: location))
-        } else {
-            entries.append(entry)
+            return false
         }
+        entries.append(entry)
+        return true
     }
 
     private static func closingQuote(_ quote: Character, in text: String) -> String.Index? {
@@ -100,32 +146,10 @@ enum Dotenv {
         return nil
     }
 
-    private static func unescaped(_ text: String) -> String {
-        var output = ""
-        var escaping = false
-        for character in text {
-            if escaping {
-                switch character {
-                case "n": output.append("\n")
-                case "t": output.append("\t")
-                case "r": output.append("\r")
-                case "\\", "\"", "$": output.append(character)
-                default: output += "\\" + String(character)
-                }
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                output.append(character)
-            }
-        }
-        return output
-    }
-
     /// Reads each file of `files` (relative to `directory`; `?path` may be missing), in order,
     /// adding each to `sources` (a missing one without contents: its coming is a change too).
     static func read(
-        _ files: [Located<String>], directory: String, sources: inout [SourceFile]
+        _ files: [Located<String>], directory: String, sources: inout [SourceFile], scope: inout DotenvScope
     ) -> (entries: [EnvironmentEntry], problems: [Diagnostic]) {
         var entries: [EnvironmentEntry] = []
         var problems: [Diagnostic] = []
@@ -155,7 +179,7 @@ enum Dotenv {
             let shown =
                 file.location.file.contains("/") && !path.hasPrefix("/")
                 ? (file.location.file as NSString).deletingLastPathComponent + "/" + path : path
-            let parsed = parse(text, file: shown)
+            let parsed = parse(text, file: shown, scope: &scope)
             entries += parsed.entries
             problems += parsed.problems
         }

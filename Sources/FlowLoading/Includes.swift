@@ -15,7 +15,8 @@ enum Includes {
     /// Adds the tasks and queues of `workflow.includes` (and theirs) to `workflow`, and the
     /// files read for them to `sources`.
     static func resolve(
-        _ workflow: inout Workflow, declared: inout [TaskID], sources: inout [SourceFile], chain: [String], limits: YAMLLimits
+        _ workflow: inout Workflow, declared: inout [TaskID], sources: inout [SourceFile], chain: [String], limits: YAMLLimits,
+        environment: [String: String]
     ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for include in workflow.includes {
@@ -45,7 +46,7 @@ enum Includes {
                 diagnostics.append(Diagnostic(.includeFolder(include.path.value), at: include.path.location))
                 continue
             }
-            var loaded = WorkflowLoader.load(path: absolute, limits: limits, label: label, chain: chain + [absolute])
+            var loaded = WorkflowLoader.load(path: absolute, limits: limits, label: label, chain: chain + [absolute], environment: environment)
             // A file included under two names is read twice: what is wrong in it is said once.
             appendNew(loaded.diagnostics, to: &diagnostics)
             sources += loaded.sources
@@ -87,6 +88,7 @@ enum Includes {
         }
         // The other file's own variables, under each task's: the file's dotenv, then its env.
         let inherited = other.dotenv + other.env
+        workflow.dotenvEnvironmentNames = Array(Set(workflow.dotenvEnvironmentNames + other.dotenvEnvironmentNames)).sorted()
         let prefix = namespace + ":"
         for var task in other.tasks {
             task.id = prefix + task.id

@@ -15,8 +15,10 @@ package struct LoadedWorkflow: Sendable {
 package enum WorkflowLoader {
     /// Loads `path`; `label` (by default `path`) is how diagnostics name the file. `chain`: the
     /// absolute paths of the files that include this one, and this one (`Includes`).
+    /// `environment`: what `${NAME}` in a dotenv file sees after the keys set before it.
     package static func load(
-        path: String, limits: YAMLLimits = YAMLLimits(), label: String? = nil, chain: [String] = []
+        path: String, limits: YAMLLimits = YAMLLimits(), label: String? = nil, chain: [String] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> LoadedWorkflow {
         let url = URL(fileURLWithPath: path)
         let label = label ?? path
@@ -41,7 +43,7 @@ package enum WorkflowLoader {
         let stem = url.deletingPathExtension().lastPathComponent
         var loaded = decode(
             bytes, file: label, directory: directory, defaultName: stem, limits: limits,
-            chain: chain.isEmpty ? [url.standardizedFileURL.path] : chain)
+            chain: chain.isEmpty ? [url.standardizedFileURL.path] : chain, environment: environment)
         // As read (`url.path` keeps a `..`, which the kernel resolves after any symlink).
         loaded.sources.insert(SourceFile(path: url.path, contents: bytes), at: 0)
         return loaded
@@ -50,7 +52,7 @@ package enum WorkflowLoader {
     /// Decodes YAML text already in memory.
     package static func decode(
         _ bytes: [UInt8], file: String, directory: String, defaultName: String, limits: YAMLLimits = YAMLLimits(),
-        chain: [String] = []
+        chain: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> LoadedWorkflow {
         var document: YAMLDocument
         do {
@@ -65,14 +67,18 @@ package enum WorkflowLoader {
         var dotenvProblems: [Diagnostic] = []
         var sources: [SourceFile] = []
         if let files = workflow?.dotenvFiles, !files.isEmpty {
-            let (entries, problems) = Dotenv.read(files, directory: directory, sources: &sources)
+            var scope = DotenvScope(environment: environment)
+            let (entries, problems) = Dotenv.read(files, directory: directory, sources: &sources, scope: &scope)
             workflow?.dotenv = entries
+            workflow?.dotenvEnvironmentNames = scope.environmentNames.sorted()
+            workflow?.dotenvSecretNames = scope.secretNames.sorted()
             dotenvProblems = problems
         }
         var declared = decoder.declaredTaskIDs
         if var included = workflow.take() {
             if !included.includes.isEmpty {
-                dotenvProblems += Includes.resolve(&included, declared: &declared, sources: &sources, chain: chain, limits: limits)
+                dotenvProblems += Includes.resolve(
+                    &included, declared: &declared, sources: &sources, chain: chain, limits: limits, environment: environment)
                 // A need on an included matrix task's name means each of its combinations too.
                 included.matrixCombinations = WorkflowDecoder.expandMatrixNeeds(of: &included.tasks)
             }

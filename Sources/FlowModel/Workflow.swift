@@ -12,6 +12,11 @@ package struct Workflow: Hashable, Sendable {
     /// `dotenv:` as written (`?path`: may be missing), and what those files set, in order.
     package var dotenvFiles: [Located<String>] = []
     package var dotenv: [EnvironmentEntry] = []
+    /// The process environment's names the dotenv files' `${NAME}` looked up, set or not
+    /// (included files' too): a plan depends on them as on the names its fields interpolate.
+    package var dotenvEnvironmentNames: [String] = []
+    /// dotenv keys whose values took a secret-looking variable's (`A=${TOKEN}`): masked as it is.
+    package var dotenvSecretNames: [String] = []
     /// `include:` as written: each other file's tasks join this one's as `NAMESPACE:ID`.
     package var includes: [Include] = []
     package var queues: [QueueSpec]

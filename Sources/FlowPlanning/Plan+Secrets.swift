@@ -1,3 +1,5 @@
+import FlowModel
+
 /// Whether a plan holds secret values (`SecretName`), which must not be written to disk.
 extension Plan {
     /// Whether a task took a secret value from `--env`, a dotenv file or the process

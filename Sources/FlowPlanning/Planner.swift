@@ -76,7 +76,8 @@ package enum Planner {
         var plan = Plan(
             workflow: workflow, concurrency: concurrency, tasks: tasks, waveCount: waveCount,
             secretOverrides: resolver.secretOverrides)
-        plan.interpolatedNames = resolverReports.reduce(into: Set<String>()) { $0.formUnion($1.names) }.sorted()
+        // A dotenv value that took `${HOST}` from the process environment depends on it too.
+        plan.interpolatedNames = resolverReports.reduce(into: Set(workflow.dotenvEnvironmentNames)) { $0.formUnion($1.names) }.sorted()
         plan.takenAsDone = takenAsDone.map { need in
             let (workdir, environment, action, shown, inputs, outputs) = resolved[need]!
             var planned = PlannedTask(

@@ -42,7 +42,8 @@ struct TaskResolver {
         processEnvironment = options.processEnvironment
         // Values from outside the file whose names look secret: `--env`'s and the dotenv files'.
         let overrides = options.environmentOverrides.filter { SecretName.looksSecret($0.name) }
-        let secretDotenv = dotenv.filter { SecretName.looksSecret($0.name) }
+        let tookSecret = Set(workflow.dotenvSecretNames)
+        let secretDotenv = dotenv.filter { SecretName.looksSecret($0.name) || tookSecret.contains($0.name) }
         secretOverrides = Dictionary((secretDotenv + overrides).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         let workflowValues = workflowValues
         maskedNames = Set(overrides.map(\.name)).union(secretDotenv.map(\.name)).union(

@@ -1,5 +1,6 @@
 import Crypto
 import FlowFiles
+import FlowModel
 import FlowPlanning
 import Foundation
 
@@ -27,7 +28,8 @@ package struct PlanCache: Sendable {
     /// 6: the process environment out of `settings`; the interpolated names' values in the key.
     /// 7: the fingerprints that depend on the plan alone (`PlanFingerprints`) after the definitions.
     /// 8: the rest's CRC-32 in the header instead of its SHA-256 (read on every run).
-    package static let version: UInt32 = 8
+    /// 9: the workflow's `dotenvEnvironmentNames` and `dotenvSecretNames`.
+    package static let version: UInt32 = 9
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String

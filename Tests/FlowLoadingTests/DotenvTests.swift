@@ -82,4 +82,59 @@ import Testing
         #expect(entries.map(\.name) == ["A", "B", "C", "D"])
         #expect(entries.map(\.value) == ["one", "two", "x\ny", "4"])
     }
+
+    /// `URL=https://${HOST}/x` gave `URL` the literal text; compose expands unquoted and
+    /// double-quoted values, from the keys set before (this file's, earlier files') and then the
+    /// process environment, and leaves single-quoted ones as written.
+    @Test func valuesExpandAsComposeExpandsThem() {
+        let text = """
+            HOST=example.com
+            URL=https://${HOST}/x
+            BARE=$HOST:$PORT.
+            QUOTED="${HOST} \\$HOST $$HOST"
+            SINGLE='${HOST} $HOST'
+            HOME=/from/file
+            MINE=${HOME}
+            EMPTY=
+            A=${UNSET:-dflt} ${EMPTY:-dflt} ${EMPTY-dflt} ${UNSET-dflt}
+            B=[${HOST:+alt}] [${EMPTY:+alt}] [${EMPTY+alt}] [${UNSET+alt}]
+            C=${UNSET:-${HOST}/x} ${HOST?never}
+            D=price: 5$ ${PATHY} $1
+            """
+        let (entries, problems) = Dotenv.parse(text, file: ".env", environment: ["PORT": "8080", "HOME": "/home/u", "PATHY": "/p"])
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(
+            entries.map { "\($0.name)=\($0.value)" } == [
+                "HOST=example.com", "URL=https://example.com/x", "BARE=example.com:8080.", "QUOTED=example.com $HOST $HOST",
+                "SINGLE=${HOST} $HOST", "HOME=/from/file", "MINE=/from/file", "EMPTY=", "A=dflt dflt  dflt",
+                "B=[alt] [] [alt] []", "C=example.com/x example.com", "D=price: 5$ /p $1",
+            ])
+    }
+
+    /// Later files see the keys of earlier ones; what was looked up in the process environment
+    /// (set or not) is kept for the plan cache, and a key that took a secret's value is noted.
+    @Test func laterFilesSeeEarlierKeysAndTheLookupsAreNoted() {
+        var scope = DotenvScope(environment: ["API_TOKEN": "t0k", "REGION": "eu"])
+        _ = Dotenv.parse("BASE=https://${REGION}.example\nAUTH=${API_TOKEN}\n", file: ".env", scope: &scope)
+        let (entries, problems) = Dotenv.parse("URL=${BASE}/v1?${AUTH}\nPLAIN=${MISSING-x}\n", file: ".env.local", scope: &scope)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(entries.map(\.value) == ["https://eu.example/v1?t0k", "x"])
+        #expect(scope.environmentNames == ["REGION", "API_TOKEN", "MISSING"])
+        #expect(scope.secretNames == ["AUTH", "URL"])
+    }
+
+    /// `${NAME:?message}` stops with the message at the `$`, as compose stops; so do a `${`
+    /// never closed and a substitution that is not one of compose's forms.
+    @Test func aRequiredVariableAndABadSubstitutionAreErrorsAtTheDollar() {
+        let text = "EMPTY=\nA=x ${UNSET:?set UNSET first}\nB=\"one\n  two ${EMPTY:?}\"\nC=${EMPTY?fine}ok\nD=${OPEN\nE=${A B}\n"
+        let (entries, problems) = Dotenv.parse(text, file: "conf/.env")
+        #expect(entries.map(\.name) == ["EMPTY", "C"])
+        #expect(
+            problems.map { "\($0.location): \($0.message.text)" } == [
+                "conf/.env:2:5: required variable UNSET is not set: set UNSET first",
+                "conf/.env:4:7: required variable EMPTY is empty",
+                "conf/.env:6:3: '${' is never closed by '}'",
+                "conf/.env:7:3: bad substitution '${A B}': expected ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:+alt}, ${NAME+alt}, ${NAME:?message} or ${NAME?message}",
+            ])
+    }
 }

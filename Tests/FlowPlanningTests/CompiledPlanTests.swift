@@ -107,7 +107,8 @@ import Testing
         #expect(fields(plan) == ["workflow", "concurrency", "tasks", "waveCount", "secretOverrides", "takenAsDone", "interpolatedNames"])
         #expect(
             fields(plan.workflow) == [
-                "file", "directory", "name", "concurrency", "failFast", "env", "dotenvFiles", "dotenv", "includes", "queues", "tasks",
+                "file", "directory", "name", "concurrency", "failFast", "env", "dotenvFiles", "dotenv", "dotenvEnvironmentNames", "dotenvSecretNames",
+                "includes", "queues", "tasks",
                 "matrixCombinations",
             ])
         #expect(

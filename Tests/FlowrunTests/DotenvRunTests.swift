@@ -46,4 +46,40 @@ import Testing
 
                 """)
     }
+
+    /// A compose user's `.env` says `URL=https://${HOST}/x`: the task got the literal text.
+    /// It is expanded, from the keys before it and then the process environment.
+    @Test func aValueExpandsEarlierKeysAndTheProcessEnvironment() async throws {
+        let folder = try WorkflowFolder(
+            "version: 1\ndotenv: [.env, .env.local]\ntasks:\n  show: {shell: 'echo \"$URL|$WHO|$RAW\"'}\n",
+            files: [".env": "HOST=example.com\n", ".env.local": "URL=https://${HOST}/x\nWHO=${USER_NAME:-nobody}@$HOST\nRAW='${HOST}'\n"])
+        let result = try await FlowrunBinary.run(
+            ["run", "--events", "jsonl", "--no-record", "flow.yaml"], in: folder.url, environment: ["USER_NAME": "ann"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try EventStream(result.stdout).lines(of: "show") == ["https://example.com/x|ann@example.com|${HOST}"])
+    }
+
+    /// `${NAME:?message}` is compose's way to require a variable: validation stops at the `$`
+    /// in the dotenv file with the message.
+    @Test func aRequiredVariableUnsetIsAnErrorAtItsPlaceInTheFile() async throws {
+        let folder = try WorkflowFolder(
+            "version: 1\ndotenv: conf/.env\ntasks:\n  a: {shell: 'true'}\n",
+            files: ["conf/.env": "# deploy\nTARGET=${DEPLOY_HOST:?set DEPLOY_HOST to the server}\n"])
+        let result = try await FlowrunBinary.run(["validate", "flow.yaml"], in: folder.url, environment: [:])
+        #expect(result.status == 2)
+        #expect(result.stderr == "conf/.env:2:8: error: required variable DEPLOY_HOST is not set: set DEPLOY_HOST to the server\n")
+    }
+
+    /// A value that took a secret-looking variable's (from the file or the process environment)
+    /// is masked in `--dry-run` as that variable is, whatever its own name.
+    @Test func aValueThatTookASecretIsMasked() async throws {
+        let folder = try WorkflowFolder(
+            "version: 1\ndotenv: .env\ntasks:\n  a: {shell: 'true'}\n",
+            files: [".env": "DEPLOY_TOKEN=s3cr3t-file\nREPO=https://bot:${DEPLOY_TOKEN}@git.example/x\nAUTH=Bearer $GH_TOKEN\nPLAIN=${HOST}\n"])
+        let result = try await FlowrunBinary.run(
+            ["run", "--dry-run", "flow.yaml"], in: folder.url, environment: ["GH_TOKEN": "s3cr3t-process", "HOST": "h"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("env: DEPLOY_TOKEN=*** REPO=*** AUTH=*** PLAIN=h"), "\(result.stdout)")
+        #expect(!result.stdout.contains("s3cr3t"), "\(result.stdout)")
+    }
 }

@@ -211,6 +211,23 @@ import Testing
         #expect(try folder.read("two/made.txt") == "made\n")
     }
 
+    /// A dotenv value that took a process variable (`URL=https://${HOST}/x`) depends on it as a
+    /// field interpolating `${HOST}` does: another HOST is another plan, not the kept one with
+    /// the old URL.
+    @Test func aVariableADotenvValueTookIsAnotherPlan() async throws {
+        let folder = try WorkflowFolder(
+            "version: 1\ndotenv: .env\ntasks:\n  show: {shell: 'echo \"$URL\" > url.txt'}\n",
+            files: [".env": "URL=https://${HOST}/x\nPORT=${PORT:-80}\n"])
+        func run(_ environment: [String: String]) async throws -> String {
+            let result = try await FlowrunBinary.run(["run", "--events", "plain", "flow.yaml"], in: folder.url, environment: environment)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            return try folder.read("url.txt")
+        }
+        #expect(try await run(["HOST": "one"]) == "https://one/x\n")
+        #expect(folder.planCacheFile != nil)
+        #expect(try await run(["HOST": "two"]) == "https://two/x\n")
+    }
+
     /// The digests of the tasks' definitions are kept with the plan, and a rerun takes them
     /// from there: a task whose command changed (an edit of the same size, within the same
     /// second) or whose env changed (its dotenv file) runs again all the same.

@@ -65,6 +65,8 @@ extension PlanWriter {
         environment(workflow.env)
         array(workflow.dotenvFiles) { $0.located($1) }
         environment(workflow.dotenv)
+        strings(workflow.dotenvEnvironmentNames)
+        strings(workflow.dotenvSecretNames)
         array(workflow.includes) {
             $0.string($1.namespace)
             $0.located($1.path)
@@ -214,6 +216,8 @@ extension PlanReader {
         workflow.env = try environment()
         workflow.dotenvFiles = try array { (reader) throws(CompiledPlanError) in try reader.located() }
         workflow.dotenv = try environment()
+        workflow.dotenvEnvironmentNames = try strings()
+        workflow.dotenvSecretNames = try strings()
         workflow.includes = try array { (reader) throws(CompiledPlanError) in
             Include(namespace: try reader.string(), path: try reader.located())
         }

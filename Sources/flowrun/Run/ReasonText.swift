@@ -1,4 +1,5 @@
 import FlowConsole
+import FlowModel
 import FlowPlanning
 import FlowState
 

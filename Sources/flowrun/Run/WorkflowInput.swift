@@ -21,7 +21,7 @@ enum WorkflowInput {
             KeptUntilExit.keep(plan)
             return .planned(plan)
         }
-        var loaded = WorkflowLoader.load(path: path)
+        var loaded = WorkflowLoader.load(path: path, environment: options.processEnvironment)
         let sources = cache == nil ? [] : loaded.sources
         loaded.sources = []
         KeptUntilExit.keep(loaded)
