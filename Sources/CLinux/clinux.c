@@ -184,16 +184,42 @@ struct proc_entry {
     int below;
 };
 
+/* Opens /proc/PID/NAME for reading (`pid_text` as /proc lists it); -1 if it cannot. */
+static int open_proc_file(const char *pid_text, const char *name) {
+    char path[64];
+    size_t length = strlen(pid_text), name_length = strlen(name);
+    if (length > 20 || name_length > 20) return -1;
+    memcpy(path, "/proc/", 6);
+    memcpy(path + 6, pid_text, length);
+    path[6 + length] = '/';
+    memcpy(path + 7 + length, name, name_length + 1);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Calls `visit` with each process's pid as /proc lists it (its entries that are numbers). Uses
+ * getdents64 on a stack buffer: the watchdog may be forked from a process with threads, so it
+ * uses no malloc (readdir's buffer). */
+static void each_process(void (*visit)(const char *pid_text, void *context), void *context) {
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return;
+    char buffer[16384];
+    long got;
+    while ((got = syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0) {
+        for (long offset = 0; offset < got;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *record =
+                (void *)(buffer + offset);
+            offset += record->reclen;
+            if (record->name[0] >= '1' && record->name[0] <= '9') visit(record->name, context);
+        }
+    }
+    close(dir);
+}
+
 /* The pid, parent and group of /proc/PID/stat: "PID (COMM) STATE PPID PGRP ...", where COMM
  * may hold spaces and parentheses, so the fields are read after its last ')'. */
 static int read_proc_entry(const char *pid_text, struct proc_entry *entry) {
-    char path[64], text[512];
-    size_t length = strlen(pid_text);
-    if (length > 20) return -1;
-    memcpy(path, "/proc/", 6);
-    memcpy(path + 6, pid_text, length);
-    memcpy(path + 6 + length, "/stat", 6);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char text[512];
+    int fd = open_proc_file(pid_text, "stat");
     if (fd < 0) return -1;
     ssize_t count = read(fd, text, sizeof text - 1);
     close(fd);
@@ -243,13 +269,8 @@ static void make_run_mark(void) {
  * end of each so that a mark across two reads is found; the NUL before the first entry is
  * pretended. */
 static int has_run_mark(const char *pid_text) {
-    char path[64], buffer[65536];
-    size_t length = strlen(pid_text);
-    if (length > 20) return 0;
-    memcpy(path, "/proc/", 6);
-    memcpy(path + 6, pid_text, length);
-    memcpy(path + 6 + length, "/environ", 9);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char buffer[65536];
+    int fd = open_proc_file(pid_text, "environ");
     if (fd < 0) return 0;
     size_t kept = 1;
     buffer[0] = 0;
@@ -273,25 +294,15 @@ static int has_run_mark(const char *pid_text) {
 /* Kills every process whose environment holds the run's mark, until a pass finds none (one
  * may fork while it is looked for). A process whose parents had all exited before flowrun died
  * is init's now, out of reach of the parents' walk: this finds it. */
+static void kill_if_marked(const char *pid_text, void *killed) {
+    pid_t pid = (pid_t)atol(pid_text);
+    if (pid != getpid() && has_run_mark(pid_text) && kill(pid, SIGKILL) == 0) *(int *)killed = 1;
+}
+
 static void kill_marked(void) {
-    pid_t self = getpid();
     for (int pass = 0; pass < 16; pass++) {
-        int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0) return;
         int killed = 0;
-        char buffer[16384];
-        long got;
-        while ((got = syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0) {
-            for (long offset = 0; offset < got;) {
-                struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *record =
-                    (void *)(buffer + offset);
-                offset += record->reclen;
-                if (record->name[0] < '1' || record->name[0] > '9') continue;
-                pid_t pid = (pid_t)atol(record->name);
-                if (pid != self && has_run_mark(record->name) && kill(pid, SIGKILL) == 0) killed = 1;
-            }
-        }
-        close(dir);
+        each_process(kill_if_marked, &killed);
         if (!killed) return;
     }
 }
@@ -302,40 +313,39 @@ static int is_watched(pid_t group) {
     return 0;
 }
 
+/* Every process /proc lists, in memory of the watchdog's own (mmap, grown by doubling). */
+struct process_table {
+    struct proc_entry *all;
+    size_t count, capacity;
+};
+
+static void add_process(const char *pid_text, void *context) {
+    struct process_table *table = context;
+    if (table->count == table->capacity) {
+        size_t grown_capacity = table->capacity ? table->capacity * 2 : 1024;
+        struct proc_entry *grown = mmap(NULL, grown_capacity * sizeof *grown, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (grown == MAP_FAILED) return;
+        if (table->all) {
+            memcpy(grown, table->all, table->count * sizeof *grown);
+            munmap(table->all, table->capacity * sizeof *grown);
+        }
+        table->all = grown;
+        table->capacity = grown_capacity;
+    }
+    if (read_proc_entry(pid_text, &table->all[table->count]) == 0) table->count++;
+}
+
 /* Kills the processes that left a watched group (setsid, set -m) while a process of the task
  * is still their parent or grandparent: found through the parents in /proc before any group is
  * killed (a process whose parent dies goes to init, out of reach). One whose parents had all
  * exited before flowrun died was flowrun's (the subreaper's), and is init's now: not found. */
 static void kill_below_watched(void) {
     if (watched_count == 0) return; /* no group watched (none ran, or each was forgotten): none to look below */
-    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) return;
-    struct proc_entry *all = NULL;
-    size_t count = 0, capacity = 0;
-    char buffer[16384];
-    long got;
-    while ((got = syscall(SYS_getdents64, dir, buffer, sizeof buffer)) > 0) {
-        for (long offset = 0; offset < got;) {
-            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *record =
-                (void *)(buffer + offset);
-            offset += record->reclen;
-            if (record->name[0] < '1' || record->name[0] > '9') continue;
-            if (count == capacity) {
-                size_t grown_capacity = capacity ? capacity * 2 : 1024;
-                struct proc_entry *grown = mmap(NULL, grown_capacity * sizeof *grown, PROT_READ | PROT_WRITE,
-                                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-                if (grown == MAP_FAILED) break;
-                if (all) {
-                    memcpy(grown, all, count * sizeof *all);
-                    munmap(all, capacity * sizeof *all);
-                }
-                all = grown;
-                capacity = grown_capacity;
-            }
-            if (read_proc_entry(record->name, &all[count]) == 0) count++;
-        }
-    }
-    close(dir);
+    struct process_table table = {0};
+    each_process(add_process, &table);
+    struct proc_entry *all = table.all;
+    size_t count = table.count, capacity = table.capacity;
     for (size_t i = 0; i < count; i++) all[i].below = is_watched(all[i].pgid);
     /* Marked from parent to child, as many rounds as the tree is deep. */
     for (int changed = 1; changed;) {

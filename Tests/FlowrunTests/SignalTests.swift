@@ -214,7 +214,7 @@ import Testing
         let pids = try await pids(in: folder, "pids", count: 2)
         let flowrun = run.process.processIdentifier
         let commandLine = FileManager.default.contents(atPath: "/proc/\(flowrun)/cmdline")
-        let matched = Self.childrenOf(flowrun).filter { child in
+        let matched = ChildProcesses.of(flowrun).filter { child in
             FileManager.default.contents(atPath: "/proc/\(child)/cmdline") == commandLine
                 || (FileManager.default.contents(atPath: "/proc/\(child)/comm").map { String(decoding: $0, as: UTF8.self).contains("flowrun") } ?? false)
         }
@@ -224,20 +224,6 @@ import Testing
         // gave flowrun has closed it, the task's processes included.
         for pid in pids where !Self.isGone(pid) { kill(pid, SIGKILL) }
         _ = await run.wait()
-    }
-
-    /// The processes whose parent is `pid`.
-    static func childrenOf(_ pid: pid_t) -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry in
-            guard let child = pid_t(entry), let stat = FileManager.default.contents(atPath: "/proc/\(entry)/stat"),
-                let close = stat.lastIndex(of: UInt8(ascii: ")"))
-            else { return nil }
-            // "PID (COMM) STATE PPID ...": the parent is the second field after the last ')'.
-            let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
-            guard fields.count > 1, pid_t(String(decoding: fields[1], as: UTF8.self)) == pid else { return nil }
-            return child
-        }
     }
 
     /// A process that left its task's group (`setsid`) while the task's shell, its parent, still

@@ -91,16 +91,10 @@ import Testing
 
     /// The names (`comm`) of the processes whose parent is `pid`.
     static func children(of pid: pid_t) -> [String] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry in
-            guard Int32(entry) != nil, let stat = FileManager.default.contents(atPath: "/proc/\(entry)/stat"),
-                let text = String(data: stat, encoding: .utf8), let close = text.lastIndex(of: ")")
-            else { return nil }
-            // "PID (COMM) STATE PPID ...": the fields after the last ')'.
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, Int32(fields[1]) == pid else { return nil }
-            let name = FileManager.default.contents(atPath: "/proc/\(entry)/comm").map { String(decoding: $0, as: UTF8.self) }
-            return name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        ChildProcesses.of(pid).compactMap { child in
+            FileManager.default.contents(atPath: "/proc/\(child)/comm").map {
+                String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
         }
     }
 }
