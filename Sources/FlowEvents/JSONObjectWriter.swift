@@ -89,13 +89,27 @@ package struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `,"key":` in one append, not five: each append of a byte checks the buffer's uniqueness
+    /// and room, and a task's events write sixteen keys (issue 23's graph of small tasks).
     private mutating func appendKey(_ key: StaticString) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        let comma = needsComma
         needsComma = true
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        key.withUTF8Buffer { name in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + 4) { text in
+                var end = 0
+                if comma {
+                    text[0] = UInt8(ascii: ",")
+                    end = 1
+                }
+                text[end] = UInt8(ascii: "\"")
+                end += 1
+                _ = UnsafeMutableBufferPointer(rebasing: text[end..<(end + name.count)]).initialize(from: name)
+                end += name.count
+                text[end] = UInt8(ascii: "\"")
+                text[end + 1] = UInt8(ascii: ":")
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<(end + 2)]))
+            }
+        }
     }
 
     package static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {

@@ -40,14 +40,22 @@ package struct PlanFingerprints: Sendable {
         self.count = count
     }
 
-    /// The value and key of the task at `index`, spelled out; nil when it has none.
-    func entry(at index: Int) -> (value: String, key: String)? {
-        let size = TaskStateBytes.digestSize
-        return bytes.withUnsafeBytes { raw in
-            let value = UnsafeRawBufferPointer(rebasing: raw[(index * Self.entrySize)..<(index * Self.entrySize + size)])
-            let key = UnsafeRawBufferPointer(rebasing: raw[(index * Self.entrySize + size)..<((index + 1) * Self.entrySize)])
-            guard value.contains(where: { $0 != 0 }) else { return nil }
-            return (FileRecord.hex(value), FileRecord.hex(key))
-        }
+    /// Whether the task at `index` has an entry.
+    func has(_ index: Int) -> Bool {
+        bytes.withUnsafeBytes { raw in raw[(index * Self.entrySize)..<(index * Self.entrySize + TaskStateBytes.digestSize)].contains { $0 != 0 } }
+    }
+
+    /// The task's fingerprint value, spelled out; nil when it has none.
+    func value(at index: Int) -> String? {
+        has(index) ? hex(from: index * Self.entrySize) : nil
+    }
+
+    /// The task's resume key, spelled out; nil when it has none.
+    func key(at index: Int) -> String? {
+        has(index) ? hex(from: index * Self.entrySize + TaskStateBytes.digestSize) : nil
+    }
+
+    private func hex(from start: Int) -> String {
+        bytes.withUnsafeBytes { raw in FileRecord.hex(UnsafeRawBufferPointer(rebasing: raw[start..<(start + TaskStateBytes.digestSize)])) }
     }
 }

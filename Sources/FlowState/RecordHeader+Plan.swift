@@ -21,27 +21,33 @@ extension RecordHeader {
             var bytes = Array("{\"plan\":[".utf8)
             bytes.reserveCapacity(tasks.count * 96)
             for index in tasks.indices {
-                bytes += (index == 0 ? "{\"task\":" : ",{\"task\":").utf8
+                append(index == 0 ? "{\"task\":" : ",{\"task\":", to: &bytes)
                 appendString(tasks[index].spec.id, to: &bytes)
-                bytes += ",\"needs\":[".utf8
+                append(",\"needs\":[", to: &bytes)
                 for (position, need) in tasks[index].needs.enumerated() {
                     if position > 0 { bytes.append(UInt8(ascii: ",")) }
                     appendString(tasks[need].spec.id, to: &bytes)
                 }
-                bytes += "],\"kind\":".utf8
+                append("],\"kind\":", to: &bytes)
                 appendString(tasks[index].spec.action.kind, to: &bytes)
                 // No fingerprint yet (`PlanEntry.entries` leaves it nil).
-                bytes += ",\"fingerprint\":null".utf8
+                append(",\"fingerprint\":null", to: &bytes)
                 if let queue = tasks[index].spec.queue {
-                    bytes += ",\"queue\":".utf8
+                    append(",\"queue\":", to: &bytes)
                     appendString(queue, to: &bytes)
                 }
-                bytes += ",\"priority\":".utf8
+                append(",\"priority\":", to: &bytes)
                 appendString(tasks[index].spec.priority.rawValue, to: &bytes)
                 bytes.append(UInt8(ascii: "}"))
             }
             bytes += "]}\n".utf8
             return bytes
         }
+    }
+
+    /// A literal's bytes in one copy: `+= "...".utf8` goes through the string's view, and a
+    /// plan line has six pieces a task.
+    private static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 }

@@ -337,9 +337,10 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
                 tables.outputs[index] = outputs
             case .read(let index, let inputs, let outputs):
                 let plain = dependsOnPlanAlone(index, inputs: inputs, outputs: outputs)
-                if plain, let kept = keptPlain?.entry(at: index) {
-                    tables.fingerprints.remember(nil, of: index, value: kept.value)
-                    tables.keys[index] = kept.key
+                if plain, let keptPlain, keptPlain.has(index) {
+                    // Spelled out only when asked for (`value(of:)`, `key(of:)`): its key by the
+                    // record, its value by a dependent that is not plain, if any.
+                    tables.keptPlain[index] = true
                 } else {
                     remember(fingerprint(of: index, inputs: inputs), of: index)
                     tables.keys[index] = key(of: index, outputs: outputs)
@@ -370,7 +371,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             settle()
             var any = false
             let entries = plan.tasks.indices.map { index -> (value: String, key: String)? in
-                guard tables.plain[index], let key = tables.keys[index], let value = tables.fingerprints.value(of: index) else { return nil }
+                guard tables.plain[index], let key = recordedKey(of: index), let value = value(of: index) else { return nil }
                 any = true
                 return (value, key)
             }
@@ -391,10 +392,15 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         lock.withLock {
             guard let index = tables.indexes[task] else { return nil }
             settle()
-            if let key = tables.keys[index] { return key }
+            if let key = recordedKey(of: index) { return key }
             // A task the up-to-date check kept or recorded (none for one it did not record as built).
             return isTrackedByInner(plan.tasks[index]) ? inner?.builtRecord(at: index)?.resumeKey : nil
         }
+    }
+
+    /// The task's key as this check took it, or as the compiled plan kept it. Called with `lock` held.
+    private func recordedKey(of index: Int) -> String? {
+        tables.keys[index] ?? (tables.keptPlain[index] ? keptPlain?.key(at: index) : nil)
     }
 
     /// Whether the up-to-date check tracks `task`, and so holds its fingerprint and record.
@@ -453,6 +459,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// up-to-date check tracks, kept or run) that check's. Called with `lock` held.
     private func value(of index: Int) -> String? {
         if let value = tables.fingerprints.value(of: index) { return value }
+        if tables.keptPlain[index] { return keptPlain?.value(at: index) }
         guard let inner, TaskDefinition.isTracked(plan.tasks[index]), leftLock.withLock({ keptTracked.flags[index] }) else { return nil }
         return inner.value(at: index)
     }
@@ -481,6 +488,9 @@ private final class Tables {
     /// Tasks that ended kept in this run whose fingerprint depends on the plan alone
     /// (`ResumeCheck.dependsOnPlanAlone`).
     var plain: [Bool]
+    /// Those of `plain` whose value and key are the compiled plan's (`PlanFingerprints`), not
+    /// in `fingerprints` and `keys`: spelled out when asked for, not at every task's end.
+    var keptPlain: [Bool]
     /// The digests of each task's definition and env, once taken (without the compiled plan's).
     var definitions: [TaskFingerprint.Definition?]
     let indexes: [TaskID: Int]
@@ -492,6 +502,7 @@ private final class Tables {
         outputs = [String?](repeating: nil, count: count)
         runs = [Bool](repeating: false, count: count)
         plain = [Bool](repeating: false, count: count)
+        keptPlain = [Bool](repeating: false, count: count)
         definitions = [TaskFingerprint.Definition?](repeating: nil, count: count)
         var indexes: [TaskID: Int] = [:]
         indexes.reserveCapacity(count)

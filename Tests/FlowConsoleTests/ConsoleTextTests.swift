@@ -47,6 +47,10 @@ import Testing
         ] as [(Int64, String)])
     func formatsDurations(milliseconds: Int64, expected: String) {
         #expect(DurationText.string(milliseconds: milliseconds) == expected)
+        // The plain log's bytes, appended after what a line already holds, read the same.
+        var bytes = Array("[t1] succeeded in ".utf8)
+        DurationText.append(milliseconds: milliseconds, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "[t1] succeeded in " + expected)
     }
 
     @Test(

@@ -273,8 +273,8 @@ import Testing
         let read = try #require(cache.kept(settings: settings)?.fingerprints)
         #expect(plan.tasks.count > 1)
         for index in plan.tasks.indices {
-            #expect(read.entry(at: index)?.value == entries[index]?.value)
-            #expect(read.entry(at: index)?.key == entries[index]?.key)
+            #expect(read.value(at: index) == entries[index]?.value)
+            #expect(read.key(at: index) == entries[index]?.key)
         }
 
         try cache.store(plan, sources: sources, settings: settings)

@@ -187,23 +187,23 @@ package final class PlainLog: EventSink {
             return
         case .taskStarted(let task, let attempt, let kind):
             appendPrefix(task, to: &text)
-            text += "started (".utf8
+            append("started (", to: &text)
             text += kind.utf8
             if attempt > 1 {
-                text += ", attempt ".utf8
-                text += String(attempt).utf8
+                append(", attempt ", to: &text)
+                JSONObjectWriter.appendInteger(Int64(attempt), to: &text)
             }
-            text += ")\n".utf8
+            append(")\n", to: &text)
         case .taskOutput(let task, let stream, let line):
             appendOutput(task: task, stream: stream, line: line, to: &text)
         case .taskSucceeded(let task, let attempts, let duration):
             appendPrefix(task, to: &text)
-            text += "succeeded in ".utf8
-            text += DurationText.string(milliseconds: duration).utf8
+            append("succeeded in ", to: &text)
+            DurationText.append(milliseconds: duration, to: &text)
             if attempts > 1 {
-                text += " after ".utf8
-                text += String(attempts).utf8
-                text += " attempts".utf8
+                append(" after ", to: &text)
+                JSONObjectWriter.appendInteger(Int64(attempts), to: &text)
+                append(" attempts", to: &text)
             }
             text.append(UInt8(ascii: "\n"))
         default:
@@ -261,7 +261,13 @@ package final class PlainLog: EventSink {
     private static func appendPrefix(_ task: TaskID, to text: inout [UInt8]) {
         text.append(UInt8(ascii: "["))
         text += task.utf8
-        text += "] ".utf8
+        append("] ", to: &text)
+    }
+
+    /// A literal's bytes in one copy: `+= "...".utf8` goes through the string's view, a few
+    /// hundred instructions a piece, and a task's two lines have five pieces (issue 23).
+    private static func append(_ literal: StaticString, to text: inout [UInt8]) {
+        literal.withUTF8Buffer { text.append(contentsOf: $0) }
     }
 
     /// The lines of the less frequent events.

@@ -17,6 +17,24 @@ package enum DurationText {
         return "\(minutes / 60)h\(twoDigits(minutes % 60))m"
     }
 
+    /// `string(milliseconds:)`'s text appended to `bytes`; below a minute (a task's usual
+    /// line in the plain log) without making a `String` of it.
+    package static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+        let tenths = (max(milliseconds, 0) + 50) / 100
+        guard tenths < 600 else {
+            bytes += string(milliseconds: milliseconds).utf8
+            return
+        }
+        // At most two digits of seconds, then the tenth: appended byte by byte (a buffer of
+        // digits or a `String` costs several times more than the line's other pieces).
+        let seconds = UInt8(tenths / 10)
+        if seconds >= 10 { bytes.append(UInt8(ascii: "0") + seconds / 10) }
+        bytes.append(UInt8(ascii: "0") + seconds % 10)
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(UInt8(ascii: "0") + UInt8(tenths % 10))
+        bytes.append(UInt8(ascii: "s"))
+    }
+
     /// Seconds with three decimals, as JUnit's `time` attributes want them: `1.234`.
     static func seconds(milliseconds: Int64) -> String {
         let milliseconds = max(milliseconds, 0)
