@@ -25,10 +25,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // A zip's entries inflated whole, and their CRC-32, with libdeflate (a third of zlib's CPU on the bench zip).
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        // The up-to-date state's file digests: XXH3-128, a tenth of SHA-256's CPU (README, "What the state keeps").
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "FlowModel"),
-        .target(name: "FlowFiles", dependencies: ["CLinux"]),
+        .target(name: "FlowFiles", dependencies: ["CLinux", "CXXHash"]),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel", "FlowFiles"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),

@@ -1,8 +1,8 @@
 import Foundation
 
-/// SHA-256 digests that an action computed while the bytes went by (a download's body, an
-/// archive it read, the files it wrote), kept for the up-to-date bookkeeping, so that a file
-/// is not read back just to hash it again.
+/// Digests (XXH3-128, `XXH128Hasher`) that an action computed while the bytes went by (a
+/// download's body, an archive it read, the files it wrote), kept for the up-to-date
+/// bookkeeping, so that a file is not read back just to hash it again.
 ///
 /// A digest is tied to the file's status when it was noted (`FileStatus`: its inode, size, mtime
 /// and ctime). A file changed since then has another status and finds nothing here: it is hashed as
@@ -28,7 +28,7 @@ package final class StreamedDigests: @unchecked Sendable {
 
     /// A digest and the moment it was noted at.
     package struct Noted: Sendable, Equatable {
-        /// Lowercase hex SHA-256.
+        /// Lowercase hex XXH3-128 (`XXH128Hasher`).
         package var digest: String
         /// The wall clock as files are stamped (`FileStatus.clockNanoseconds`) when it was noted.
         package var notedAtNanoseconds: Int64
@@ -39,7 +39,7 @@ package final class StreamedDigests: @unchecked Sendable {
         }
     }
 
-    /// Notes `digest` (lowercase hex SHA-256) as the contents of the file with `status`.
+    /// Notes `digest` (lowercase hex XXH3-128) as the contents of the file with `status`.
     package func note(_ digest: String, for status: FileStatus) {
         let noted = Noted(digest: digest, notedAtNanoseconds: FileStatus.clockNanoseconds)
         lock.withLock {

@@ -2,8 +2,8 @@ import Crypto
 import FlowFiles
 import Foundation
 
-/// What flowrun last saw of a file: its status (size, mtime, ctime, inode), the SHA-256 of its
-/// contents then, and when it looked. Contents are hashed again when the status changed (as
+/// What flowrun last saw of a file: its status (size, mtime, ctime, inode), the XXH3-128 of its
+/// contents then (`XXH128Hasher`), and when it looked. Contents are hashed again when the status changed (as
 /// ninja and Bazel do), or when the file had changed too shortly before the look for its
 /// status to tell a later change (`FileStatus.isRacy`, git's racy rule).
 package struct FileRecord: Sendable, Equatable {
@@ -11,7 +11,7 @@ package struct FileRecord: Sendable, Equatable {
     package var modifiedNanoseconds: Int64
     package var changedNanoseconds: Int64
     package var inode: UInt64
-    /// Lowercase hex.
+    /// Lowercase hex XXH3-128.
     package var digest: String
     /// The wall clock just before the file was stat'ed and hashed; 0 if unknown (never trusted).
     package var hashedAtNanoseconds: Int64
@@ -49,13 +49,13 @@ package struct FileRecord: Sendable, Equatable {
         LocalFileSystem().status(of: path)
     }
 
-    /// The SHA-256 of the file's contents, read in chunks; nil if it cannot be read, or once
+    /// The XXH3-128 of the file's contents, read in chunks; nil if it cannot be read, or once
     /// `stop` is requested (asked between chunks: a large input must not hold up Ctrl-C).
     package static func hash(of path: String, until stop: SetOnceFlag? = nil) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var hasher = SHA256()
+        let hasher = XXH128Hasher()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -65,9 +65,9 @@ package struct FileRecord: Sendable, Equatable {
                 if errno == EINTR { continue }
                 return nil
             }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-        return hex(hasher.finalize())
+        return hasher.finalize()
     }
 
     /// The digest of what is not a regular file's contents: a link's target text, as tar keeps
@@ -75,22 +75,23 @@ package struct FileRecord: Sendable, Equatable {
     static func hashOfEntry(at path: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        var hasher = SHA256()
+        let text: [UInt8]
         switch info.st_mode & S_IFMT {
         case S_IFLNK:
             var target = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
             let count = readlink(path, &target, target.count)
             guard count >= 0, count < target.count else { return nil }
-            hasher.update(data: Array("symlink\0".utf8) + target[..<count])
+            text = Array("symlink\0".utf8) + target[..<count]
         case S_IFDIR:
-            hasher.update(data: Array("folder\0".utf8))
+            text = Array("folder\0".utf8)
         default:
             return nil
         }
-        return hex(hasher.finalize())
+        return text.withUnsafeBytes { XXH128Hasher.hash($0) }
     }
 
-    /// Lowercase hex, written straight into the string's storage: fingerprints take several a task.
+    /// Lowercase hex of a SHA-256 (fingerprints, `TaskFingerprint`), written straight into the
+    /// string's storage: fingerprints take several a task.
     static func hex(_ digest: SHA256.Digest) -> String {
         digest.withUnsafeBytes { hex($0) }
     }

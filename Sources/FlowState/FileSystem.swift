@@ -14,7 +14,7 @@ package protocol FileSystem: Sendable {
     /// The same for a task's `outputs`, with the links and bare folders it holds
     /// (`PathGlob.Matches.outputEntries`).
     func outputFiles(matching pattern: String) -> [String]
-    /// The SHA-256 of the file's contents, lowercase hex; nil if it cannot be read. Of a link
+    /// The XXH3-128 of the file's contents (`XXH128Hasher`), lowercase hex; nil if it cannot be read. Of a link
     /// that reaches no regular file, that of its target's text; of a folder, one for any folder.
     func hash(of path: String) -> String?
     /// The wall clock, in nanoseconds since 1970, as file timestamps count.

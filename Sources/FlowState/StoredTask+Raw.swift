@@ -19,7 +19,7 @@ extension StoredTask {
                 text[2 * index] = FileRecord.hexDigit(raw[index] >> 4)
                 text[2 * index + 1] = FileRecord.hexDigit(raw[index] & 15)
             }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(text))
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(text)[..<(2 * raw.count)]))
         }
     }
 }

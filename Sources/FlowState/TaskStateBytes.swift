@@ -9,14 +9,18 @@ import Glibc
 ///     u32 input files, u32 output files
 ///     each file, inputs first: u32 pattern index, u32 path length, the path (`HiddenPath`'s
 ///       form for one holding a secret value),
-///       i64 size, i64 mtime, i64 ctime, u64 inode, i64 hashed-at (nanoseconds), 32-byte digest
+///       i64 size, i64 mtime, i64 ctime, u64 inode, i64 hashed-at (nanoseconds), 16-byte digest
+///       of its contents (XXH3-128, `XXH128Hasher`; the parts above are SHA-256)
 ///
 /// Digests are kept raw, not as hex: a run compares them in place, in the mapped file.
 enum TaskStateBytes {
+    /// A part's size: a SHA-256.
     static let digestSize = 32
     static let digestCount = 6
+    /// A file's contents' digest size: an XXH3-128.
+    static let fileDigestSize = XXH128Hasher.size
     /// A file's bytes after its path.
-    static let fileTail = 5 * 8 + digestSize
+    static let fileTail = 5 * 8 + fileDigestSize
 
     /// Appends `state`'s bytes to `bytes`.
     static func append(_ state: TaskState, to bytes: inout [UInt8]) {
@@ -33,8 +37,8 @@ enum TaskStateBytes {
             appendText(file.path, to: &bytes)
             let record = file.record
             var digest: [UInt8] = []
-            // A digest that is not one (never the case for a SHA-256) is kept as never hashed.
-            let isDigest = appendDigest(record.digest, to: &digest)
+            // A digest that is not one (never the case for an XXH3-128) is kept as never hashed.
+            let isDigest = appendDigest(record.digest, to: &digest, size: fileDigestSize)
             for value in [record.size, record.modifiedNanoseconds, record.changedNanoseconds] { appendInteger(value, to: &bytes) }
             appendInteger(record.inode, to: &bytes)
             appendInteger(isDigest ? record.hashedAtNanoseconds : 0, to: &bytes)
@@ -51,9 +55,9 @@ enum TaskStateBytes {
         bytes += text.utf8
     }
 
-    /// Appends the 32 bytes that lowercase `hex` spells; zeros, and false, if it spells none.
+    /// Appends the `size` bytes that lowercase `hex` spells; zeros, and false, if it spells none.
     @discardableResult
-    static func appendDigest(_ hex: String, to bytes: inout [UInt8]) -> Bool {
+    static func appendDigest(_ hex: String, to bytes: inout [UInt8], size digestSize: Int = digestSize) -> Bool {
         var hex = hex
         let start = bytes.count
         let valid = hex.withUTF8 { text -> Bool in
@@ -202,7 +206,7 @@ package struct StoredTask: @unchecked Sendable {
             let status = FileStatus(
                 size: int64(0), modifiedNanoseconds: int64(1), changedNanoseconds: int64(2), inode: UInt64(bitPattern: int64(3)))
             let path = UnsafeRawBufferPointer(rebasing: bytes[pathStart..<tail])
-            let digest = UnsafeRawBufferPointer(rebasing: bytes[(tail + 40)..<(tail + 40 + TaskStateBytes.digestSize)])
+            let digest = UnsafeRawBufferPointer(rebasing: bytes[(tail + 40)..<(tail + 40 + TaskStateBytes.fileDigestSize)])
             guard body(pattern, path, status, int64(4), digest) else { return false }
         }
         return true

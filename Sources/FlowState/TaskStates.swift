@@ -12,25 +12,26 @@ import Glibc
 /// `tasks-KEY.bin`: the magic line, the format version, the workflow's path, the task count,
 /// each task's bytes (`TaskStateBytes`) in the order of the plan that wrote it (so that task i of
 /// the plan is looked for at i first, and by its id only when the plan changed), then the
-/// CRC-32 of all before it (`StateChecksum`; version 1 ended with its SHA-256, and is still
-/// read). A file of another version, cut short or damaged is ignored (its tasks run again) and
-/// written anew; it is replaced only whole (a temporary file, fsynced, then
+/// CRC-32 of all before it (`StateChecksum`). A file of another version (1 and 2 kept the
+/// SHA-256 of each file, 3 its XXH3-128), cut short or damaged is ignored, said so (its tasks
+/// run again), and written anew; it is replaced only whole (a temporary file, fsynced, then
 /// renamed), at the end of a run that changed something.
 ///
 /// `tasks-KEY.journal`: each success appended as it happens, as `.ninja_log` is, so a run killed
-/// at any moment keeps what had finished; each entry carries its own SHA-256. A torn last entry
+/// at any moment keeps what had finished; each entry carries its own SHA-256. A journal of
+/// another version is ignored with the whole state, as a damaged one. A torn last entry
 /// (a kill during its write) ends the journal. A damaged one (its bytes all there, its SHA-256
 /// not theirs) is said (`ignoredProblem`, naming the entry), and the whole state is ignored:
 /// the entry may have been the forgetting of any task, whose older success must not count.
 /// The end of a run folds the journal into the `.bin` and removes it.
 /// Replaying it again over the file it was folded into (a crash between the two) changes nothing.
 package final class TaskStates: @unchecked Sendable {
-    /// 2: the CRC-32 of the rest at the end, where 1 had its SHA-256 (read on every run).
-    package static let version: UInt32 = 2
-    /// The version before, still read: an upgrade does not run every task again.
-    static let sha256Version: UInt32 = 1
-    /// The journal's version: its entries still carry their SHA-256 (few, and small).
-    static let journalVersion: UInt32 = 1
+    /// 3: each file's digest is its XXH3-128 (16 bytes), where 2 kept its SHA-256 (32), so a
+    /// state of 2 or 1 is not read: its tasks run once.
+    package static let version: UInt32 = 3
+    /// The journal's version, 2 since files' digests are XXH3-128: its entries still carry
+    /// their own SHA-256 (few, and small).
+    static let journalVersion: UInt32 = 2
     static let magic = Array("flowrun-tasks\n".utf8)
     static let journalMagic = Array("flowrun-tasks-journal\n".utf8)
     /// How much of the new file is held before it is written.
@@ -74,7 +75,7 @@ package final class TaskStates: @unchecked Sendable {
         path = folder.file("tasks-\(key).bin")
         journalPath = folder.file("tasks-\(key).journal")
         if let problem = mapFile() {
-            ignoredProblem = "\(path) \(problem); it is ignored and will be written anew"
+            ignoredProblem = "\(path) \(problem); it is ignored (its tasks run again) and will be written anew"
             unmap()
         }
         if let damage = readJournal() {
@@ -144,27 +145,23 @@ package final class TaskStates: @unchecked Sendable {
         guard let version = Self.header(of: bytes, magic: Self.magic, cursor: &cursor) else {
             return "is not a flowrun task state file"
         }
-        guard version == Self.version || version == Self.sha256Version else {
+        guard version == Self.version else {
             return "was written by another flowrun (state format \(version); this one reads \(Self.version))"
         }
-        let trailerSize = version == Self.version ? StateChecksum.size : TaskStateBytes.digestSize
+        let trailerSize = StateChecksum.size
         guard bytes.count >= cursor + trailerSize else { return "is damaged or cut short" }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - trailerSize)])
         // Checked a piece at a time, each piece's pages let go of once read: the whole file
         // is never in the process's memory at once (each task's bytes come back when read).
         var checksum = StateChecksum()
-        var hasher = version == Self.sha256Version ? SHA256() : nil
         var checked = 0
         while checked < body.count {
             let end = min(checked + Self.releasePiece, body.count)
-            let piece = UnsafeRawBufferPointer(rebasing: body[checked..<end])
-            if hasher != nil { hasher?.update(bufferPointer: piece) } else { checksum.update(piece) }
+            checksum.update(UnsafeRawBufferPointer(rebasing: body[checked..<end]))
             releasePages(before: end)
             checked = end
         }
-        let intact =
-            hasher.map { $0.finalize().elementsEqual(bytes[body.count...]) } ?? (StateChecksum.read(in: bytes, at: body.count) == checksum.value)
-        guard intact else { return "is damaged or cut short" }
+        guard StateChecksum.read(in: bytes, at: body.count) == checksum.value else { return "is damaged or cut short" }
         guard let file = Self.text(in: body, cursor: &cursor) else { return "is damaged" }
         guard file == workflowFile else { return "belongs to \(file)" }
         guard let count = Self.integer(in: body, cursor: &cursor) else { return "is damaged" }
@@ -215,9 +212,12 @@ package final class TaskStates: @unchecked Sendable {
         journalBytes = bytes
         let raw = UnsafeRawBufferPointer(bytes)
         var cursor = 0
-        guard Self.header(of: raw, magic: Self.journalMagic, cursor: &cursor) == Self.journalVersion,
-            Self.text(in: raw, cursor: &cursor) == workflowFile
+        guard let version = Self.header(of: raw, magic: Self.journalMagic, cursor: &cursor), Self.text(in: raw, cursor: &cursor) == workflowFile
         else { return nil }
+        // Another version's entries may be the forgetting of any task: as a damaged entry.
+        guard version == Self.journalVersion else {
+            return "was written by another flowrun (journal format \(version); this one reads \(Self.journalVersion))"
+        }
         journalIsUsable = true
         var whole = cursor
         defer { if whole < raw.count { journalWholeLength = whole } }

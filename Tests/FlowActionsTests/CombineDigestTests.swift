@@ -1,4 +1,3 @@
-import Crypto
 import FlowEngine
 import FlowFiles
 import Foundation
@@ -8,7 +7,7 @@ import Testing
 
 private typealias Support = CombineTestSupport
 
-/// A combine notes the SHA-256 of the file it wrote (`StreamedDigests`), under its identity at
+/// A combine notes the XXH3-128 of the file it wrote (`StreamedDigests`), under its identity at
 /// `to`, so that the up-to-date bookkeeping does not read it back; the digest is the file's.
 @Suite struct CombineDigestTests {
     @Test(arguments: ["concat", "tar", "tar.gz", "zip", "image"])
@@ -28,6 +27,6 @@ private typealias Support = CombineTestSupport
         let output = folder + "/out/all"
         let identity = try #require(FileStatus.of(path: output))
         let noted = try #require(StreamedDigests.shared.take(identity))
-        #expect(noted.digest == SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: output))).hex)
+        #expect(noted.digest == DownloadRunnerTests.xxh128(Array(try Data(contentsOf: URL(fileURLWithPath: output)))))
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import FlowFiles
 import FlowModel
 import Foundation
@@ -6,7 +5,7 @@ import Testing
 
 @testable import FlowActions
 
-/// An extraction notes the SHA-256 of the archive it read and of every file it wrote
+/// An extraction notes the XXH3-128 of the archive it read and of every file it wrote
 /// (`StreamedDigests`), each under the file's identity at `to`, so that the up-to-date
 /// bookkeeping reads nothing back; a digest noted is always the file's.
 @Suite struct DecompressDigestTests {
@@ -28,8 +27,9 @@ import Testing
 
         """
 
-    static func sha256(_ path: String) throws -> String {
-        SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).hex
+    /// The digest the up-to-date state keeps of the file at `path` (`XXH128Hasher`).
+    static func xxh128(_ path: String) throws -> String {
+        DownloadRunnerTests.xxh128(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
     /// Every regular file below `folder`, relative.
@@ -50,7 +50,7 @@ import Testing
     ) throws {
         for path in paths {
             let identity = try #require(FileStatus.of(path: path))
-            #expect(store.take(identity)?.digest == (try sha256(path)), "\(path)", sourceLocation: sourceLocation)
+            #expect(store.take(identity)?.digest == (try xxh128(path)), "\(path)", sourceLocation: sourceLocation)
         }
         #expect(store.count == 0, "nothing else noted", sourceLocation: sourceLocation)
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// A zip's archive digest is taken from two readers: libarchive's reads (headers, stored and
 /// large entries, the directory) and the whole-entry inflater's (`ArchiveSource.bytes`), whose
-/// bytes libarchive then skips. Whatever the shape, the digest noted is the archive's SHA-256
+/// bytes libarchive then skips. Whatever the shape, the digest noted is the archive's XXH3-128
 /// and every file has its bytes.
 @Suite struct DecompressZipDigestTests {
     /// Entries around the read block (64 KiB) and the whole-entry size (4 MiB), stored ones
@@ -44,7 +44,7 @@ import Testing
         """
 
     @Test(arguments: ["plain.zip", "zip64.zip", "descriptors.zip", "stub.zip", "reversed.zip"])
-    func theArchivesDigestIsItsSHA256WhateverItsShape(archive: String) throws {
+    func theArchivesDigestIsItsXXH128WhateverItsShape(archive: String) throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }
         try fixtures.python(Self.archives)

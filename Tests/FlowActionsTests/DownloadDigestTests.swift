@@ -5,7 +5,7 @@ import Testing
 
 @testable import FlowActions
 
-/// A download hands the SHA-256 it computed while the bytes went by to the up-to-date
+/// A download hands the XXH3-128 it computed while the bytes went by to the up-to-date
 /// bookkeeping (`StreamedDigests`), for the file as it lies at `to`, whichever way the bytes
 /// came, so that the file is not read back to hash it again.
 @Suite struct DownloadDigestTests {
@@ -29,7 +29,7 @@ import Testing
         let attempt = await DownloadRunnerTests.run(tasks[0], runner: runner)
         #expect(attempt.result == .succeeded)
         #expect(DownloadRunnerTests.contents(folder + "/out/file.bin") == body)
-        #expect(Self.noted(folder + "/out/file.bin") == DownloadRunnerTests.sha256(body))
+        #expect(Self.noted(folder + "/out/file.bin") == DownloadRunnerTests.xxh128(body))
     }
 
     /// The digest of a resumed download covers the bytes kept from the attempt before, not
@@ -58,7 +58,7 @@ import Testing
         let range = try #require(server.requests.last?.header("Range"))
         #expect(range != "bytes=0-", "the second attempt resumed")
         #expect(DownloadRunnerTests.contents(folder + "/big.bin") == body)
-        #expect(Self.noted(folder + "/big.bin") == DownloadRunnerTests.sha256(body))
+        #expect(Self.noted(folder + "/big.bin") == DownloadRunnerTests.xxh128(body))
     }
 
     @Test func aFileURLACacheHitAndAFinishedSharedTransferEachNoteTheirTo() async throws {
@@ -88,7 +88,7 @@ import Testing
         #expect(server.requestCount("/elsewhere") == 0, "`cached` came from the cache")
         for name in ["local.bin", "first.bin", "again.bin", "cached.bin"] {
             #expect(DownloadRunnerTests.contents(folder + "/" + name) == body, "\(name)")
-            #expect(Self.noted(folder + "/" + name) == digest, "\(name)")
+            #expect(Self.noted(folder + "/" + name) == DownloadRunnerTests.xxh128(body), "\(name)")
         }
     }
 

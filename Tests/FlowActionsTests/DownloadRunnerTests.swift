@@ -1,5 +1,6 @@
 import Crypto
 import FlowEngine
+import FlowFiles
 import FlowLoading
 import FlowModel
 import FlowPlanning
@@ -23,6 +24,11 @@ import Testing
 
     static func sha256(_ bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The digest the up-to-date state keeps of a file holding `bytes` (`XXH128Hasher`).
+    static func xxh128(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { XXH128Hasher.hash($0) }
     }
 
     /// Download tasks, planned as a workflow in `folder`; each entry is a task's YAML map.
@@ -117,6 +123,34 @@ import Testing
         #expect(Self.folderContents(folder) == [])
     }
 
+    /// A task with a `sha256:` that copies the bytes of another task's transfer of the same URL,
+    /// which gave none (so computed only the XXH3-128 the state keeps), still checks them
+    /// against its own: a body that does not match fails it, and nothing is left at its `to`.
+    @Test func bytesCopiedFromATransferWithoutSHA256AreStillCheckedAgainstOne() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let body = Self.bytes(70_000, seed: 1)
+        server.route("/asset") { _ in .init(body: body) }
+        let runner = Self.runner(in: folder)
+        defer { runner.finishRun() }
+        let url = "\(server.baseURL)/asset"
+        let tasks = try Self.tasks(
+            [
+                ("plain", "{download: {url: '\(url)', to: plain.bin}}"),
+                ("wrong", "{download: {url: '\(url)', to: wrong.bin, sha256: \(Self.sha256(Self.bytes(70_000, seed: 2)))}}"),
+                ("right", "{download: {url: '\(url)', to: right.bin, sha256: \(Self.sha256(body))}}"),
+            ], in: folder)
+        #expect(await Self.run(tasks[0], runner: runner).result == .succeeded)
+        let wrong = await Self.run(tasks[1], runner: runner)
+        guard case .failedAdvising(let reason, _, _) = wrong.result else { Issue.record("not failed: \(String(describing: wrong.result))"); return }
+        #expect(reason.contains("sha256 mismatch"), "\(reason)")
+        #expect(await Self.run(tasks[2], runner: runner).result == .succeeded)
+        #expect(server.requestCount("/asset") == 1, "the later tasks copied the finished transfer")
+        #expect(Self.folderContents(folder) == ["plain.bin", "right.bin"])
+    }
+
     @Test func statusesAreClassifiedAndRetryAfterIsRead() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -129,7 +163,7 @@ import Testing
         let downloader = Downloader(environment: [:])
         defer { downloader.shutdown() }
         func fetch(_ path: String) async throws -> ActionFailure? {
-            let file = try PartialFile(destination: folder + "/x.bin")
+            let file = try PartialFile(destination: folder + "/x.bin", withSHA256: false)
             defer { file.queue.sync { file.remove() } }
             return await withCheckedContinuation { done in
                 _ = downloader.fetch(server.baseURL + path, headers: [], into: file, progress: { _, _ in }) { result in

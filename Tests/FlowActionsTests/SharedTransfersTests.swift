@@ -25,13 +25,13 @@ import Testing
             let word: String = if case .abandoned = ending { "abandoned" } else { "other" }
             told.update { $0.append(word) }
         }
-        transfers.ended(key, with: .abandoned, placed: (path: "/out/f", sha256: "ab"))
+        transfers.ended(key, with: .abandoned, placed: (path: "/out/f", digests: BodyDigests(content: "cd", sha256: "ab")))
         #expect(told.value == ["abandoned"])
-        guard case .finished(let path, let sha256) = transfers.join(key, waiter: { _ in }) else {
+        guard case .finished(let path, let digests) = transfers.join(key, waiter: { _ in }) else {
             Issue.record("a task joining after a placed transfer must copy it"); return
         }
         #expect(path == "/out/f")
-        #expect(sha256 == "ab")
+        #expect(digests == BodyDigests(content: "cd", sha256: "ab"))
     }
 
     @Test func aTransferThatPlacedNothingIsMadeAgainByTheNextTask() {

@@ -1,4 +1,3 @@
-import Crypto
 import FlowFiles
 import Foundation
 
@@ -10,6 +9,8 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     private var files: [String: (contents: String, status: FileStatus)] = [:]
     private var lastInode: UInt64 = 0
     private(set) var hashes = 0
+    /// The paths hashed, in order.
+    private(set) var hashedPaths: [String] = []
     /// Digests noted by an "action" as it wrote a file, by inode, with the status then.
     private var streamed: [UInt64: (status: FileStatus, noted: StreamedDigests.Noted)] = [:]
     var nowNanoseconds: Int64
@@ -92,11 +93,12 @@ final class InMemoryFileSystem: FileSystem, @unchecked Sendable {
     func hash(of path: String) -> String? {
         guard let contents = files[path]?.contents else { return nil }
         hashes += 1
+        hashedPaths.append(path)
         return Self.digest(contents)
     }
 
-    /// The SHA-256 of `contents`, lowercase hex, as `FileRecord.hash(of:)` gives a file's.
+    /// The XXH3-128 of `contents`, lowercase hex, as `FileRecord.hash(of:)` gives a file's.
     static func digest(_ contents: String) -> String {
-        FileRecord.hex(SHA256.hash(data: Data(contents.utf8)))
+        XXH128Hasher.hash(contents)
     }
 }

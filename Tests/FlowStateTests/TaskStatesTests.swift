@@ -10,13 +10,15 @@ import Testing
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("task-states-\(UUID().uuidString)").path
     var folder: StateFolder { StateFolder(path: base + "/.flowrun") }
 
-    static func hex(_ seed: String) -> String { InMemoryFileSystem.digest(seed) }
+    /// A fingerprint part's digest: a SHA-256.
+    static func hex(_ seed: String) -> String { FileRecord.hex(SHA256.hash(data: Data(seed.utf8))) }
 
     static func state(_ id: String, _ seed: String = "1") -> TaskState {
         let fingerprint = TaskFingerprint(
             definition: hex(id + seed + "d"), environment: hex("e"), inputs: hex(id + seed + "i"), needs: hex("n"))
         let file = FileRecord(
-            size: 3, modifiedNanoseconds: 7, changedNanoseconds: 8, inode: 9, digest: hex("contents"), hashedAtNanoseconds: 11)
+            size: 3, modifiedNanoseconds: 7, changedNanoseconds: 8, inode: 9, digest: InMemoryFileSystem.digest("contents"),
+            hashedAtNanoseconds: 11)
         return TaskState(
             id: id, record: TaskRecord(fingerprint: fingerprint, outputs: hex(id + "o")),
             inputs: [StampedFile(pattern: 0, path: "/w/in/" + id, record: file)],
@@ -160,38 +162,77 @@ import Testing
         #expect(read(reread, "b", at: 1) == Self.state("b"))
     }
 
-    /// A file of version 1, which ended with the SHA-256 of the rest where this one ends with its
-    /// CRC-32, is still read (an upgrade runs no task again), damaged it is still ignored, and the
-    /// end of a run that changed something writes it in this version.
-    @Test func aFileOfTheVersionBeforeIsStillReadAndWrittenAnewInThisOne() throws {
+    /// A file of version 2, as the flowrun before this one wrote it (each file's SHA-256, 32
+    /// bytes, where this one keeps its XXH3-128, 16), is not read: it is said to be ignored, as
+    /// another flowrun's, its tasks have no success kept (so they run once), and the end of a
+    /// run that changed something writes the file in this version.
+    @Test func aFileOfTheSHA256VersionIsIgnoredSaidSoAndWrittenAnewInThisOne() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let path = states().path
+        try Self.version2File(of: Self.state("a"), workflow: "/w/flow.yaml").write(to: URL(fileURLWithPath: path))
+
+        let found = states()
+        #expect(
+            found.ignoredProblem
+                == "\(path) was written by another flowrun (state format 2; this one reads 3); it is ignored (its tasks run again) and will be written anew")
+        #expect(found.stored(at: 0, id: "a") == nil)
+        #expect(found.isEmpty)
+
+        try found.recordSuccess(Self.state("b"))
+        try found.compact(plan: ["b"])
+        let rewritten = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(rewritten[TaskStates.magic.count] == UInt8(TaskStates.version))
+        let reread = states()
+        #expect(reread.ignoredProblem == nil)
+        #expect(read(reread, "b", at: 0) == Self.state("b"))
+    }
+
+    /// A journal of the version before (its entries' files with 32-byte digests) is never read
+    /// as this one's: the whole state is ignored, and said so, as with a damaged entry.
+    @Test func aJournalOfTheVersionBeforeIgnoresTheStateAndSaysSo() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let written = states()
         try written.recordSuccess(Self.state("a"))
         try written.compact(plan: ["a"])
-        let url = URL(fileURLWithPath: written.path)
-        let current = try Data(contentsOf: url)
-        #expect(current[TaskStates.magic.count] == UInt8(TaskStates.version))
-        var before = Data(current.dropLast(StateChecksum.size))
-        before[TaskStates.magic.count] = UInt8(TaskStates.sha256Version)
-        before += Data(SHA256.hash(data: before))
-        try before.write(to: url)
+        let journaled = states()
+        try journaled.recordSuccess(Self.state("b"))
+        var journal = try Data(contentsOf: URL(fileURLWithPath: journaled.journalPath))
+        journal[TaskStates.journalMagic.count] = 1
+        try journal.write(to: URL(fileURLWithPath: journaled.journalPath))
 
         let found = states()
-        #expect(found.ignoredProblem == nil)
-        #expect(read(found, "a", at: 0) == Self.state("a"))
-        var damaged = before
-        damaged[damaged.count / 2] ^= 0x20
-        try damaged.write(to: url)
-        #expect(states().ignoredProblem != nil)
+        #expect(found.ignoredProblem?.contains("\(found.journalPath): was written by another flowrun (journal format 1; this one reads 2)") == true)
+        #expect(found.stored(at: 0, id: "a") == nil)
+    }
 
-        try before.write(to: url)
-        let next = states()
-        try next.recordSuccess(Self.state("b"))
-        try next.compact(plan: ["a", "b"])
-        let rewritten = try Data(contentsOf: url)
-        #expect(rewritten[TaskStates.magic.count] == UInt8(TaskStates.version))
-        #expect(read(states(), "a", at: 0) == Self.state("a"))
-        #expect(read(states(), "b", at: 1) == Self.state("b"))
+    /// The bytes version 2 wrote for one task: the layout of this one with each file's digest a
+    /// SHA-256 of 32 bytes, then the CRC-32 of the rest.
+    static func version2File(of state: TaskState, workflow: String) -> Data {
+        var bytes = TaskStates.magic
+        TaskStateBytes.appendInteger(UInt32(2), to: &bytes)
+        TaskStateBytes.appendText(workflow, to: &bytes)
+        TaskStateBytes.appendInteger(UInt32(1), to: &bytes)
+        TaskStateBytes.appendText(state.id, to: &bytes)
+        let fingerprint = state.record.fingerprint
+        for hex in [fingerprint.definition, fingerprint.environment, fingerprint.inputs, fingerprint.needs, state.record.outputs, fingerprint.value] {
+            TaskStateBytes.appendDigest(hex, to: &bytes)
+        }
+        TaskStateBytes.appendInteger(UInt32(state.inputs.count), to: &bytes)
+        TaskStateBytes.appendInteger(UInt32(state.outputs.count), to: &bytes)
+        for file in state.inputs + state.outputs {
+            TaskStateBytes.appendInteger(UInt32(file.pattern), to: &bytes)
+            TaskStateBytes.appendText(file.path, to: &bytes)
+            let record = file.record
+            for value in [record.size, record.modifiedNanoseconds, record.changedNanoseconds, Int64(bitPattern: record.inode), record.hashedAtNanoseconds] {
+                TaskStateBytes.appendInteger(value, to: &bytes)
+            }
+            TaskStateBytes.appendDigest(hex("contents of \(file.path)"), to: &bytes)
+        }
+        var checksum = StateChecksum()
+        bytes.withUnsafeBytes { checksum.update($0) }
+        TaskStateBytes.appendInteger(checksum.value, to: &bytes)
+        return Data(bytes)
     }
 
     /// Another version's file, one cut short at any length, or one with any byte changed: none

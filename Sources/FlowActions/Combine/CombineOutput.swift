@@ -1,16 +1,15 @@
-import Crypto
 import FlowFiles
 import Glibc
 
 /// A combine task's output: an `AtomicFile` whose bytes are hashed as they are written, so that
-/// once it is in place its SHA-256 is noted for the up-to-date bookkeeping (`StreamedDigests`)
+/// once it is in place its XXH3-128 is noted for the up-to-date bookkeeping (`StreamedDigests`)
 /// and the file is not read back to hash it.
 ///
 /// Not thread-safe: one writer uses it at a time.
 final class CombineOutput {
     private let file: AtomicFile
     private let digests: StreamedDigests
-    private var hasher = SHA256()
+    private let hasher = XXH128Hasher()
     private var hashed: Int64 = 0
 
     init(_ destination: String, digests: StreamedDigests) throws(ActionFailure) {
@@ -42,7 +41,7 @@ final class CombineOutput {
 
     /// Bytes that were written to `descriptor` by other code.
     func hash(_ bytes: UnsafeRawBufferPointer) {
-        hasher.update(bufferPointer: bytes)
+        hasher.update(bytes)
         hashed += Int64(bytes.count)
     }
 
@@ -62,7 +61,7 @@ final class CombineOutput {
         guard let before, before.size == hashed, let after = FileStatus.of(path: file.destination),
             after.isRenamed(from: before)
         else { return }
-        digests.note(hasher.finalize().hex, for: after)
+        digests.note(hasher.finalize(), for: after)
     }
 
     func discard() { file.discard() }

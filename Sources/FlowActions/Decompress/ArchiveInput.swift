@@ -179,7 +179,7 @@ final class ArchiveInput {
         archive_error_string(reader).map { String(cString: $0) } ?? "unknown error"
     }
 
-    /// The archive's SHA-256 (lowercase hex) and its identity, once every entry was read; nil
+    /// The archive's XXH3-128 (lowercase hex) and its identity, once every entry was read; nil
     /// for a pipe, or a file that changed while it was read.
     func digest() -> (digest: String, identity: FileStatus)? {
         readAhead?.stop()

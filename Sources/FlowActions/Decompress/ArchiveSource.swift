@@ -1,10 +1,9 @@
 import CArchive
-import Crypto
 import FlowFiles
 import Foundation
 
 /// Feeds libarchive a regular archive file through read, skip and seek callbacks of ours, and
-/// hashes its bytes (SHA-256) in file order as they are read, on a thread of its own
+/// hashes its bytes (XXH3-128) in file order as they are read, on a thread of its own
 /// (`BlockHashing`), so that the up-to-date bookkeeping need not read the archive again
 /// (`StreamedDigests`). Blocks are read into a ring of buffers: a buffer is read into again
 /// once libarchive has moved past it (its next read) and it was hashed.
@@ -165,20 +164,20 @@ final class ArchiveSource {
         return position
     }
 
-    /// The archive's SHA-256 in lowercase hex, once it was read: what libarchive left unread is
+    /// The archive's XXH3-128 in lowercase hex, once it was read: what libarchive left unread is
     /// read now. Nil if the file changed since it was opened (its identity differs) or cannot
     /// be read.
     func digest() -> String? {
-        var hasher = hashing.finish()
+        let hasher = hashing.finish()
         let buffer = buffers[0]
         while hashedUpTo < size {
             let count = pread(descriptor, buffer, min(Self.blockSize, Int(size - hashedUpTo)), off_t(hashedUpTo))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return nil }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: count))
+            hasher.update(UnsafeRawBufferPointer(start: buffer, count: count))
             hashedUpTo += Int64(count)
         }
         guard FileStatus.of(descriptor: descriptor) == identity else { return nil }
-        return hasher.finalize().hex
+        return hasher.finalize()
     }
 }

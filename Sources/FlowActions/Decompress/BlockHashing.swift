@@ -1,7 +1,7 @@
-import Crypto
+import FlowFiles
 import Foundation
 
-/// SHA-256 of a stream of blocks, on a thread of its own: the thread that reads the archive
+/// The XXH3-128 (`XXH128Hasher`) of a stream of blocks, on a thread of its own: the thread that reads the archive
 /// (and decodes or inflates it, the slowest part of an extraction) hands each block over and
 /// goes on, instead of hashing it itself. Blocks are hashed in the order given, from the
 /// caller's memory, without a copy: the caller keeps a block unchanged until `wait(for:)` its
@@ -29,7 +29,7 @@ final class BlockHashing: @unchecked Sendable {
     private var waiting = 0
     private var closed = false
     private var ended = false
-    private var hasher = SHA256()
+    private var hasher = XXH128Hasher()
 
     init() {
         WorkerThread.start(
@@ -65,7 +65,7 @@ final class BlockHashing: @unchecked Sendable {
     }
 
     /// Waits until every block was hashed, ends the thread and gives the hash state back.
-    func finish() -> SHA256 {
+    func finish() -> XXH128Hasher {
         condition.withLock {
             closed = true
             condition.broadcast()
@@ -75,7 +75,7 @@ final class BlockHashing: @unchecked Sendable {
     }
 
     private func hashAll() {
-        var state = condition.withLock { hasher }
+        let state = condition.withLock { hasher }
         var taken: [(block: UnsafeRawPointer, count: Int)] = []
         while true {
             condition.withLock {
@@ -84,7 +84,7 @@ final class BlockHashing: @unchecked Sendable {
             }
             if taken.isEmpty { break }  // closed, and every block hashed
             for next in taken {
-                state.update(bufferPointer: UnsafeRawBufferPointer(start: next.block, count: next.count))
+                state.update(UnsafeRawBufferPointer(start: next.block, count: next.count))
             }
             let wake = condition.withLock {
                 hashed += taken.count

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Hashes the files an extraction writes on a thread of its own, so that SHA-256 does not slow
+/// Hashes the files an extraction writes on a thread of its own, so that hashing (XXH3-128) does not slow
 /// the thread that decodes and writes them (a zip's entries are inflated on that thread): each
 /// data block is copied into a ring of buffers, the hashing thread takes them in order, and at
 /// each file's end notes its digest (`WrittenFiles`). Memory is the ring's; the writer waits

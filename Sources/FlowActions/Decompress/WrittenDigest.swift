@@ -1,10 +1,10 @@
-import Crypto
+import FlowFiles
 
-/// The SHA-256 of one file's bytes, taken from the data blocks as they are written. Blocks must
+/// The XXH3-128 (`XXH128Hasher`) of one file's bytes, taken from the data blocks as they are written. Blocks must
 /// follow each other: a sparse file's hole (a block further on) or a block written twice ends
 /// it, and the file is hashed by the bookkeeping as before.
 struct WrittenDigest {
-    private var hasher = SHA256()
+    private let hasher = XXH128Hasher()
     private var offset: Int64 = 0
     private var followed = true
 
@@ -14,13 +14,13 @@ struct WrittenDigest {
             followed = false
             return
         }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: block, count: count))
+        hasher.update(UnsafeRawBufferPointer(start: block, count: count))
         self.offset += Int64(count)
     }
 
     /// The digest in lowercase hex, if the file holds exactly the bytes hashed (its `size`).
     func digest(ofFileSized size: Int64) -> String? {
         guard followed, size == offset else { return nil }
-        return hasher.finalize().hex
+        return hasher.finalize()
     }
 }

@@ -1,7 +1,7 @@
 import FlowFiles
 import Foundation
 
-/// The SHA-256 of each file an extraction wrote, computed from the bytes as they were written
+/// The XXH3-128 of each file an extraction wrote, computed from the bytes as they were written
 /// (`WrittenDigest`) and noted in `StreamedDigests` under the file's identity once it was
 /// finished, so that the up-to-date bookkeeping does not read the files back.
 ///

@@ -27,7 +27,7 @@ final class DownloadJob: Sendable {
 
     func begin() {
         if let sha256 = action.sha256, let cache = runner.cache, let blob = cache.lookup(sha256: sha256) {
-            copy(from: .path(blob), expecting: sha256) { _ in
+            copy(from: .path(blob), expecting: (content: nil, sha256: sha256.lowercased())) { _ in
                 cache.evict(sha256: sha256)
                 self.joinTransfer()
             }
@@ -46,40 +46,45 @@ final class DownloadJob: Sendable {
         case .waiting:
             _ = attempt.stop.onStop { self.attempt.end(.cancelled) }
             if attempt.stop.isStopped { attempt.end(.cancelled) }
-        case .finished(let path, let sha256):
-            copyFinished(.path(path), sha256: sha256)
+        case .finished(let path, let digests):
+            copyFinished(.path(path), digests: digests)
         }
     }
 
     private func sharedTransferEnded(_ ending: SharedTransfers.Ending) {
         if attempt.stop.isStopped { return attempt.end(.cancelled) }
         switch ending {
-        case .finished(let bytes): copyFinished(.finished(bytes), sha256: bytes.sha256)
+        case .finished(let bytes): copyFinished(.finished(bytes), digests: bytes.digests)
         case .failed(let failure) where failure.retryable: joinTransfer()
         case .failed(let failure): attempt.end(failure)
         case .abandoned: joinTransfer()
         }
     }
 
-    /// Another task's transfer of the same URL, checked against this task's sha256 or else the
-    /// digest the transfer computed (a later task may have changed the file: then fetch again).
-    private func copyFinished(_ source: LocalCopy.Source, sha256: String) {
-        if let expected = action.sha256, expected.lowercased() != sha256 {
+    /// Another task's transfer of the same URL, checked against the digests the transfer
+    /// computed (a later task may have changed the file: then fetch again), and against this
+    /// task's sha256 (the transfer's, when it computed one: at once).
+    private func copyFinished(_ source: LocalCopy.Source, digests: BodyDigests) {
+        if let expected = action.sha256, let sha256 = digests.sha256, expected.lowercased() != sha256 {
             return attempt.end(ActionFailure("sha256 mismatch for \(action.to.value): expected \(expected.lowercased()), got \(sha256)", retryable: false))
         }
-        copy(from: source, expecting: sha256) { _ in
+        copy(from: source, expecting: (digests.content, digests.sha256)) { _ in
             self.runner.shared.forget(self.key)
             self.joinTransfer()
         }
     }
 
     /// Copies a local file to `to` through a temporary file; `fallback` runs instead of failing
-    /// when the source cannot be read or its bytes are not those expected. Failing to place the
-    /// copy at `to` is this task's failure.
-    private func copy(from source: LocalCopy.Source, expecting sha256: String, fallback: @escaping @Sendable (ActionFailure) -> Void) {
+    /// when the source cannot be read or its bytes are not those expected (each digest given,
+    /// lowercase hex). Failing to place the copy at `to`, or its bytes not matching this task's
+    /// sha256, is this task's failure.
+    private func copy(
+        from source: LocalCopy.Source, expecting expected: (content: String?, sha256: String?),
+        fallback: @escaping @Sendable (ActionFailure) -> Void
+    ) {
         let file: PartialFile
         do {
-            file = try PartialFile(destination: LinkedDestination.resolved(action.to.value))
+            file = try PartialFile(destination: LinkedDestination.resolved(action.to.value), withSHA256: action.sha256 != nil || expected.sha256 != nil)
         } catch {
             return attempt.end(error)
         }
@@ -95,15 +100,19 @@ final class DownloadJob: Sendable {
             }
             do throws(ActionFailure) {
                 try result.get()
-                guard file.sha256 == sha256.lowercased() else {
-                    throw ActionFailure("the copy's sha256 is \(file.sha256), not \(sha256)", retryable: false)
+                let copied = file.digests
+                if let content = expected.content, copied.content != content {
+                    throw ActionFailure("the copy's digest is \(copied.content), not \(content)", retryable: false)
+                }
+                if let sha256 = expected.sha256, copied.sha256 != sha256 {
+                    throw ActionFailure("the copy's sha256 is \(copied.sha256 ?? "none"), not \(sha256)", retryable: false)
                 }
             } catch {
                 file.remove()
                 return fallback(error)
             }
             do throws(ActionFailure) {
-                _ = try file.finish(expectedSHA256: sha256, folderSyncs: self.runner.folderSyncs, noting: true)
+                _ = try file.finish(expectedSHA256: self.action.sha256, folderSyncs: self.runner.folderSyncs, noting: true)
                 self.attempt.end(nil)
             } catch {
                 self.attempt.end(error)
@@ -117,7 +126,8 @@ final class DownloadJob: Sendable {
         let http = url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")
         let file: PartialFile
         do {
-            file = try runner.partialFile(for: task, destination: LinkedDestination.resolved(action.to.value), resumableFor: http ? url : nil)
+            file = try runner.partialFile(
+                for: task, destination: LinkedDestination.resolved(action.to.value), resumableFor: http ? url : nil, withSHA256: action.sha256 != nil)
         } catch {
             runner.shared.ended(key, with: .abandoned)
             return attempt.end(error)
@@ -163,13 +173,13 @@ final class DownloadJob: Sendable {
         }
         // The bytes are whole: tasks waiting for them get them open, whatever happens at this
         // task's `to` (its own sha256 or a rename that fails are its failures only).
-        let bytes = runner.shared.isAwaited(key) ? FinishedFile(path: file.path, sha256: file.sha256) : nil
+        let bytes = runner.shared.isAwaited(key) ? FinishedFile(path: file.path, digests: file.digests) : nil
         let shared: SharedTransfers.Ending = bytes.map { .finished($0) } ?? .abandoned
         do throws(ActionFailure) {
-            let digest = try file.finish(
+            let digests = try file.finish(
                 expectedSHA256: action.sha256, folderSyncs: runner.folderSyncs, noting: true, cache: action.sha256 == nil ? nil : runner.cache)
             runner.attemptEnded(task, file: file, keep: false)
-            runner.shared.ended(key, with: shared, placed: (action.to.value, digest))
+            runner.shared.ended(key, with: shared, placed: (action.to.value, digests))
             attempt.end(nil)
         } catch {
             runner.attemptEnded(task, file: file, keep: false)

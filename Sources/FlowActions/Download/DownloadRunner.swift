@@ -67,11 +67,15 @@ package final class DownloadRunner: TaskRunner, Sendable {
     }
 
     /// The task's partial file from an earlier attempt, or a new one; for an http `url`, one a
-    /// later flowrun can resume (`PartialFile.resumable`).
-    func partialFile(for task: TaskID, destination: String, resumableFor url: String?) throws(ActionFailure) -> PartialFile {
+    /// later flowrun can resume (`PartialFile.resumable`); `withSHA256` for a task with `sha256:`.
+    func partialFile(for task: TaskID, destination: String, resumableFor url: String?, withSHA256: Bool) throws(ActionFailure) -> PartialFile {
         if let kept = partials.withLockedValue({ $0[task] }), kept.destination == destination { return kept }
         let file: PartialFile
-        if let url { file = try PartialFile.resumable(destination: destination, url: url) } else { file = try PartialFile(destination: destination) }
+        if let url {
+            file = try PartialFile.resumable(destination: destination, url: url, withSHA256: withSHA256)
+        } else {
+            file = try PartialFile(destination: destination, withSHA256: withSHA256)
+        }
         partials.withLockedValue { $0[task] = file }
         return file
     }

@@ -5,15 +5,14 @@ import Glibc
 /// the leading task's `to`, or removed when that `to` could not take it).
 final class FinishedFile: Sendable {
     let descriptor: Int32
-    /// Lowercase hex.
-    let sha256: String
+    let digests: BodyDigests
 
     /// Nil when `path` cannot be opened (out of descriptors): the waiting tasks then transfer.
-    init?(path: String, sha256: String) {
+    init?(path: String, digests: BodyDigests) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.descriptor = descriptor
-        self.sha256 = sha256
+        self.digests = digests
     }
 
     deinit { close(descriptor) }

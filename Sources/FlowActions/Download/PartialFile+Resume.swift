@@ -13,16 +13,16 @@ extension PartialFile {
     /// flowrun left under the fixed name (kept when its record is sound and for this URL, else
     /// emptied), or a new one there; a random temporary (no resume) when the fixed name cannot
     /// be had: another live flowrun holds it, the name is too long, something else is there.
-    static func resumable(destination: String, url: String) throws(ActionFailure) -> PartialFile {
+    static func resumable(destination: String, url: String, withSHA256: Bool) throws(ActionFailure) -> PartialFile {
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        guard let names = ResumeNames(destination: destination) else { return try PartialFile(destination: destination) }
+        guard let names = ResumeNames(destination: destination) else { return try PartialFile(destination: destination, withSHA256: withSHA256) }
         do {
             try Folders.make(folder, access: .shared)
         } catch {
             throw ActionFailure(error.description, retryable: false)
         }
         LeftoverSweep.shared.sweepOnce(folder)
-        guard let descriptor = claim(names.partial) else { return try PartialFile(destination: destination) }
+        guard let descriptor = claim(names.partial) else { return try PartialFile(destination: destination, withSHA256: withSHA256) }
         let urlDigest = ResumeRecord.digest(url)
         var kept = Int64(lseek(descriptor, 0, SEEK_END))
         let record = kept > 0 ? readRecord(names.record) : nil
@@ -37,7 +37,7 @@ extension PartialFile {
             unlink(names.record)
             kept = 0
         }
-        let file = PartialFile(descriptor: descriptor, path: names.partial, destination: destination, size: kept)
+        let file = PartialFile(descriptor: descriptor, path: names.partial, destination: destination, size: kept, withSHA256: withSHA256)
         file.resume = (names, urlDigest)
         if kept > 0, let record {
             file.validator = record.validator

@@ -1,4 +1,3 @@
-import Crypto
 import FlowFiles
 import FlowModel
 import Foundation
@@ -25,8 +24,10 @@ package final class PartialFile: @unchecked Sendable {
     /// Whole blocks written past the page cache, from offset 0 until `settle()`; nil where
     /// the file system has no `O_DIRECT`, or once the file was settled or resumed.
     private var direct: DirectWrites?
+    /// Whether the bytes' SHA-256 is computed too (`BodyDigests`): for a task with `sha256:`.
+    package let withSHA256: Bool
     /// Touched on `hashing` only.
-    private var hasher = SHA256()
+    private var hasher: BodyHasher
     private var hashedSize: Int64 = 0
     /// For a file under the fixed names a later flowrun finds (`PartialFile+Resume`): the names,
     /// and the digest of the URL its record is written for; nil for a random temporary.
@@ -38,8 +39,10 @@ package final class PartialFile: @unchecked Sendable {
 
     /// Creates `.NAME.flowrun-RANDOM` (a `TemporaryFile`) in the destination's folder, making
     /// the folder if needed (as `curl --create-dirs`). `access`: `.owner` for the cache.
-    package init(destination: String, access: FileAccess = .shared) throws(ActionFailure) {
+    package init(destination: String, access: FileAccess = .shared, withSHA256: Bool) throws(ActionFailure) {
         self.destination = destination
+        self.withSHA256 = withSHA256
+        hasher = BodyHasher(withSHA256: withSHA256)
         let url = URL(fileURLWithPath: destination)
         do {
             try Folders.make(url.deletingLastPathComponent().path, access: access)
@@ -53,7 +56,9 @@ package final class PartialFile: @unchecked Sendable {
 
     /// A file already open and locked at `path`, holding `size` bytes (written past the page
     /// cache only when it is empty); its descriptor is at its end.
-    init(descriptor: Int32, path: String, destination: String, size: Int64) {
+    init(descriptor: Int32, path: String, destination: String, size: Int64, withSHA256: Bool) {
+        self.withSHA256 = withSHA256
+        hasher = BodyHasher(withSHA256: withSHA256)
         self.descriptor = descriptor
         self.path = path
         self.destination = destination
@@ -81,7 +86,7 @@ package final class PartialFile: @unchecked Sendable {
     /// `finish()` only after the last part.
     package func hash(_ bytes: UnsafeRawBufferPointer) {
         dispatchPrecondition(condition: .onQueue(hashing))
-        hasher.update(bufferPointer: bytes)
+        hasher.update(bytes)
         hashedSize += Int64(bytes.count)
     }
 
@@ -157,7 +162,7 @@ package final class PartialFile: @unchecked Sendable {
         }
         direct = DirectWrites(descriptor: descriptor, offset: 0)
         hashing.sync {
-            hasher = SHA256()
+            hasher = BodyHasher(withSHA256: withSHA256)
             hashedSize = 0
         }
         size = 0
@@ -169,25 +174,24 @@ package final class PartialFile: @unchecked Sendable {
         forgetResumeRecord()
     }
 
-    /// The digest of what was written so far, in lowercase hex, once every part handed to
-    /// `hashing` is in it.
-    package var sha256: String {
-        hashing.sync { hasher.finalize().hex }
+    /// The digests of what was written so far, once every part handed to `hashing` is in them.
+    var digests: BodyDigests {
+        hashing.sync { hasher.finalize() }
     }
 
-    /// The digest of the whole file, checked to cover as many bytes as were written: a part
-    /// hashed but not written (or the reverse) would make it the digest of other bytes.
-    private func wholeDigest() throws(ActionFailure) -> String {
-        let (digest, hashed) = hashing.sync { (hasher.finalize().hex, hashedSize) }
+    /// The digests of the whole file, checked to cover as many bytes as were written: a part
+    /// hashed but not written (or the reverse) would make them the digests of other bytes.
+    private func wholeDigests() throws(ActionFailure) -> BodyDigests {
+        let (digests, hashed) = hashing.sync { (hasher.finalize(), hashedSize) }
         guard hashed == size else {
             throw ActionFailure("cannot write \(destination): \(hashed.counted("byte")) hashed, \(size) written", retryable: false)
         }
-        return digest
+        return digests
     }
 
-    /// Checks the digest, flushes the file to disk and renames it onto the destination, then
+    /// Checks the SHA-256 (the file must be made `withSHA256` for an `expectedSHA256`), flushes the file to disk and renames it onto the destination, then
     /// flushes the folder so that the rename survives a crash, or notes it in `folderSyncs`
-    /// for one flush later. With `noting`, the digest is handed to the up-to-date bookkeeping
+    /// for one flush later. With `noting`, the XXH3-128 is handed to the up-to-date bookkeeping
     /// (`StreamedDigests`), so that it does not read the file back. On failure the file is
     /// removed.
     /// With `cache`, the verified bytes are stored there too, linked to this file before its
@@ -195,18 +199,19 @@ package final class PartialFile: @unchecked Sendable {
     /// written again.
     package func finish(
         expectedSHA256: String?, folderSyncs: DeferredFolderSyncs? = nil, noting: Bool = false, cache: DownloadCache? = nil
-    ) throws(ActionFailure) -> String {
-        let digest: String
+    ) throws(ActionFailure) -> BodyDigests {
+        precondition(expectedSHA256 == nil || withSHA256, "a sha256 to check, on a file that does not compute it")
+        let digests: BodyDigests
         do throws(ActionFailure) {
             try settle()
-            digest = try wholeDigest()
+            digests = try wholeDigests()
         } catch {
             remove()
             throw error
         }
-        if let expected = expectedSHA256, expected.lowercased() != digest {
+        if let expected = expectedSHA256, let got = digests.sha256, expected.lowercased() != got {
             remove()
-            throw ActionFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(digest)", retryable: false)
+            throw ActionFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(got)", retryable: false)
         }
         do throws(ActionFailure) {
             try leaveResumeNames()
@@ -224,7 +229,7 @@ package final class PartialFile: @unchecked Sendable {
             remove()
             throw ActionFailure("cannot write \(destination): \(reason)", retryable: false)
         }
-        cache?.store(linking: path, from: descriptor, size: size, sha256: digest)
+        if let cache, let sha256 = digests.sha256 { cache.store(linking: path, from: descriptor, size: size, sha256: sha256) }
         let written = FileStatus.of(descriptor: descriptor)
         let closed = close(descriptor)
         let closeCode = errno
@@ -240,8 +245,8 @@ package final class PartialFile: @unchecked Sendable {
         }
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         if let folderSyncs { folderSyncs.add(folder) } else { Folders.synchronize(folder) }
-        if noting { Self.note(digest, of: written, placedAt: destination) }
-        return digest
+        if noting { Self.note(digests.content, of: written, placedAt: destination) }
+        return digests
     }
 
     /// Notes the digest for the file now at `destination` (the rename changed its ctime) if it

@@ -40,12 +40,12 @@ final class SharedTransfers: Sendable {
         case leader
         /// Another task transfers; the waiter is called when it ends.
         case waiting
-        case finished(path: String, sha256: String)
+        case finished(path: String, digests: BodyDigests)
     }
 
     private enum Entry {
         case running(waiters: [@Sendable (Ending) -> Void])
-        case finished(path: String, sha256: String)
+        case finished(path: String, digests: BodyDigests)
     }
 
     private let entries = NIOLockedValueBox<[Key: Entry]>([:])
@@ -56,8 +56,8 @@ final class SharedTransfers: Sendable {
             case .running(let waiters):
                 entries[key] = .running(waiters: waiters + [waiter])
                 return .waiting
-            case .finished(let path, let sha256):
-                return .finished(path: path, sha256: sha256)
+            case .finished(let path, let digests):
+                return .finished(path: path, digests: digests)
             case nil:
                 entries[key] = .running(waiters: [])
                 return .leader
@@ -77,10 +77,10 @@ final class SharedTransfers: Sendable {
     /// tasks copy; with none, or after a failure, the entry is cleared and the next task
     /// transfers again. A task that began waiting after the leader looked (`isAwaited`) is told
     /// `.abandoned`, and joins again: it then copies from `placed`, or transfers.
-    func ended(_ key: Key, with ending: Ending, placed: (path: String, sha256: String)? = nil) {
+    func ended(_ key: Key, with ending: Ending, placed: (path: String, digests: BodyDigests)? = nil) {
         let waiters: [@Sendable (Ending) -> Void] = entries.withLockedValue { entries in
             guard case .running(let waiters) = entries[key] else { return [] }
-            entries[key] = placed.map { .finished(path: $0.path, sha256: $0.sha256) }
+            entries[key] = placed.map { .finished(path: $0.path, digests: $0.digests) }
             return waiters
         }
         for waiter in waiters { waiter(ending) }
