@@ -165,4 +165,21 @@ import Testing
         #expect(tasks[0].shown?.workdir == "/work/***")
         #expect(tasks[1].shown == nil)
     }
+
+    /// `FLOWRUN_RUN_TOKEN`, which an outer flowrun puts in every task's environment, is no
+    /// secret to a flowrun run by a task: its name holds TOKEN, yet it is shown as it is.
+    @Test func theRunTokenOfAnOuterFlowrunIsNoSecret() throws {
+        let result = try plan(
+            """
+            version: 1
+            tasks:
+              mark: {combine: {inputs: [a.txt], to: "out-${FLOWRUN_RUN_TOKEN}.txt"}}
+            """, environment: ["FLOWRUN_RUN_TOKEN": "4242-00ff00ff00ff00ff"])
+        #expect(messages(result) == [])
+        let task = try #require(result.plan?.tasks.first)
+        #expect(task.shown == nil)
+        if case .combine(let combine) = task.action { #expect(combine.to.value == "/work/out-4242-00ff00ff00ff00ff.txt") }
+        #expect(SecretName.looksSecret("FLOWRUN_RUN_TOKEN") == false)
+        #expect(SecretName.looksSecret("FLOWRUN_RUN_TOKEN_2"))
+    }
 }
