@@ -88,6 +88,10 @@ enum Includes {
         }
         // The other file's own variables, under each task's: the file's dotenv, then its env.
         let inherited = other.dotenv + other.env
+        // Its dotenv values that are secret, as the root file's are masked (unless its env sets them).
+        let written = Set(other.env.map(\.name))
+        let tookSecret = Set(other.dotenvSecretNames)
+        let secrets = Set(other.dotenv.map(\.name).filter { !written.contains($0) && (SecretName.looksSecret($0) || tookSecret.contains($0)) })
         workflow.dotenvEnvironmentNames = Array(Set(workflow.dotenvEnvironmentNames + other.dotenvEnvironmentNames)).sorted()
         let prefix = namespace + ":"
         for var task in other.tasks {
@@ -96,6 +100,7 @@ enum Includes {
             if !inherited.isEmpty {
                 let own = Set(task.env.map(\.name))
                 task.env = inherited.filter { !own.contains($0.name) } + task.env
+                task.secretEnvironmentNames.formUnion(secrets.subtracting(own))
             }
             let folder = Located(other.directory, at: task.location)
             if let workdir = task.workdir {

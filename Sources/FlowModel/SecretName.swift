@@ -12,7 +12,13 @@ package enum SecretName {
 
     static let markers = ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"]
 
+    /// flowrun's own mark of a run's processes (`FLOWRUN_RUN_TOKEN`), in every task's
+    /// environment, so in a nested flowrun's: it lets nobody do more than the same user can
+    /// already (read /proc/PID/environ, kill the processes), so it is shown as it is.
+    static let runToken = "FLOWRUN_RUN_TOKEN"
+
     package static func looksSecret(_ name: String) -> Bool {
+        guard name != runToken else { return false }
         let name = name.uppercased()
         return markers.contains { name.contains($0) }
     }

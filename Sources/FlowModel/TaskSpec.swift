@@ -12,6 +12,10 @@ package struct TaskSpec: Hashable, Sendable {
     package var timeout: TimeSpan?
     package var continueOnError: Bool
     package var env: [EnvironmentEntry]
+    /// Names in `env` whose values came from an included file's dotenv and are secret (the name
+    /// looks secret, or the value took a secret's: `Workflow.dotenvSecretNames`): masked as the
+    /// root file's dotenv values are.
+    package var secretEnvironmentNames: Set<String> = []
     package var workdir: Located<String>?
     package var description: String?
     /// Files the task reads and writes, as written (paths and globs, `${VAR}` not yet expanded):

@@ -134,6 +134,7 @@ struct TaskResolver {
     private func interpolation(for task: TaskSpec, maskingSecrets: Bool = false) -> Interpolation {
         let directory = workflow.directory
         let taskEnvironment = task.env
+        let taskSecrets = task.secretEnvironmentNames
         let workflowValues = workflowValues
         let processEnvironment = processEnvironment
         let overrideValues = overrideValues
@@ -147,7 +148,9 @@ struct TaskResolver {
         let maskedNames = maskedNames
         return Interpolation { name in
             if name == Self.workflowDirectoryVariable { return directory }
-            if overrideValues[name] == nil, let value = taskEnvironment.last(where: { $0.name == name })?.value { return value }
+            if overrideValues[name] == nil, let value = taskEnvironment.last(where: { $0.name == name })?.value {
+                return taskSecrets.contains(name) && !value.isEmpty ? SecretName.mask : value
+            }
             let value = workflowValues[name] ?? processEnvironment[name]
             // An empty secret stays empty, so that `${TOKEN:-default}` shows the default it takes.
             return maskedNames.contains(name) && value?.isEmpty == false ? SecretName.mask : value
@@ -177,7 +180,7 @@ struct TaskResolver {
         case .download(var download):
             let url = expand(download.url, "'url' of task '\(task.id)'", interpolation, task)
             // As written when a secret went into it: the error would print its value.
-            let secretInURL = !maskedNames.isDisjoint(with: Interpolation.names(in: download.url.value))
+            let secretInURL = Interpolation.names(in: download.url.value).contains { isMasked($0, in: task) }
             if let url { checkURL(url, shownAs: secretInURL ? download.url.value : url.value, task: task.id) }
             let to = file(download.to, of: "download")
             download.headers = download.headers.compactMap { header in
@@ -261,9 +264,9 @@ struct TaskResolver {
     private mutating func expand(_ value: Located<String>, _ field: String, _ interpolation: Interpolation, _ task: TaskSpec) -> Located<String>? {
         if value.value.utf8.contains(UInt8(ascii: "$")) { interpolatedNames.formUnion(Interpolation.names(in: value.value)) }
         let expansion =
-            maskedNames.isEmpty
+            maskedNames.isEmpty && task.secretEnvironmentNames.isEmpty
             ? interpolation.expand(value.value)
-            : interpolation.expand(value.value) { if maskedNames.contains($0) { takesSecret = true } }
+            : interpolation.expand(value.value) { if isMasked($0, in: task) { takesSecret = true } }
         switch expansion {
         case .expanded(let text):
             return Located(text, at: value.location)
@@ -282,6 +285,12 @@ struct TaskResolver {
             }
             return nil
         }
+    }
+
+    /// Whether `${name}` in `task` takes a secret value: one of `maskedNames`, or a value of
+    /// the task's env from an included file's dotenv that is secret (unless `--env` sets it).
+    private func isMasked(_ name: String, in task: TaskSpec) -> Bool {
+        maskedNames.contains(name) || (task.secretEnvironmentNames.contains(name) && overrideValues[name] == nil)
     }
 
     static let urlSchemes = ["http", "https", "file"]

@@ -29,7 +29,8 @@ package struct PlanCache: Sendable {
     /// 7: the fingerprints that depend on the plan alone (`PlanFingerprints`) after the definitions.
     /// 8: the rest's CRC-32 in the header instead of its SHA-256 (read on every run).
     /// 9: the workflow's `dotenvEnvironmentNames` and `dotenvSecretNames`.
-    package static let version: UInt32 = 9
+    /// 10: each task spec's `secretEnvironmentNames` (an included file's secret dotenv values).
+    package static let version: UInt32 = 10
     static let magic = Array("flowrun-plan\n".utf8)
 
     package let path: String

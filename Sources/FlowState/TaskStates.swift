@@ -21,8 +21,9 @@ import Glibc
 /// at any moment keeps what had finished; each entry carries its own SHA-256. A journal of
 /// another version is ignored with the whole state, as a damaged one. A torn last entry
 /// (a kill during its write) ends the journal. A damaged one (its bytes all there, its SHA-256
-/// not theirs) is said (`ignoredProblem`, naming the entry), and the whole state is ignored:
-/// the entry may have been the forgetting of any task, whose older success must not count.
+/// not theirs; or its length past the end, its payload there with its SHA-256) is said
+/// (`ignoredProblem`, naming the entry), and the whole state is ignored: the entry may have
+/// been the forgetting of any task, whose older success must not count.
 /// The end of a run folds the journal into the `.bin` and removes it.
 /// Replaying it again over the file it was folded into (a crash between the two) changes nothing.
 package final class TaskStates: @unchecked Sendable {
@@ -223,8 +224,11 @@ package final class TaskStates: @unchecked Sendable {
         defer { if whole < raw.count { journalWholeLength = whole } }
         let digestSize = TaskStateBytes.digestSize
         var number = 1
-        while let length = Self.integer(in: raw, cursor: &cursor), length >= 1, cursor <= raw.count - digestSize - length {
+        while let length = Self.integer(in: raw, cursor: &cursor), length >= 1 {
             let damaged = "entry \(number) (at byte \(whole)) is damaged"
+            // Past the end: torn (a kill during its write), unless its bytes are all there, with
+            // their digest, and only the length is wrong.
+            guard cursor <= raw.count - digestSize - length else { return Self.isWholeEntry(raw, digestAt: cursor) ? damaged : nil }
             let payload = (cursor + digestSize)..<(cursor + digestSize + length)
             guard SHA256.hash(data: UnsafeRawBufferPointer(rebasing: raw[payload])).elementsEqual(raw[cursor..<cursor + digestSize])
             else { return damaged }
@@ -243,6 +247,33 @@ package final class TaskStates: @unchecked Sendable {
             number += 1
         }
         return nil
+    }
+
+    /// The longest forgetting tried by `isWholeEntry`: one entry's bytes, the `D` and a task id.
+    static let longestForgetting = 1 << 16
+
+    /// Whether the journal entry whose SHA-256 is at `digest` in `raw` is whole, though its
+    /// length points past the end: the bytes after the digest start with a payload that has it.
+    /// A task's payload says its own length (`TaskStateBytes`); a forgetting's is tried at each
+    /// end up to `longestForgetting`. A torn entry, cut short, has no such payload.
+    static func isWholeEntry(_ raw: UnsafeRawBufferPointer, digestAt digest: Int) -> Bool {
+        let start = digest + TaskStateBytes.digestSize
+        guard start < raw.count else { return false }
+        let expected = raw[digest..<start]
+        switch raw[start] {
+        case UInt8(ascii: "T"):
+            guard let length = TaskStateBytes.length(of: UnsafeRawBufferPointer(rebasing: raw[(start + 1)...]), at: 0) else { return false }
+            return SHA256.hash(data: UnsafeRawBufferPointer(rebasing: raw[start..<start + 1 + length])).elementsEqual(expected)
+        case UInt8(ascii: "D"):
+            var hasher = SHA256()
+            for end in start..<min(raw.count, start + longestForgetting) {
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: raw[end..<end + 1]))
+                if end > start, hasher.finalize().elementsEqual(expected) { return true }
+            }
+            return false
+        default:
+            return false
+        }
     }
 
     /// The magic line and version at the start of `bytes`; nil if it is not there.

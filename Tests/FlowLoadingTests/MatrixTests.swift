@@ -194,10 +194,30 @@ import Testing
         let loaded = WorkflowLoader.decode(Array(yaml.utf8), file: "flow.yaml", directory: "/work", defaultName: "w")
         #expect(
             loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
-                "flow.yaml:3:22: expected a string for an item of 'cfg' of 'matrix' of task 't', found a mapping",
+                "flow.yaml:3:22: expected a string, number or boolean for an item of 'cfg' of 'matrix' of task 't', found a mapping",
                 "flow.yaml:4:15: expected a string for an item of 'shell' of task 'u', found a mapping",
                 "flow.yaml:5:21: expected a string for an item of 'interpreter' of task 'v', found a mapping",
                 "flow.yaml:6:26: expected a string for an item of 'inputs' of 'combine' of task 'w', found a mapping",
+            ])
+    }
+
+    /// A matrix value may be a number or a boolean (`python: [3.11, 3.12]`, `debug: [true,
+    /// false]`), as in GitHub Actions: its errors say so, not "expected a string".
+    @Test func matrixValueErrorsSayNumbersAndBooleansAreAccepted() {
+        let yaml = """
+            version: 1
+            tasks:
+              t: {matrix: {py: 3.12}, shell: 'true'}
+              u: {matrix: {py: [3.12, {a: b}]}, shell: 'true'}
+              v: {matrix: {py: [3.12], include: [{py: 3.13, debug: [true]}]}, shell: 'true'}
+
+            """
+        let loaded = WorkflowLoader.decode(Array(yaml.utf8), file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
+                "flow.yaml:3:20: expected a list of strings, numbers or booleans for 'py' of 'matrix' of task 't', found a number",
+                "flow.yaml:4:27: expected a string, number or boolean for an item of 'py' of 'matrix' of task 'u', found a mapping",
+                "flow.yaml:5:56: expected a string, number or boolean for 'debug' of 'include' of 'matrix' of task 'v', found a list",
             ])
     }
 }

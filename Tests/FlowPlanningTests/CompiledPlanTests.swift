@@ -119,7 +119,7 @@ import Testing
         #expect(
             fields(task.spec) == [
                 "id", "location", "needs", "when", "queue", "priority", "retries", "retryDelay", "timeout", "continueOnError", "env",
-                "workdir", "description", "inputs", "outputs", "interpreter", "action",
+                "secretEnvironmentNames", "workdir", "description", "inputs", "outputs", "interpreter", "action",
             ])
         #expect(fields(try #require(task.shown)) == ["workdir", "action", "inputs", "outputs"])
         #expect(fields(combine) == ["inputs", "to", "format", "image", "base", "prefix"])

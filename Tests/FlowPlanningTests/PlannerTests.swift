@@ -103,8 +103,13 @@ import Testing
         var text = "version: 1\ntasks:\n"
         for index in 0..<40 { text += "  t\(index): {shell: \"true\"}\n" }
         let written = (0..<40).reversed().map { "t\($0)" }
-        text += "  all: {needs: [\((written + written).joined(separator: ", "))], shell: \"true\"}\n"
-        let plan = try #require(try plan(text).plan)
+        text += "  all: {needs: [\(written.joined(separator: ", "))], shell: \"true\"}\n"
+        // A file that repeats a need is refused (NeedsTests); a workflow made otherwise may.
+        var workflow = try #require(WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w").workflow)
+        workflow.tasks[workflow.tasks.count - 1].needs += workflow.tasks[workflow.tasks.count - 1].needs
+        var options = PlanningOptions()
+        options.processorCount = 4
+        let plan = try #require(try Planner.plan(workflow, options: options).plan)
         let all = try #require(plan.tasks.last)
         #expect(all.id == "all")
         #expect(all.needs.map { plan.tasks[$0].id } == written)
@@ -159,5 +164,22 @@ import Testing
         #expect(shown.to.value == "/work/***/home/f")
         #expect(tasks[0].shown?.workdir == "/work/***")
         #expect(tasks[1].shown == nil)
+    }
+
+    /// `FLOWRUN_RUN_TOKEN`, which an outer flowrun puts in every task's environment, is no
+    /// secret to a flowrun run by a task: its name holds TOKEN, yet it is shown as it is.
+    @Test func theRunTokenOfAnOuterFlowrunIsNoSecret() throws {
+        let result = try plan(
+            """
+            version: 1
+            tasks:
+              mark: {combine: {inputs: [a.txt], to: "out-${FLOWRUN_RUN_TOKEN}.txt"}}
+            """, environment: ["FLOWRUN_RUN_TOKEN": "4242-00ff00ff00ff00ff"])
+        #expect(messages(result) == [])
+        let task = try #require(result.plan?.tasks.first)
+        #expect(task.shown == nil)
+        if case .combine(let combine) = task.action { #expect(combine.to.value == "/work/out-4242-00ff00ff00ff00ff.txt") }
+        #expect(SecretName.looksSecret("FLOWRUN_RUN_TOKEN") == false)
+        #expect(SecretName.looksSecret("FLOWRUN_RUN_TOKEN_2"))
     }
 }

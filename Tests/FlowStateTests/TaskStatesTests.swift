@@ -143,6 +143,36 @@ import Testing
         #expect(after.stored(at: 0, id: "a") == nil)
     }
 
+    /// An entry whose length was flipped to point past the end of the file was taken for a torn
+    /// last entry, and the journal ended there without a word. Its bytes are all there, with the
+    /// SHA-256 they were written with: it is said as damaged, in the middle or last, as a flipped
+    /// byte elsewhere in an entry is; a torn last entry (the bytes cut short) is still not.
+    @Test(arguments: [0, 1, 2])
+    func aLengthFlippedPastTheEndIsSaidAsDamage(entry: Int) throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        do {
+            let killed = states()
+            try killed.recordSuccess(Self.state("a"))
+            try killed.recordSuccess(Self.state("b"))
+            try killed.forget("b", at: 1)  // a forgetting is entry 3, the last
+        }
+        let url = URL(fileURLWithPath: states().journalPath)
+        var journal = try Data(contentsOf: url)
+        var start = TaskStates.journalMagic.count + 4 + 4 + "/w/flow.yaml".utf8.count
+        for _ in 0..<entry {
+            start += 4 + TaskStateBytes.digestSize + Int(journal[start]) + Int(journal[start + 1]) << 8
+        }
+        journal[start + 3] ^= 0x40  // 1 GiB more
+        try journal.write(to: url)
+
+        let reread = states()
+        #expect(
+            reread.ignoredProblem?.contains("\(reread.journalPath): entry \(entry + 1) (at byte \(start)) is damaged") == true,
+            "\(reread.ignoredProblem ?? "no word")")
+        #expect(reread.stored(at: 0, id: "a") == nil)
+        #expect(reread.stored(at: 1, id: "b") == nil)
+    }
+
     /// A crash after the new file is renamed into place but before the journal is removed: the
     /// journal is replayed over the file it was folded into, which changes nothing.
     @Test func aJournalReplayedOverTheFileItWasFoldedIntoChangesNothing() throws {

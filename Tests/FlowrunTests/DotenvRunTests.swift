@@ -82,4 +82,39 @@ import Testing
         #expect(result.stdout.contains("env: DEPLOY_TOKEN=*** REPO=*** AUTH=*** PLAIN=h"), "\(result.stdout)")
         #expect(!result.stdout.contains("s3cr3t"), "\(result.stdout)")
     }
+
+    /// An included file's dotenv values are masked as the root file's are: by a secret-looking
+    /// name, or for having taken a secret's value. They printed in clear in `--dry-run`, in the
+    /// output of a task whose field took one, and were kept in the plan cache.
+    @Test func anIncludedFilesDotenvValueThatTookASecretIsMasked() async throws {
+        let folder = try WorkflowFolder(
+            "version: 1\ninclude: {lib: lib/flow.yaml}\ntasks:\n  a: {shell: 'true'}\n",
+            files: [
+                "lib/flow.yaml": """
+                version: 1
+                dotenv: .env
+                tasks:
+                  b:
+                    inputs: ["in-${REPO}.txt"]
+                    shell: 'echo "took $REPO"; cat "in-$REPO-missing.txt"'
+
+                """,
+                "lib/.env": "DEPLOY_TOKEN=s3cr3t-file\nREPO=bot-${DEPLOY_TOKEN}\nAUTH=Bearer $GH_TOKEN\nPLAIN=${HOST}\n",
+                "lib/in-bot-s3cr3t-file.txt": "in\n",
+            ])
+        let environment = ["GH_TOKEN": "s3cr3t-process", "HOST": "h"]
+        let plan = try await FlowrunBinary.run(["run", "--dry-run", "flow.yaml"], in: folder.url, environment: environment)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("env: DEPLOY_TOKEN=*** REPO=*** AUTH=*** PLAIN=h"), "\(plan.stdout)")
+        #expect(!plan.stdout.contains("s3cr3t"), "\(plan.stdout)")
+        let run = try await FlowrunBinary.run(["run", "--events", "jsonl", "flow.yaml"], in: folder.url, environment: environment)
+        #expect(run.status != 0, "the task's cat fails: \(run.stderr)")
+        #expect(try EventStream(run.stdout).lines(of: "lib:b") == ["took ***"])
+        #expect(!(run.stdout + run.stderr).contains("s3cr3t"), "\(run.stdout)\n\(run.stderr)")
+        let state = folder.url.appendingPathComponent(".flowrun").path
+        for case let name as String in FileManager.default.enumerator(atPath: state)?.allObjects ?? [] {
+            let contents = (try? Data(contentsOf: URL(fileURLWithPath: state + "/" + name))) ?? Data()
+            #expect(contents.range(of: Data("s3cr3t".utf8)) == nil, "\(name) holds the secret")
+        }
+    }
 }

@@ -12,6 +12,9 @@ extension Diagnostic.Message {
     static func missingKey(_ key: String, in context: String) -> Self {
         Self("missing required key '\(key)' in \(context)")
     }
+    static func repeatedNeed(_ need: TaskID, task: TaskID, first: SourceLocation) -> Self {
+        Self("task '\(task)' needs '\(need)' twice (first at line \(first.line), column \(first.column))")
+    }
     static func wrongType(_ field: String, expected: String, found: String) -> Self {
         Self("expected \(expected) for \(field), found \(found)")
     }

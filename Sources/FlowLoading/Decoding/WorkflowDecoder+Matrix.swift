@@ -2,6 +2,9 @@ import FlowModel
 import Foundation
 
 extension WorkflowDecoder {
+    /// What a matrix value may be, as its errors say: a scalar, used as its text (`3.12`, `true`).
+    static let matrixValues = (one: "a string, number or boolean", many: "strings, numbers or booleans")
+
     /// A task's `matrix:`, checked: keys that name variables, non-empty lists of values that can
     /// be part of a task id, and `exclude`/`include` lists of mappings. nil (reported) if broken.
     mutating func matrix(_ node: Node, task: TaskID) -> MatrixExpansion? {
@@ -20,7 +23,7 @@ extension WorkflowDecoder {
                 broken = true
                 continue
             }
-            guard let values = strings(entry.value, "'\(entry.key)' of \(field())", allowSingle: false) else {
+            guard let values = strings(entry.value, "'\(entry.key)' of \(field())", allowSingle: false, items: Self.matrixValues) else {
                 broken = true
                 continue
             }
@@ -90,7 +93,7 @@ extension WorkflowDecoder {
                     broken = true
                     continue
                 }
-                guard let value = locatedString(entry.value, "'\(entry.key)' of \(field())") else {
+                guard let value = locatedString(entry.value, "'\(entry.key)' of \(field())", expected: Self.matrixValues.one) else {
                     broken = true
                     continue
                 }

@@ -33,7 +33,7 @@ extension WorkflowDecoder {
         for field in entries {
             switch field.key {
             case "needs":
-                needs = strings(field.value, "'needs' of \(context())", allowSingle: true) ?? []
+                needs = distinctNeeds(strings(field.value, "'needs' of \(context())", allowSingle: true) ?? [], task: id)
             case "when":
                 when = choice(field.value, "'when' of \(context())") ?? .success
             case "inputs":
@@ -84,6 +84,20 @@ extension WorkflowDecoder {
         spec.outputs = outputs
         spec.interpreter = merged.interpreter?.value ?? .sh
         return spec
+    }
+
+    /// `needs` with each task once: a repeat is an error at it, as GitHub Actions (actionlint)
+    /// has it, rather than a second edge that make or go-task would quietly run once.
+    private mutating func distinctNeeds(_ needs: [Located<TaskID>], task: TaskID) -> [Located<TaskID>] {
+        var first: [TaskID: SourceLocation] = [:]
+        return needs.filter { need in
+            if let earlier = first[need.value] {
+                report(Diagnostic(.repeatedNeed(need.value, task: task, first: earlier), at: need.location))
+                return false
+            }
+            first[need.value] = need.location
+            return true
+        }
     }
 
     /// `inputs` or `outputs`: a list of non-empty paths or globs.

@@ -68,16 +68,17 @@ extension WorkflowDecoder {
     }
 
     /// Any non-null scalar reads as a string, as in GitHub Actions (`VERSION: 2.4` is "2.4").
-    mutating func string(_ node: Node, _ field: @autoclosure () -> String) -> String? {
+    /// `expected` names what is accepted, in the error: any scalar but null is taken as its text.
+    mutating func string(_ node: Node, _ field: @autoclosure () -> String, expected: String = "a string") -> String? {
         guard let scalar = node.scalar, node.scalarKind != .null else {
-            report(.wrongType(field(), expected: "a string", found: node.kindDescription), at: node)
+            report(.wrongType(field(), expected: expected, found: node.kindDescription), at: node)
             return nil
         }
         return scalar.text
     }
 
-    mutating func locatedString(_ node: Node, _ field: @autoclosure () -> String) -> Located<String>? {
-        string(node, field()).map { Located($0, at: location(node)) }
+    mutating func locatedString(_ node: Node, _ field: @autoclosure () -> String, expected: String = "a string") -> Located<String>? {
+        string(node, field(), expected: expected).map { Located($0, at: location(node)) }
     }
 
     /// A string that must not be empty.
@@ -140,19 +141,22 @@ extension WorkflowDecoder {
     }
 
     /// A list of strings; `allowSingle` also takes one string alone (as `needs: build`).
-    mutating func strings(_ node: Node, _ field: @autoclosure () -> String, allowSingle: Bool) -> [Located<String>]? {
+    /// `items` names what an item may be, in the errors ("strings": any scalar but null).
+    mutating func strings(
+        _ node: Node, _ field: @autoclosure () -> String, allowSingle: Bool, items itemKind: (one: String, many: String) = ("a string", "strings")
+    ) -> [Located<String>]? {
         if allowSingle, node.scalar != nil, node.scalarKind != .null {
             return locatedString(node, field()).map { [$0] }
         }
         guard case .sequence(let items) = node.content else {
-            let expected = allowSingle ? "a string or a list of strings" : "a list of strings"
+            let expected = allowSingle ? "\(itemKind.one) or a list of \(itemKind.many)" : "a list of \(itemKind.many)"
             report(.wrongType(field(), expected: expected, found: node.kindDescription), at: node)
             return nil
         }
         var values: [Located<String>] = []
         values.reserveCapacity(items.count)
         for item in items {
-            if let value = locatedString(item, "an item of \(field())") { values.append(value) }
+            if let value = locatedString(item, "an item of \(field())", expected: itemKind.one) { values.append(value) }
         }
         return values
     }

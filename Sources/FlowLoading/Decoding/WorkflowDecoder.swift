@@ -172,9 +172,11 @@ struct WorkflowDecoder {
         }
         guard !combinations.isEmpty else { return [:] }
         for index in tasks.indices where tasks[index].needs.contains(where: { combinations[$0.value] != nil }) {
+            // Once each: `needs: [build, 'build[linux]']` names that combination twice.
+            var seen: Set<TaskID> = []
             tasks[index].needs = tasks[index].needs.flatMap { need in
                 combinations[need.value].map { $0.map { Located($0, at: need.location) } } ?? [need]
-            }
+            }.filter { seen.insert($0.value).inserted }
         }
         return combinations
     }

@@ -129,6 +129,7 @@ extension PlanWriter {
         array(spec.outputs) { $0.located($1) }
         interpreter(spec.interpreter)
         action(spec.action)
+        strings(spec.secretEnvironmentNames.sorted())
     }
 
     mutating func interpreter(_ interpreter: Interpreter) {
@@ -286,6 +287,7 @@ extension PlanReader {
         spec.outputs = try locatedWords(keeping: words.files)
         spec.interpreter = try interpreter()
         spec.action = try action()
+        spec.secretEnvironmentNames = Set(try strings())
         return spec
     }
 
