@@ -279,7 +279,7 @@ import Testing
             """
             version: 1
             tasks:
-              outer: {shell: "timeout 60 '\(binary)' run inner.yaml; echo inner exited $?"}
+              outer: {shell: "timeout 60 '\(binary)' run inner.yaml || echo inner exited $?"}
 
             """)
         try Data("version: 1\ntasks:\n  x: {shell: 'echo inner ran'}\n".utf8).write(to: folder.url.appendingPathComponent("inner.yaml"))
