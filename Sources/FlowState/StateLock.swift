@@ -15,12 +15,19 @@ package final class StateLock: Sendable {
     package enum Failure: Error, CustomStringConvertible {
         /// Another flowrun holds it, and we were not to wait.
         case busy(path: String, holder: String?)
+        /// The flowrun that holds it started this one (a task that runs flowrun on a workflow of
+        /// the same folder): it waits for this one to end, so waiting for it would never end.
+        case heldByAncestor(path: String, holder: Int32)
         case unusable(path: String, reason: String)
 
         package var description: String {
             switch self {
             case .busy(let path, let holder):
                 "another flowrun\(holder.map { " (pid \($0))" } ?? "") is using the state folder \((path as NSString).deletingLastPathComponent); not waiting for it (--no-wait)"
+            case .heldByAncestor(let path, let holder):
+                "the state folder \((path as NSString).deletingLastPathComponent) is held by the flowrun (pid \(holder)) that started this one, "
+                    + "and that one waits for this one to end: waiting for it would never end; give this run a state folder of its own "
+                    + "(FLOWRUN_STATE_DIR) or --no-record"
             case .unusable(let path, let reason):
                 "cannot lock \(path): \(reason)"
             }
@@ -45,6 +52,10 @@ package final class StateLock: Sendable {
                 throw .unusable(path: path, reason: String(cString: strerror(code)))
             }
             let holder = Self.pidWritten(in: descriptor)
+            if let owner = Self.holdingProcess(of: folder), ProcessAncestry.includes(owner) {
+                close(descriptor)
+                throw .heldByAncestor(path: path, holder: owner)
+            }
             guard wait else {
                 close(descriptor)
                 throw .busy(path: path, holder: holder)

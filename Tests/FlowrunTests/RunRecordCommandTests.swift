@@ -271,6 +271,25 @@ import Testing
         #expect(try await runs(in: folder).count == 2)
     }
 
+    /// A task that runs flowrun on a workflow of the same folder: the outer run holds the state
+    /// folder and waits for its task, so the inner one must not wait for the outer one.
+    @Test func aFlowrunStartedByATaskOfTheRunHoldingTheFolderRefusesAtOnce() async throws {
+        let binary = FlowrunBinary.url.path
+        let folder = try folder(
+            """
+            version: 1
+            tasks:
+              outer: {shell: "timeout 60 '\(binary)' run inner.yaml || echo inner exited $?"}
+
+            """)
+        try Data("version: 1\ntasks:\n  x: {shell: 'echo inner ran'}\n".utf8).write(to: folder.url.appendingPathComponent("inner.yaml"))
+        let outer = try await flowrun(["run", "--events", "plain", "flow.yaml"], in: folder)
+        #expect(outer.stdout.contains("inner exited 2"), "\(outer.stdout)")  // not 124: it did not wait
+        #expect(outer.stdout.contains("is held by the flowrun (pid "), "\(outer.stdout)")
+        #expect(outer.stdout.contains("that started this one"), "\(outer.stdout)")
+        #expect(!outer.stdout.contains("inner ran"))
+    }
+
     @Test func foreignAndNewerRecordsAreReportedNotFatal() async throws {
         let folder = try folder(threeTasks)
         #expect(try await flowrun(["run", "flow.yaml", "build"], in: folder).status == 0)

@@ -43,11 +43,11 @@ struct RecordOptions: ParsableArguments {
                 Self.warn("waiting for another flowrun\(holder.map { " (pid \($0))" } ?? "") to finish with the state folder \(folder.path)", label: "note")
             }
             KeptUntilExit.keep(lock)  // held until flowrun exits
-        } catch .busy(let path, let holder) {
-            throw CommandFailure(StateLock.Failure.busy(path: path, holder: holder).description)
-        } catch {
-            Self.warn("cannot record this run: \(error)")
+        } catch .unusable(let path, let reason) {
+            Self.warn("cannot record this run: \(StateLock.Failure.unusable(path: path, reason: reason))")
             return nil
+        } catch {
+            throw CommandFailure(error.description)  // busy under --no-wait, or held by the flowrun that started this one
         }
         let store = RunRecordStore(folder: folder)
         let started = Int64(Date().timeIntervalSince1970 * 1000)
