@@ -25,16 +25,16 @@ struct SecretMask: Sendable {
         secrets = task.secretValues
     }
 
-    /// The fewest characters a value has to mask output lines: a shorter secret (`1`, `on`)
-    /// would mask every digit or word holding it, and hide little.
+    /// The fewest characters a secret of the task's environment has to mask its output lines: a
+    /// shorter one (`1`, `on`) would mask every digit or word holding it, and hide little.
     static let minimumOutputLength = 4
 
-    /// The values `task`'s output lines are masked with: those its fields took and the secret
-    /// values in its environment (`PlannedTask.environmentSecretValues`), whoever prints them,
-    /// each of `minimumOutputLength` characters or more.
+    /// The values `task`'s output lines are masked with: those its fields took (any length, as
+    /// before) and the secret values in its environment (`PlannedTask.environmentSecretValues`)
+    /// of `minimumOutputLength` characters or more, whoever prints them.
     init(outputOf task: PlannedTask, environmentSecrets: [String]) {
-        let values = environmentSecrets.isEmpty ? task.secretValues : SecretName.ordered(task.secretValues + environmentSecrets)
-        secrets = values.filter { $0.count >= Self.minimumOutputLength }
+        let fromEnvironment = environmentSecrets.filter { $0.count >= Self.minimumOutputLength }
+        secrets = fromEnvironment.isEmpty ? task.secretValues : SecretName.ordered(task.secretValues + fromEnvironment)
     }
 
     /// `text` with each value as `***`: `secrets` are ordered already, so not again for each
