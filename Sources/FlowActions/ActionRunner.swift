@@ -17,12 +17,23 @@ package struct ActionRunner: TaskRunner {
     private let combine: CombineRunner
     /// The download, decompress and combine attempts not ended yet, clean-up included.
     package let unfinishedAttempts = UnfinishedAttempts()
+    /// The secret `--env` and dotenv values by name (`Plan.secretOverrides`), and the process
+    /// environment's values whose names look secret: found once for the run, each task's output
+    /// lines are masked with those in its environment (`PlannedTask.environmentSecretValues`).
+    private let secretOverrides: [String: String]
+    private let processSecrets: [String: String]
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
     package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine", "group"]
 
     /// - Parameter forceColour: tell shell tasks to colour their output (`ShellRunner`).
-    package init(processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false) {
+    /// - Parameter secretOverrides: the plan's secret `--env` and dotenv values (`Plan.secretOverrides`).
+    package init(
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false,
+        secretOverrides: [String: String] = [:]
+    ) {
+        self.secretOverrides = secretOverrides
+        processSecrets = processEnvironment.filter { SecretName.looksSecret($0.key) }
         shell = ShellRunner(loop: outputLoop, processEnvironment: processEnvironment, forceColour: forceColour)
         download = DownloadRunner(environment: processEnvironment, loop: outputLoop, unfinished: unfinishedAttempts)
         decompress = DecompressRunner(loop: outputLoop, unfinished: unfinishedAttempts)
@@ -44,7 +55,8 @@ package struct ActionRunner: TaskRunner {
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
         // Here, for every action kind: each output line is masked before it becomes an event.
-        let events = events.masking(SecretMask(task))
+        let environmentSecrets = task.environmentSecretValues(secretOverrides: secretOverrides, processSecrets: processSecrets)
+        let events = events.masking(SecretMask(outputOf: task, environmentSecrets: environmentSecrets))
         switch task.spec.action {
         case .shell:
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)

@@ -99,4 +99,21 @@ import Testing
         #expect(SecretMask([]).secrets.isEmpty)
         #expect(SecretMask([])("abc123") == "abc123")
     }
+
+    /// Output lines are masked with the secret values in a task's environment too: a process
+    /// value whose name looks secret, unless the task's env sets that name in the file; a value
+    /// shorter than `SecretMask.minimumOutputLength` masks nothing.
+    @Test func outputLinesAreMaskedWithTheSecretValuesInTheTasksEnvironment() throws {
+        let folder = try ActionAttemptHarness.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let tasks = try ActionAttemptHarness.tasks(
+            "version: 1\ntasks:\n  a: {shell: 'true'}\n  b: {env: {FLOW_TEST_TOKEN: in-the-file}, shell: 'true'}\n", in: folder)
+        let process = ["FLOW_TEST_TOKEN": Self.secret, "SHORT_KEY": "1"]
+        let inA = tasks[0].environmentSecretValues(secretOverrides: [:], processSecrets: process)
+        #expect(Set(inA) == [Self.secret, "1"])
+        #expect(tasks[1].environmentSecretValues(secretOverrides: [:], processSecrets: process) == ["1"])
+        let mask = SecretMask(outputOf: tasks[0], environmentSecrets: inA)
+        #expect(mask.secrets == [Self.secret])
+        #expect(mask("key \(Self.secret) in 1 of 12") == "key *** in 1 of 12")
+    }
 }

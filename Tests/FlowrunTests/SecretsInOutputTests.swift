@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A secret value a task's fields took, printed by the task itself (`echo $TOKEN`, or a `cat`
+/// A secret value a task's fields took or its environment holds, printed by the task itself (`echo $TOKEN`, or a `cat`
 /// failing on a path that holds it), reaches the console, the events file, the run record, `logs`
 /// and the JUnit report as `***`, as GitHub Actions masks a secret in every log line.
 @Suite struct SecretsInOutputTests {
@@ -68,5 +68,27 @@ import Testing
             #expect(bytes.range(of: Data(Self.token.utf8)) == nil, "a secret value is in \(place)")
             #expect(bytes.range(of: Data("err ***".utf8)) != nil, "the masked line is not in \(place)")
         }
+    }
+
+    /// A secret in a task's environment that none of its fields took (a dotenv value, one from
+    /// the process environment), printed by the task itself, is masked all the same; a value that
+    /// is not secret, or a secret too short to mask (`SecretMask.minimumOutputLength`), stays.
+    @Test func aSecretInTheTasksEnvironmentIsMaskedWhenTheTaskPrintsIt() async throws {
+        let workflow = """
+            version: 1
+            dotenv: [.env]
+            tasks:
+              a: {shell: "echo token is $DEPLOY_TOKEN and $GH_SECRET, $PLAIN_NAME, count 12"}
+
+            """
+        let folder = try WorkflowFolder(workflow, files: [".env": "DEPLOY_TOKEN=s3cr3t-value\nPLAIN_NAME=shown-value\n"])
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "--events-file", "events.jsonl", "flow.yaml"], in: folder.url,
+            environment: ["GH_SECRET": "proc-secret", "SHORT_TOKEN": "1"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let line = "token is *** and ***, shown-value, count 12"
+        #expect(try EventStream(try folder.read("events.jsonl")).lines(of: "a") == [line])
+        #expect(run.stdout.contains("[a] | \(line)"), "\(run.stdout)")
+        for secret in ["s3cr3t-value", "proc-secret"] { #expect(!(run.stdout + run.stderr).contains(secret), "\(run.stdout)") }
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// The values are found by setting each field beside its shown form
 /// (`PlannedTask.secretValues`). Every action's failures are masked by it, in
 /// `ActionFailure.result(for:)`; nothing else masks a failure. Every output line of a task with
-/// such values is masked by it too, in `ActionRunner` (`AttemptEvents.masking`).
+/// such values, or with secret values in its environment, is masked by it too, in `ActionRunner`
+/// (`AttemptEvents.masking`).
 struct SecretMask: Sendable {
     /// The values, longest first (so that one holding another is masked whole).
     let secrets: [String]
@@ -22,6 +23,18 @@ struct SecretMask: Sendable {
     /// The values `task`'s fields took (none for a task shown as it is used).
     init(_ task: PlannedTask) {
         secrets = task.secretValues
+    }
+
+    /// The fewest characters a secret of the task's environment has to mask its output lines: a
+    /// shorter one (`1`, `on`) would mask every digit or word holding it, and hide little.
+    static let minimumOutputLength = 4
+
+    /// The values `task`'s output lines are masked with: those its fields took (any length, as
+    /// before) and the secret values in its environment (`PlannedTask.environmentSecretValues`)
+    /// of `minimumOutputLength` characters or more, whoever prints them.
+    init(outputOf task: PlannedTask, environmentSecrets: [String]) {
+        let fromEnvironment = environmentSecrets.filter { $0.count >= Self.minimumOutputLength }
+        secrets = fromEnvironment.isEmpty ? task.secretValues : SecretName.ordered(task.secretValues + fromEnvironment)
     }
 
     /// `text` with each value as `***`: `secrets` are ordered already, so not again for each

@@ -117,17 +117,10 @@ package struct PlanPrinter: Sendable {
                 if index > 0 { text.append(" ") }
                 text.append(entry.name)
                 text.append("=")
-                text.append(Self.isSecret(entry, of: task.pointee, secretOverrides) ? SecretName.mask : Self.shown(entry.value))
+                text.append(task.pointee.isSecret(entry, secretOverrides: secretOverrides) ? SecretName.mask : Self.shown(entry.value))
             }
             text.append("\n")
         }
-    }
-
-    /// Whether the env entry's value is secret: an `--env` or root dotenv one (`secretOverrides`),
-    /// or an included file's dotenv value that the task's env holds (`secretEnvironmentNames`).
-    private static func isSecret(_ entry: EnvironmentEntry, of task: PlannedTask, _ secretOverrides: [String: String]) -> Bool {
-        if !secretOverrides.isEmpty, secretOverrides[entry.name] == entry.value { return true }
-        return task.spec.secretEnvironmentNames.contains(entry.name) && task.spec.env.last { $0.name == entry.name }?.value == entry.value
     }
 
     /// The line of settings under a task's heading, comma-separated; none when it has none.

@@ -221,7 +221,12 @@ struct RunCommand: ParsableCommand {
             : nil
         if let resumeCheck { recorder?.recordFingerprints { resumeCheck.fingerprint(of: $0) } }
         // Made once nothing can throw before the run: the run's loop ends in `finishRun()`.
-        let actions = engineOnly ? nil : ActionRunner(processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment))
+        let actions =
+            engineOnly
+            ? nil
+            : ActionRunner(
+                processEnvironment: environment, forceColour: sinks.contains { $0 is LiveConsole } && colour(environment),
+                secretOverrides: plan.secretOverrides)
         let (runner, loop): (any TaskRunner, any EngineLoop) = actions.map { ($0, $0.loop) } ?? (NoopRunner(), SerialQueueLoop())
         if let actions { flushTimer.attach(actions.loop) }
         let engine = Engine(
