@@ -72,7 +72,7 @@ final class CachedPlan {
                 pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, environment: processEnvironment,
                 definitions: definitions(), fingerprints: fingerprints())
         } catch {
-            FileHandle.standardError.write(Data("flowrun: warning: the compiled plan was not saved (\(error))\n".utf8))
+            StandardError.write("flowrun: warning: the compiled plan was not saved (\(error))\n")
         }
     }
 }

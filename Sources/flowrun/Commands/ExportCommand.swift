@@ -95,7 +95,7 @@ struct ExportCommand: ParsableCommand {
         // curl's opt-in), and as `report` and `run --junit` do: a usage error, nothing made.
         if let output { try OutputPaths.refuseUnwritable([output]) }
         for note in export.notCarried {
-            FileHandle.standardError.write(Data("flowrun: not carried over: \(VisibleText.escaped(note))\n".utf8))
+            StandardError.write("flowrun: not carried over: \(VisibleText.escaped(note))\n")
         }
         guard let output else {
             print(export.text, terminator: "")

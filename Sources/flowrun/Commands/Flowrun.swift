@@ -59,7 +59,7 @@ struct Flowrun: ParsableCommand {
             // `flowrun ... | head`: the reader went away on purpose, so quietly, as a program
             // SIGPIPE ends says nothing; the status (141) still tells.
             if failure.status.rawValue != ExitStatus.outputClosed.rawValue {
-                FileHandle.standardError.write(Data("flowrun: error: \(VisibleText.escaped(failure.message))\n".utf8))
+                StandardError.write("flowrun: error: \(VisibleText.escaped(failure.message))\n")
             }
             Foundation.exit(failure.status.rawValue)
         } catch {
@@ -71,7 +71,7 @@ struct Flowrun: ParsableCommand {
                 if message.contains("unknown option"), !CommandLine.arguments.contains("--") {
                     message += "\nflowrun: note: to hand arguments to the tasks you name, put them after '--': flowrun FILE TASK -- ARGS"
                 }
-                FileHandle.standardError.write(Data((message + "\n").utf8))
+                StandardError.write(message + "\n")
                 Foundation.exit(ExitStatus.invalid.rawValue)
             }
             exit(withError: error)

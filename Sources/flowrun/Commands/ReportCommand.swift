@@ -59,7 +59,7 @@ struct ReportCommand: ParsableCommand {
         if outputs.isEmpty {
             let path = "flowrun-report-\(record.run).html"
             outputs.append((path, { TimelineHTML.render(timeline) }))
-            FileHandle.standardError.write(Data("flowrun: writing the timeline of run \(record.run) to \(path)\n".utf8))
+            StandardError.write("flowrun: writing the timeline of run \(record.run) to \(path)\n")
         }
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
         for (path, text) in outputs {

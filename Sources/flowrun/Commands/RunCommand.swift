@@ -145,7 +145,7 @@ struct RunCommand: ParsableCommand {
             // 20,000-task no-op, issue 23). Every run gets it, whatever its tasks: the plan is not
             // known yet, and this fork is cheap.
             if !engineOnly, let problem = TaskGroups.shared.startWatchdog() {
-                FileHandle.standardError.write(Data("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n".utf8))
+                StandardError.write("flowrun: warning: cannot start the watchdog (\(problem)): tasks would outlive a killed flowrun\n")
             }
             signals = RunSignals(grace: grace)
         }
@@ -260,7 +260,7 @@ struct RunCommand: ParsableCommand {
         let writeFailures = sinks.compactMap(\.writeFailure)
         // Stdout's reader going away (`| head`) is no error to report: the status (141) tells.
         for failure in writeFailures where !(failure.code == EPIPE && failure.output == "standard output") {
-            FileHandle.standardError.write(Data("flowrun: error: \(failure)\n".utf8))
+            StandardError.write("flowrun: error: \(failure)\n")
         }
         if standardOutputClosed.isClosed, signals.exitSignal == nil { throw ExitStatus.outputClosed }
         switch (status, signals.exitSignal) {
@@ -277,7 +277,6 @@ struct RunCommand: ParsableCommand {
         environment: [String: String], standardOutputClosed: StandardOutputClosed, plan: Plan, commands: TaskCommands?,
         pauseHint: PauseHint, flushTimer: LoopFlushTimer
     ) throws -> [any EventSink] {
-        let interactive = Terminal.isInteractive(STDOUT_FILENO, environment: environment)
         let color = colour(environment)
         let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO, onFailure: standardOutputClosed.writeFailed)
         var sinks: [any EventSink] = []

@@ -71,7 +71,7 @@ struct RecordOptions: ParsableArguments {
     }
 
     static func warn(_ message: String, label: String = "warning") {
-        FileHandle.standardError.write(Data("flowrun: \(label): \(VisibleText.escaped(message))\n".utf8))
+        StandardError.write("flowrun: \(label): \(VisibleText.escaped(message))\n")
     }
 }
 

@@ -49,7 +49,7 @@ struct WorkflowOptions: ParsableArguments {
     func foundFile() throws -> String {
         let found = try WorkflowFinder.find(from: directory)
         if !found.isInStartingFolder {
-            FileHandle.standardError.write(Data("flowrun: using \(VisibleText.escaped(found.path))\n".utf8))
+            StandardError.write("flowrun: using \(VisibleText.escaped(found.path))\n")
         }
         return found.path
     }

@@ -111,6 +111,6 @@ enum UpToDateRun {
     }
 
     private static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("flowrun: warning: \(message)\n".utf8))
+        StandardError.write("flowrun: warning: \(message)\n")
     }
 }

@@ -51,7 +51,7 @@ enum WorkflowInput {
             let environment = ProcessInfo.processInfo.environment
             let printer = DiagnosticPrinter(
                 style: Style(enabled: Terminal.usesColor(2, environment: environment)), githubAnnotations: PlainLog.isGitHubActions(environment))
-            FileHandle.standardError.write(Data(printer.render(diagnostics).utf8))
+            StandardError.write(printer.render(diagnostics))
         }
         guard !diagnostics.hasErrors, let plan else { return .invalid }
         if diagnostics.isEmpty { cache?.made(plan, sources: sources) }
