@@ -19,7 +19,8 @@ package struct ActionRunner: TaskRunner {
     package let unfinishedAttempts = UnfinishedAttempts()
     /// The secret `--env` and dotenv values by name (`Plan.secretOverrides`), and the process
     /// environment's values whose names look secret: found once for the run, each task's output
-    /// lines are masked with those in its environment (`PlannedTask.environmentSecretValues`).
+    /// lines and failure reason are masked with those in its environment
+    /// (`PlannedTask.environmentSecretValues`).
     private let secretOverrides: [String: String]
     private let processSecrets: [String: String]
 
@@ -54,9 +55,12 @@ package struct ActionRunner: TaskRunner {
         of task: PlannedTask, attempt: Int, events: AttemptEvents,
         completion: @escaping @Sendable (AttemptResult) -> Void
     ) -> any RunningAttempt {
-        // Here, for every action kind: each output line is masked before it becomes an event.
+        // Here, for every action kind, with one mask: each output line before it becomes an
+        // event, and the attempt's failure reason, which the events, the record and JUnit carry.
         let environmentSecrets = task.environmentSecretValues(secretOverrides: secretOverrides, processSecrets: processSecrets)
-        let events = events.masking(SecretMask(outputOf: task, environmentSecrets: environmentSecrets))
+        let mask = SecretMask(outputOf: task, environmentSecrets: environmentSecrets)
+        let events = events.masking(mask)
+        let completion = mask.secrets.isEmpty ? completion : { @Sendable result in completion(result.masked(mask)) }
         switch task.spec.action {
         case .shell:
             return shell.startAttempt(of: task, attempt: attempt, events: events, completion: completion)

@@ -19,8 +19,14 @@ package final class StreamedDigests: @unchecked Sendable {
     /// nobody declares must not grow the store without bound. A dropped digest costs a hash.
     private let limit: Int
     private let lock = NSLock()
-    private var digests: [FileStatus: Noted] = [:]
-    private var order: [FileStatus] = []
+    /// Each unclaimed digest with the number of its note, which tells it from an older note of
+    /// the same file that `order` still holds.
+    private var digests: [FileStatus: (noted: Noted, number: Int)] = [:]
+    /// The notes oldest first, taken ones included until the next `compact`: a `take` leaves
+    /// its entry here (removing it would cost a search), so the list is swept whenever it holds
+    /// twice as many entries as there are unclaimed digests.
+    private var order: [(status: FileStatus, number: Int)] = []
+    private var notes = 0
 
     package init(limit: Int = 500_000) {
         self.limit = limit
@@ -43,12 +49,21 @@ package final class StreamedDigests: @unchecked Sendable {
     package func note(_ digest: String, for status: FileStatus) {
         let noted = Noted(digest: digest, notedAtNanoseconds: FileStatus.clockNanoseconds)
         lock.withLock {
-            if digests.updateValue(noted, forKey: status) == nil { order.append(status) }
-            guard order.count > limit else { return }
+            notes += 1
+            digests[status] = (noted, notes)
+            order.append((status, notes))
+            if order.count > 2 * max(digests.count, 16) { compact() }
+            guard digests.count > limit else { return }
+            compact()
             let dropped = order.prefix(order.count / 2)
-            for status in dropped { digests[status] = nil }
+            for entry in dropped { digests[entry.status] = nil }
             order.removeFirst(dropped.count)
         }
+    }
+
+    /// Leaves in `order` only the notes whose digests wait to be taken, oldest first. Under `lock`.
+    private func compact() {
+        order.removeAll { digests[$0.status]?.number != $0.number }
     }
 
     /// Notes `digest` as the contents of the regular file at `path` as it is now. Call it once
@@ -60,7 +75,7 @@ package final class StreamedDigests: @unchecked Sendable {
 
     /// The digest noted for `status`, handed out once.
     package func take(_ status: FileStatus) -> Noted? {
-        lock.withLock { digests.removeValue(forKey: status) }
+        lock.withLock { digests.removeValue(forKey: status)?.noted }
     }
 
     /// How many digests wait to be taken.

@@ -8,8 +8,9 @@ import Testing
 @testable import FlowActions
 
 /// Every action's failure reason shows the secret values its fields took as `***`, as
-/// `--dry-run` shows the fields (`SecretMask`, applied where a failure becomes the attempt's
-/// result): in a URL's user info and query, in a path, in whatever the message names.
+/// `--dry-run` shows the fields, and those of its environment as its output lines do
+/// (`SecretMask`, applied by `ActionRunner` to every attempt's result): in a URL's user info
+/// and query, in a path, in whatever the message names.
 @Suite struct ActionSecretTests {
     /// The value behind each `${NAME}` whose name looks secret.
     static let secret = "s3cr3t-Q7zv"
@@ -27,7 +28,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try TestHTTPServer()
         defer { server.shutdown() }
-        let runner = DownloadRunner(environment: ["FLOWRUN_CACHE_DIR": folder + "/cache"], loop: SerialQueueLoop())
+        let runner = ActionRunner(processEnvironment: ["FLOWRUN_CACHE_DIR": folder + "/cache"])
         defer { runner.finishRun() }
         let host = server.baseURL.dropFirst("http://".count)
 
@@ -50,7 +51,8 @@ import Testing
     @Test func decompressFailuresMaskASecretInFromAndTo() async throws {
         let folder = try ActionAttemptHarness.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let runner = DecompressRunner(loop: SerialQueueLoop())
+        let runner = ActionRunner(processEnvironment: [:])
+        defer { runner.finishRun() }
 
         let from = try await Self.reason("  unpack: {decompress: {from: 'in/${FLOW_TEST_TOKEN}.tar', to: out}}", in: folder, on: runner)
         #expect(from == "cannot read '\(folder)/in/***.tar': No such file or directory")
@@ -64,7 +66,8 @@ import Testing
     @Test func combineFailuresMaskASecretInAnInputAndInTo() async throws {
         let folder = try ActionAttemptHarness.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let runner = CombineRunner(loop: SerialQueueLoop())
+        let runner = ActionRunner(processEnvironment: [:])
+        defer { runner.finishRun() }
 
         let input = try await Self.reason(
             "  join: {combine: {inputs: ['in/${FLOW_TEST_TOKEN}.txt'], to: all.txt}}", in: folder, on: runner)
@@ -79,11 +82,26 @@ import Testing
     @Test func aShellTaskThatCannotStartMasksASecretInItsWorkdir() async throws {
         let folder = try ActionAttemptHarness.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let loop = OutputLoop()
-        defer { loop.end() }
-        let reason = try await Self.reason(
-            "  build: {workdir: 'gone/${FLOW_TEST_TOKEN}', shell: 'true'}", in: folder, on: ShellRunner(loop: loop))
+        let runner = ActionRunner(processEnvironment: [:])
+        defer { runner.finishRun() }
+        let reason = try await Self.reason("  build: {workdir: 'gone/${FLOW_TEST_TOKEN}', shell: 'true'}", in: folder, on: runner)
         #expect(reason == "workdir '\(folder)/gone/***' does not exist")
+    }
+
+    /// A secret of the task's environment is masked in its failure reason as in its output lines,
+    /// though no field took it (here a path written out in full, elsewhere an archive entry or a
+    /// file a glob found): every action kind, and a shell task that cannot start. One shorter
+    /// than `SecretMask.minimumOutputLength` is not.
+    @Test func failuresMaskTheSecretsOfTheTasksEnvironmentAsItsOutputIs() async throws {
+        let folder = try ActionAttemptHarness.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let runner = ActionRunner(processEnvironment: ["DEPLOY_TOKEN": Self.secret, "SHORT_KEY": "in"])
+        defer { runner.finishRun() }
+
+        let from = try await Self.reason("  unpack: {decompress: {from: 'in/\(Self.secret).tar', to: out}}", in: folder, on: runner)
+        #expect(from == "cannot read '\(folder)/in/***.tar': No such file or directory")
+        let workdir = try await Self.reason("  build: {workdir: 'in/\(Self.secret)', shell: 'true'}", in: folder, on: runner)
+        #expect(workdir == "workdir '\(folder)/in/***' does not exist")
     }
 
     @Test func secretValuesAreFoundBesideTheirShownFormAndMaskedLongestFirst() {

@@ -84,21 +84,22 @@ import Testing
         // As signed-URL services do, the redirect carries the token along.
         server.route("/start") { _ in .init(status: 302, headers: [("Location", "/moved?token=\(token)")]) }
         server.route("/odd") { _ in .init(status: 302, headers: [("Location", "ftp://files.example/\(token)")]) }
-        let runner = Runner.runner(in: folder)
+        // Through the run's runner, which masks every attempt's failure.
+        let runner = ActionRunner(processEnvironment: ["FLOWRUN_CACHE_DIR": folder + "/cache"])
         defer { runner.finishRun() }
         let tasks = try Self.tasks(
             [
                 ("moved", "{download: {url: '\(server.baseURL)/start?token=${DL_TOKEN}', to: m.bin}}"),
                 ("odd", "{download: {url: '\(server.baseURL)/odd?token=${DL_TOKEN}', to: o.bin}}"),
             ], in: folder, environment: ["DL_TOKEN": token])
-        let moved = await Runner.run(tasks[0], runner: runner).result
+        let moved = await ActionAttemptHarness.run(tasks[0], on: runner).result
         #expect(
             moved
                 == .failedAdvising(
                     reason: "\(server.baseURL)/moved?token=*** (redirected from \(server.baseURL)/start?token=***): HTTP 404 Not Found",
                     retryable: false, notBeforeMilliseconds: nil))
         #expect(server.requests.last?.target == "/moved?token=\(token)")
-        let odd = await Runner.run(tasks[1], runner: runner).result
+        let odd = await ActionAttemptHarness.run(tasks[1], on: runner).result
         #expect(
             odd
                 == .failedAdvising(

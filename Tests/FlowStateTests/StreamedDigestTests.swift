@@ -59,4 +59,32 @@ import Testing
         #expect(store.count <= 4)
         #expect(store.take(.init(size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1, inode: 9))?.digest == "d9")
     }
+
+    /// A long run notes and takes a digest for every file it writes: the taken ones leave no
+    /// trace, so a digest that waits to be taken is kept while fewer than `limit` wait, however
+    /// many files came and went since (the store counted the taken ones too, and dropped it).
+    @Test func digestsTakenDoNotCountAgainstTheBound() {
+        let store = StreamedDigests(limit: 4)
+        func status(_ inode: Int) -> FileStatus { .init(size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1, inode: UInt64(inode)) }
+        store.note("waiting", for: status(0))
+        for inode in 1...1000 {
+            store.note("d\(inode)", for: status(inode))
+            #expect(store.take(status(inode))?.digest == "d\(inode)")
+        }
+        #expect(store.count == 1)
+        #expect(store.take(status(0))?.digest == "waiting")
+    }
+
+    /// A file noted, taken and noted again under the same identity (nothing about it changed)
+    /// is kept as the newest note, not dropped as the oldest one.
+    @Test func aDigestNotedAgainAfterItWasTakenIsKeptAsTheNewest() {
+        let store = StreamedDigests(limit: 4)
+        func status(_ inode: Int) -> FileStatus { .init(size: 1, modifiedNanoseconds: 1, changedNanoseconds: 1, inode: UInt64(inode)) }
+        store.note("first", for: status(0))
+        _ = store.take(status(0))
+        for inode in 1...3 { store.note("d\(inode)", for: status(inode)) }
+        store.note("again", for: status(0))
+        store.note("d4", for: status(4))
+        #expect(store.take(status(0))?.digest == "again")
+    }
 }

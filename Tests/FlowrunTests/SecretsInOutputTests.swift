@@ -91,4 +91,45 @@ import Testing
         #expect(run.stdout.contains("[a] | \(line)"), "\(run.stdout)")
         for secret in ["s3cr3t-value", "proc-secret"] { #expect(!(run.stdout + run.stderr).contains(secret), "\(run.stdout)") }
     }
+
+    /// A failure reason naming a secret of the task's environment that none of its fields took
+    /// (an archive entry the packing task named after `$DEPLOY_TOKEN`, from the dotenv file)
+    /// shows it as `***` wherever the reason goes, as the task's output lines do: the console's
+    /// failure line, GitHub Actions' `::error`, the events file, JUnit, the run record and `logs`.
+    /// An environment secret shorter than `SecretMask.minimumOutputLength` stays, as in output.
+    @Test func aFailureReasonNamingASecretOfTheTasksEnvironmentIsMaskedWhereverItGoes() async throws {
+        let workflow = """
+            version: 1
+            dotenv: [.env]
+            tasks:
+              pack:
+                shell: 'mkdir -p "src/$DEPLOY_TOKEN" && echo x > "src/$DEPLOY_TOKEN/f.txt" && tar -cf a.tar -C src .'
+                outputs: [a.tar]
+              unpack: {needs: [pack], decompress: {from: a.tar, to: out}}
+
+            """
+        let token = "s3cr3t-dotenv"
+        let folder = try WorkflowFolder(workflow, files: [".env": "DEPLOY_TOKEN=\(token)\n", "out/\(token)": "a file, not a folder\n"])
+        let run = try await FlowrunBinary.run(
+            ["run", "--events", "plain", "--events-file", "events.jsonl", "--junit", "junit.xml", "flow.yaml"], in: folder.url,
+            environment: ["GITHUB_ACTIONS": "true", "SHORT_TOKEN": "out"])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let reason = "/out/***' exists and is not a folder, but the archive has a folder there"
+        #expect(run.stdout.contains("[unpack] failed in "), "\(run.stdout)")
+        #expect(run.stdout.contains(reason + "\n::error::unpack failed: '"), "\(run.stdout)")
+
+        var places = [("the run's console output", run.stdout + run.stderr)]
+        for file in ["events.jsonl", "junit.xml"] { places.append((file, try folder.read(file))) }
+        let runs = folder.url.appendingPathComponent(".flowrun/runs")
+        for record in try FileManager.default.subpathsOfDirectory(atPath: runs.path) where record.hasSuffix(".jsonl") {
+            places.append((".flowrun/runs/\(record)", try String(contentsOf: runs.appendingPathComponent(record), encoding: .utf8)))
+        }
+        #expect(places.count == 4, "one run record")
+        let logs = try await FlowrunBinary.run(["logs", "-f", "flow.yaml"], in: folder.url)
+        places.append(("flowrun logs", logs.stdout + logs.stderr))
+        for (place, text) in places {
+            #expect(!text.contains(token), "a secret value is in \(place): \(text)")
+            #expect(text.contains("/out/***"), "the masked reason is not in \(place): \(text)")
+        }
+    }
 }

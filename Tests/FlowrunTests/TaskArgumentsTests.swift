@@ -56,4 +56,28 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr == message)
     }
+
+    /// Bytes that are not UTF-8 (`$'\xff'`, a Latin-1 file name) would reach the task as U+FFFD:
+    /// such an argument is refused, named by its place after `--`, and nothing runs.
+    @Test func anArgumentThatIsNotUTF8IsRefusedRatherThanChanged() throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Through a shell: Process takes its arguments as Strings, which cannot hold these bytes.
+        shell.arguments = ["-c", #"exec "$0" flow.yaml greet -- ok "$(printf 'b\351\377')" >out.txt 2>err.txt"#, FlowrunBinary.url.path]
+        shell.currentDirectoryURL = folder.url
+        try shell.run()
+        shell.waitUntilExit()
+        let output = try folder.read("out.txt")
+        #expect(shell.terminationStatus == 2, "\(output)")
+        #expect(output == "")
+        #expect(try folder.read("err.txt") == Self.notUTF8Error)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".flowrun/runs").path))
+    }
+
+    static let notUTF8Error = """
+        flowrun: error: argument 2 after '--' is not UTF-8 ('b\\xE9\\xFF'): flowrun hands arguments on as text and would change \
+        these bytes; let the task find such a name itself (a glob, a file listing it)
+
+        """
 }

@@ -10,13 +10,12 @@ import NIOConcurrencyHelpers
 /// A runner makes one in `startAttempt`, starts the work off the engine's loop (blocking work
 /// with `runOnWorker`, a transfer on its own event loop) and returns it. The work sees a stop
 /// through `stop`, reports through `progress`, and calls `end` when done: the first `end` is
-/// the attempt's, and reports it on the loop, with the task's secrets masked; a later one is
-/// ignored. Terminate and kill are alike: both set `stop`, after which no progress goes out and
+/// the attempt's, and reports it on the loop (`ActionRunner` masks the task's secrets in it); a
+/// later one is ignored. Terminate and kill are alike: both set `stop`, after which no progress goes out and
 /// nothing outlives the work's next check but its clean-up.
 final class ActionAttempt: RunningAttempt, Sendable {
     let stop: StopFlag
     let progress: ProgressThrottle
-    private let mask: SecretMask
     private let loop: any EngineLoop
     private let completion: @Sendable (AttemptResult) -> Void
     private let ended = NIOLockedValueBox(false)
@@ -39,7 +38,6 @@ final class ActionAttempt: RunningAttempt, Sendable {
         self.unfinished = unfinished
         let stop = StopFlag()
         self.stop = stop
-        mask = SecretMask(task)
         self.loop = loop
         self.completion = completion
         progress = ProgressThrottle(clock: loop, unit: unit) { done, total, unit in
@@ -67,7 +65,7 @@ final class ActionAttempt: RunningAttempt, Sendable {
         // The work and its clean-up are done: what is left is the report.
         unfinished.ended()
         progress.end(completed: failure == nil)
-        let result = failure.map { $0.result(masking: mask) } ?? .succeeded
+        let result = failure?.result ?? .succeeded
         let completion = completion
         loop.post { completion(result) }
     }

@@ -4,7 +4,7 @@ import FlowEngine
 /// words that name the URL, the path or the entry, and whether another attempt can help.
 ///
 /// The one failure type of the actions: each throws it, and `ActionAttempt` turns it into the
-/// attempt's result with the task's secret values masked (`SecretMask`), in one place.
+/// attempt's result, whose reason `ActionRunner` masks (`SecretMask`), in one place for every kind.
 package struct ActionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     package var reason: String
     /// False when the failure knows that trying again cannot help (an HTTP 404, a bad checksum,
@@ -30,10 +30,9 @@ package struct ActionFailure: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension ActionFailure {
-    /// The attempt's result, with the task's secret values shown as `***`: the one place a
-    /// failure is masked. A failure that advises nothing beyond the task's policy is a plain one.
-    func result(masking mask: SecretMask) -> AttemptResult {
-        if retryable && retryAfterMilliseconds == nil { return .failed(reason: mask(reason), exitCode: nil) }
-        return .failedAdvising(reason: mask(reason), retryable: retryable, notBeforeMilliseconds: retryAfterMilliseconds)
+    /// The attempt's result. A failure that advises nothing beyond the task's policy is a plain one.
+    var result: AttemptResult {
+        if retryable && retryAfterMilliseconds == nil { return .failed(reason: reason, exitCode: nil) }
+        return .failedAdvising(reason: reason, retryable: retryable, notBeforeMilliseconds: retryAfterMilliseconds)
     }
 }

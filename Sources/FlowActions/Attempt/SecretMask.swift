@@ -2,15 +2,15 @@ import FlowModel
 import FlowPlanning
 import Foundation
 
-/// The secret values a task's fields took, so that its failure reasons show them as `***`, as
-/// `--dry-run` shows the fields: wherever they appear, also in a URL a redirect led to (a token
-/// in a query is often carried along), or in an entry or a folder named under a path.
+/// The secret values a task's fields took, and those of its environment, so that its failure
+/// reasons and output lines show them as `***`, as `--dry-run` shows the fields: wherever they
+/// appear, also in a URL a redirect led to (a token in a query is often carried along), or in
+/// an entry or a folder named under a path.
 ///
-/// The values are found by setting each field beside its shown form
-/// (`PlannedTask.secretValues`). Every action's failures are masked by it, in
-/// `ActionFailure.result(for:)`; nothing else masks a failure. Every output line of a task with
-/// such values, or with secret values in its environment, is masked by it too, in `ActionRunner`
-/// (`AttemptEvents.masking`).
+/// The fields' values are found by setting each field beside its shown form
+/// (`PlannedTask.secretValues`). Every output line and every failure reason of a task is masked
+/// by one mask, made in `ActionRunner` (`AttemptEvents.masking`, `AttemptResult.masked`);
+/// nothing else masks a failure.
 struct SecretMask: Sendable {
     /// The values, longest first (so that one holding another is masked whole).
     let secrets: [String]
@@ -20,18 +20,14 @@ struct SecretMask: Sendable {
         secrets = PlannedTask.secretValues(in: fields)
     }
 
-    /// The values `task`'s fields took (none for a task shown as it is used).
-    init(_ task: PlannedTask) {
-        secrets = task.secretValues
-    }
-
     /// The fewest characters a secret of the task's environment has to mask its output lines: a
     /// shorter one (`1`, `on`) would mask every digit or word holding it, and hide little.
     static let minimumOutputLength = 4
 
-    /// The values `task`'s output lines are masked with: those its fields took (any length, as
-    /// before) and the secret values in its environment (`PlannedTask.environmentSecretValues`)
-    /// of `minimumOutputLength` characters or more, whoever prints them.
+    /// The values `task`'s output lines and failure reasons are masked with: those its fields
+    /// took (any length) and the secret values in its environment
+    /// (`PlannedTask.environmentSecretValues`) of `minimumOutputLength` characters or more,
+    /// whoever prints them.
     init(outputOf task: PlannedTask, environmentSecrets: [String]) {
         let fromEnvironment = environmentSecrets.filter { $0.count >= Self.minimumOutputLength }
         secrets = fromEnvironment.isEmpty ? task.secretValues : SecretName.ordered(task.secretValues + fromEnvironment)

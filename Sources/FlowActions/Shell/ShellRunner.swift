@@ -67,9 +67,9 @@ package struct ShellRunner: TaskRunner {
             }
             return ChildProcess(launched, loop: loop, events: events, completion: completion)
         } catch let error as ProcessLauncher.LaunchError {
-            completion(ActionFailure(error.message).result(masking: SecretMask(task)))
+            completion(ActionFailure(error.message).result)
         } catch {
-            completion(ActionFailure("\(error)").result(masking: SecretMask(task)))
+            completion(ActionFailure("\(error)").result)
         }
         return NotStarted()
     }

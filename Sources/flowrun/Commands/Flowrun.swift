@@ -47,6 +47,7 @@ struct Flowrun: ParsableCommand {
                 Foundation.exit(0)
             }
             let arguments = TaskArgumentWords.split(DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst())))
+            try TaskArgumentWords.refuseNotUTF8()
             try MisspelledCommand.check(arguments)
             // The common `flowrun [run] [-j N] FILE` without ArgumentParser's start-up cost.
             var command: any ParsableCommand
