@@ -74,10 +74,11 @@ import Testing
     }
 
     /// The contract gives every command but a run "0 or 2" (`schema` and `completion` just 0):
-    /// one whose output cannot be written exits 2, not the 1 of a failed task.
+    /// one whose output cannot be written exits 2, not the 1 of a failed task. `--help` and
+    /// `--version` too, as GNU's `ls --help >/dev/full` fails.
     @Test(arguments: [
         ["run", "--dry-run", "flow.yaml"], ["validate", "flow.yaml"], ["graph", "flow.yaml"], ["list", "flow.yaml"], ["schema"],
-        ["runs"], ["logs"], ["completion", "bash"], ["completion", "fish"],
+        ["runs"], ["logs"], ["completion", "bash"], ["completion", "fish"], ["--help"], ["--version"], ["help", "run"], ["run", "--help"],
     ])
     func aCommandThatPrintsToAFullDiskFailsWithTwo(_ arguments: [String]) async throws {
         let folder = try folder()

@@ -65,6 +65,7 @@ struct Flowrun: ParsableCommand {
             Foundation.exit(failure.status.rawValue)
         } catch {
             let code = exitCode(for: error)
+            if code == .success { printCleanExit(fullMessage(for: error)) }
             if code == .validationFailure {
                 let arguments = DirectoryFirst.reordered(Array(CommandLine.arguments.dropFirst()))
                 var message = UsageErrorText.flowrunStyle(ParserSuggestion.mended(fullMessage(for: error), arguments: arguments))
@@ -79,6 +80,21 @@ struct Flowrun: ParsableCommand {
         }
     }
 
+    /// `--help`, `--version`, `help COMMAND`: printed here rather than by ArgumentParser, whose
+    /// exit does not look at the write, so that `flowrun --help >/dev/full` fails with 2 as
+    /// `ls --help >/dev/full` does, instead of a silent 0.
+    private static func printCleanExit(_ text: String) -> Never {
+        if !text.isEmpty { print(text) }
+        do throws(CommandFailure) {
+            try flushStandardOutput(statusTwo: true)
+        } catch {
+            // `flowrun --help | head`: quietly, as for every command.
+            if error.status.rawValue != ExitStatus.outputClosed.rawValue { StandardError.write("flowrun: error: \(error.message)\n") }
+            Foundation.exit(error.status.rawValue)
+        }
+        Foundation.exit(0)
+    }
+
     /// `print` keeps text in stdio's buffer, and exit would flush it without a word if the write
     /// failed: flushed and checked here, as GNU's `close_stdout` does, so that `flowrun schema
     /// >/dev/full` is an error, not a silent 0. A print larger than the buffer is written at
@@ -86,7 +102,7 @@ struct Flowrun: ParsableCommand {
     /// tells, with the errno of that write (nothing since has failed to set another).
     /// `statusTwo`: every command but a run fails with 2, the one failure status the contract
     /// lists for them (`ExitStatus.forCommandWriteFailure`); a run's lost output fails it with 1.
-    private static func flushStandardOutput(statusTwo: Bool = false) throws {
+    private static func flushStandardOutput(statusTwo: Bool = false) throws(CommandFailure) {
         let earlier = errno
         let flushed = fflush(nil) == 0
         guard !flushed || flowrun_stdout_failed() != 0 else { return }
