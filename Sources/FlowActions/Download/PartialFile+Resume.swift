@@ -14,7 +14,7 @@ extension PartialFile {
     /// emptied), or a new one there; a random temporary (no resume) when the fixed name cannot
     /// be had: another live flowrun holds it, the name is too long, something else is there.
     static func resumable(destination: String, url: String, withSHA256: Bool) throws(ActionFailure) -> PartialFile {
-        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let folder = FilePathParts.folder(of: destination)
         guard let names = ResumeNames(destination: destination) else { return try PartialFile(destination: destination, withSHA256: withSHA256) }
         do {
             try Folders.make(folder, access: .shared)
@@ -119,8 +119,8 @@ extension PartialFile {
     /// taking the fixed name then must not find the file that becomes `to`.
     func leaveResumeNames() throws(ActionFailure) {
         guard let resume else { return }
-        let folder = URL(fileURLWithPath: resume.names.partial).deletingLastPathComponent().path
-        let detached = folder + "/" + TemporaryName.make(for: URL(fileURLWithPath: destination).lastPathComponent)
+        let folder = FilePathParts.folder(of: resume.names.partial)
+        let detached = folder + "/" + TemporaryName.make(for: FilePathParts.split(destination).name)
         guard rename(resume.names.partial, detached) == 0 else {
             throw ActionFailure("cannot rename \(resume.names.partial) to \(detached): \(String(cString: strerror(errno)))", retryable: false)
         }
