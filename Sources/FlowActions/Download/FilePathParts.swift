@@ -6,8 +6,9 @@ import Foundation
 /// through `URL`, as before.
 enum FilePathParts {
     static func split(_ path: String) -> (folder: String, name: String) {
-        if path.hasPrefix("/"), !path.hasSuffix("/"), let slash = path.lastIndex(of: "/") {
-            let name = String(path[path.index(after: slash)...])
+        // On the UTF-8 bytes: a slash is one byte, and `Character`s would be grapheme breaking.
+        if path.utf8.first == UInt8(ascii: "/"), path.utf8.last != UInt8(ascii: "/"), let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+            let name = String(path[path.utf8.index(after: slash)...])
             if name != "." && name != ".." {
                 let folder = String(path[..<slash])
                 return (folder.isEmpty ? "/" : folder, name)
