@@ -93,12 +93,19 @@ extension PartialFile {
         }
     }
 
+    /// A body the server says is at most this long gets no record: cut by a kill, it is fetched
+    /// again whole, which costs less than creating, writing and removing a record beside every
+    /// small download did (bench/README.md, s38-dl); curl keeps none at all.
+    static let longestUnrecordedBody: Int64 = 2 << 20
+
     /// Writes the record of the validator the response gave, so that a later flowrun can
-    /// resume; removes it when there is none to write. A record that cannot be written only
-    /// costs that resume, so its failure is not the task's.
+    /// resume; removes it when there is none to write, or the body is short. A record that
+    /// cannot be written only costs that resume, so its failure is not the task's.
     func keepResumeRecord() {
         guard let resume else { return }
-        guard let validator, let text = ResumeRecord(urlDigest: resume.urlDigest, validator: validator, expectedSize: expectedSize).text else {
+        guard let validator, (expectedSize ?? .max) > Self.longestUnrecordedBody,
+            let text = ResumeRecord(urlDigest: resume.urlDigest, validator: validator, expectedSize: expectedSize).text
+        else {
             return forgetResumeRecord()
         }
         let descriptor = open(resume.names.record, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, FileAccess.owner.fileMode)
