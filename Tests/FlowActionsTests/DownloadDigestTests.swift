@@ -61,6 +61,47 @@ import Testing
         #expect(Self.noted(folder + "/big.bin") == DownloadRunnerTests.xxh128(body))
     }
 
+    /// With a sha256 to check, a long body's SHA-256 takes the hashing queue and its XXH3-128
+    /// the write queue; a resumed rest short enough is hashed inline, both at once. The digest
+    /// noted is still that of the whole file, in order, and so is the SHA-256 checked.
+    @Test func aTransferWithASHA256NotesTheDigestOfTheWholeFileHashedOnTwoThreads() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try TestHTTPServer()
+        defer { server.shutdown() }
+        let block = DirectWrites.blockSize
+        let body = DownloadRunnerTests.bytes(Int(HTTPTransfer.inlineHashLimit) + 3 * block + 777, seed: 41)
+        // Cut within a block, after several: the rest (under the limit) is hashed inline.
+        let first = 3 * block + 1_234
+        #expect(HTTPTransfer.hashesInline(bodyLength: Int64(body.count - first)))
+        server.route("/file") { _ in
+            var response = TestHTTPServer.Response(headers: [("ETag", "\"v1\"")], body: body)
+            response.servesRanges = true
+            if server.requestCount("/file") == 1 { response.closeAfter = first }
+            return response
+        }
+        // Other bytes: the same ones would come from the download cache, not a transfer.
+        let whole = DownloadRunnerTests.bytes(body.count - 5_000, seed: 43)
+        server.route("/whole") { _ in .init(body: whole) }
+        let runner = DownloadRunnerTests.runner(in: folder)
+        defer { runner.finishRun() }
+        let sha256 = DownloadRunnerTests.sha256(body)
+        let tasks = try DownloadRunnerTests.tasks(
+            [
+                ("resumed", "{download: {url: '\(server.baseURL)/file', to: resumed.bin, sha256: \(sha256)}, retries: 1}"),
+                ("whole", "{download: {url: '\(server.baseURL)/whole', to: whole.bin, sha256: \(DownloadRunnerTests.sha256(whole))}}"),
+            ], in: folder)
+        #expect(await DownloadRunnerTests.run(tasks[0], runner: runner, attempt: 1).result != .succeeded)
+        #expect(await DownloadRunnerTests.run(tasks[0], runner: runner, attempt: 2).result == .succeeded)
+        #expect(server.requests.last?.header("Range") == "bytes=\(first)-")
+        #expect(await DownloadRunnerTests.run(tasks[1], runner: runner).result == .succeeded)
+        for (name, bytes) in [("resumed.bin", body), ("whole.bin", whole)] {
+            #expect(DownloadRunnerTests.contents(folder + "/" + name) == bytes, "\(name)")
+            #expect(Self.noted(folder + "/" + name) == DownloadRunnerTests.xxh128(bytes), "\(name)")
+        }
+        #expect(server.requestCount("/whole") == 1)
+    }
+
     @Test func aFileURLACacheHitAndAFinishedSharedTransferEachNoteTheirTo() async throws {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -8,6 +8,19 @@ import Testing
 @Suite struct SharedTransfersTests {
     let key = SharedTransfers.Key(url: "http://127.0.0.1/f", headers: [])
 
+    /// Keys are the same only for the same bytes: canonically equivalent URLs are two
+    /// requests, and where the URL ends and a header begins counts.
+    @Test func keysAreTheSameOnlyForTheSameBytes() {
+        typealias Key = SharedTransfers.Key
+        #expect(Key(url: "http://h/caf\u{E9}", headers: ["A: 1"]) == Key(url: "http://h/caf\u{E9}", headers: ["A: 1"]))
+        #expect(Key(url: "http://h/caf\u{E9}", headers: []) != Key(url: "http://h/cafe\u{301}", headers: []))
+        #expect(Key(url: "http://h/ab", headers: ["c"]) != Key(url: "http://h/a", headers: ["bc"]))
+        #expect(Key(url: "http://h/a", headers: ["b", "c"]) != Key(url: "http://h/a", headers: ["bc"]))
+        #expect(Key(url: "http://h/a", headers: [""]) != Key(url: "http://h/a", headers: []))
+        let keys: Set = [Key(url: "http://h/x", headers: []), Key(url: "http://h/x", headers: []), Key(url: "http://h/y", headers: [])]
+        #expect(keys.count == 2)
+    }
+
     @Test func aTransferNobodyWaitsForIsNotAwaited() {
         let transfers = SharedTransfers()
         guard case .leader = transfers.join(key, waiter: { _ in }) else { Issue.record("the first task must lead"); return }

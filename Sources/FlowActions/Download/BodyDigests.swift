@@ -12,17 +12,26 @@ package struct BodyDigests: Sendable, Equatable {
 }
 
 /// Hashes a download's bytes for `BodyDigests`, each block into both digests at once while it
-/// is in cache. Copies share the XXH3 state (a class): make a new one to start over.
+/// is in cache, or (`updateSHA256`, with the XXH3-128 fed to `content` elsewhere) each digest on
+/// a thread of its own. Copies share the XXH3 state (a class): make a new one to start over.
 struct BodyHasher {
-    private let content = XXH128Hasher()
+    /// The XXH3-128's state, which a file whose SHA-256 takes the hashing queue feeds on its
+    /// write queue instead (`PartialFile.hashContent`).
+    let content: XXH128Hasher
     private var sha256: SHA256?
 
     init(withSHA256: Bool) {
+        content = XXH128Hasher()
         sha256 = withSHA256 ? SHA256() : nil
     }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         content.update(bytes)
+        sha256?.update(bufferPointer: bytes)
+    }
+
+    /// The SHA-256 only: the same bytes go to `content` on another thread, in the same order.
+    mutating func updateSHA256(_ bytes: UnsafeRawBufferPointer) {
         sha256?.update(bufferPointer: bytes)
     }
 

@@ -248,15 +248,17 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
 
     /// Hashes the block on the file's hashing queue, or with `hashingInline` on its write
     /// queue just before the write, and appends it on its write queue; the block's memory
-    /// returns to the pool once both are done with it.
+    /// returns to the pool once both are done with it. A file with a SHA-256 to compute has
+    /// only that on the hashing queue (not inline), and its XXH3-128 on the write queue.
     private func handOff(_ block: StagedBlock, hashingInline: Bool) {
         let count = block.count, file = file, writes = writes
+        let splitsDigests = !hashingInline && file.withSHA256
         writes.withLockedValue { writes in
             writes.unwritten += count
             writes.unhashed += count
         }
         let hash: @Sendable () -> Void = {
-            file.hash(block.bytes)
+            if splitsDigests { file.hashSHA256(block.bytes) } else { file.hash(block.bytes) }
             let waiter = writes.withLockedValue { writes in
                 writes.unhashed -= count
                 return writes.release()
@@ -271,6 +273,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             if failure == nil {
                 do throws(ActionFailure) {
                     try file.appendPrehashed(block.bytes)
+                    if splitsDigests { file.hashContent(block.bytes) }
                 } catch {
                     failure = error
                 }

@@ -14,7 +14,7 @@ extension PartialFile {
     /// emptied), or a new one there; a random temporary (no resume) when the fixed name cannot
     /// be had: another live flowrun holds it, the name is too long, something else is there.
     static func resumable(destination: String, url: String, withSHA256: Bool) throws(ActionFailure) -> PartialFile {
-        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let folder = FilePathParts.folder(of: destination)
         guard let names = ResumeNames(destination: destination) else { return try PartialFile(destination: destination, withSHA256: withSHA256) }
         do {
             try Folders.make(folder, access: .shared)
@@ -93,12 +93,19 @@ extension PartialFile {
         }
     }
 
+    /// A body the server says is at most this long gets no record: cut by a kill, it is fetched
+    /// again whole, which costs less than creating, writing and removing a record beside every
+    /// small download did (bench/README.md, s38-dl); curl keeps none at all.
+    static let longestUnrecordedBody: Int64 = 2 << 20
+
     /// Writes the record of the validator the response gave, so that a later flowrun can
-    /// resume; removes it when there is none to write. A record that cannot be written only
-    /// costs that resume, so its failure is not the task's.
+    /// resume; removes it when there is none to write, or the body is short. A record that
+    /// cannot be written only costs that resume, so its failure is not the task's.
     func keepResumeRecord() {
         guard let resume else { return }
-        guard let validator, let text = ResumeRecord(urlDigest: resume.urlDigest, validator: validator, expectedSize: expectedSize).text else {
+        guard let validator, (expectedSize ?? .max) > Self.longestUnrecordedBody,
+            let text = ResumeRecord(urlDigest: resume.urlDigest, validator: validator, expectedSize: expectedSize).text
+        else {
             return forgetResumeRecord()
         }
         let descriptor = open(resume.names.record, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, FileAccess.owner.fileMode)
@@ -119,8 +126,8 @@ extension PartialFile {
     /// taking the fixed name then must not find the file that becomes `to`.
     func leaveResumeNames() throws(ActionFailure) {
         guard let resume else { return }
-        let folder = URL(fileURLWithPath: resume.names.partial).deletingLastPathComponent().path
-        let detached = folder + "/" + TemporaryName.make(for: URL(fileURLWithPath: destination).lastPathComponent)
+        let folder = FilePathParts.folder(of: resume.names.partial)
+        let detached = folder + "/" + TemporaryName.make(for: FilePathParts.split(destination).name)
         guard rename(resume.names.partial, detached) == 0 else {
             throw ActionFailure("cannot rename \(resume.names.partial) to \(detached): \(String(cString: strerror(errno)))", retryable: false)
         }

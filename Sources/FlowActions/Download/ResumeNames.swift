@@ -12,8 +12,7 @@ struct ResumeNames {
 
     /// Nil for a name too long to take the suffixes (`NAME_MAX`): such a download starts over.
     init?(destination: String) {
-        let url = URL(fileURLWithPath: destination)
-        let folder = url.deletingLastPathComponent().path, name = url.lastPathComponent
+        let (folder, name) = FilePathParts.split(destination)
         guard name.utf8.count + 1 + Self.partialSuffix.utf8.count <= 255 else { return nil }
         partial = folder + "/." + name + Self.partialSuffix
         record = folder + "/." + name + Self.recordSuffix

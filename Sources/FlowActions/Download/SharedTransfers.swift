@@ -9,20 +9,31 @@ import NIOConcurrencyHelpers
 final class SharedTransfers: Sendable {
     /// Compared by bytes: Swift's `==` on strings is canonical equivalence, under which a URL
     /// with "caf\u{E9}" and one with "cafe\u{301}" are equal, yet they are sent as two paths.
+    /// The bytes are laid out once (each text's length, then its UTF-8), and compared and
+    /// hashed whole: byte by byte through `String.UTF8View`, each task's lookups cost more
+    /// than the rest of its bookkeeping here.
     struct Key: Hashable, Sendable {
-        var url: String
-        var headers: [String]
+        let url: String
+        let headers: [String]
+        private let bytes: [UInt8]
+
+        init(url: String, headers: [String]) {
+            self.url = url
+            self.headers = headers
+            var bytes: [UInt8] = []
+            for text in [url] + headers {
+                withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes += $0 }
+                bytes += text.utf8
+            }
+            self.bytes = bytes
+        }
 
         static func == (left: Self, right: Self) -> Bool {
-            left.url.utf8.elementsEqual(right.url.utf8) && left.headers.count == right.headers.count
-                && zip(left.headers, right.headers).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            left.bytes == right.bytes
         }
 
         func hash(into hasher: inout Hasher) {
-            for text in [url] + headers {
-                hasher.combine(text.utf8.count)
-                for byte in text.utf8 { hasher.combine(byte) }
-            }
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
 
