@@ -1,4 +1,5 @@
 import FlowEngine
+import Foundation
 
 /// An `EngineLoop` whose clock moves only when a test says so: `advance(by:)` fires the timers
 /// that come due, in order, on the calling thread, so a test of timeouts and grace periods
@@ -6,19 +7,23 @@ import FlowEngine
 /// (`ManualTaskQueue`) start operations as posted blocks, so a whole `Engine` run is driven
 /// from the test's thread.
 ///
-/// - Warning: for one test thread; blocks posted from elsewhere must not race `advance`.
+/// Driven from one test thread; an action's threads may read `now`, post and set or cancel
+/// timers meanwhile (a transfer's progress, a child's output grace), under the lock.
 package final class ManualRunLoop: EngineLoop, @unchecked Sendable {
-    package private(set) var now: Int64
+    private let lock = NSLock()
+    private var clock: Int64
     private var posted: [@Sendable () -> Void] = []
     private var timers: [(deadline: Int64, id: UInt64, block: @Sendable () -> Void)] = []
     private var lastID: UInt64 = 0
 
     package init(now: Int64 = 0) {
-        self.now = now
+        clock = now
     }
 
+    package var now: Int64 { lock.withLock { clock } }
+
     package func post(_ block: @escaping @Sendable () -> Void) {
-        posted.append(block)
+        lock.withLock { posted.append(block) }
     }
 
     package func nudge() {}
@@ -34,21 +39,23 @@ package final class ManualRunLoop: EngineLoop, @unchecked Sendable {
     package private(set) var queues: [ManualTaskQueue] = []
 
     package func schedule(at deadline: Int64, _ block: @escaping @Sendable () -> Void) -> LoopTimer {
-        lastID += 1
-        timers.append((deadline, lastID, block))
-        return LoopTimer(id: lastID)
+        lock.withLock {
+            lastID += 1
+            timers.append((deadline, lastID, block))
+            return LoopTimer(id: lastID)
+        }
     }
 
     package func cancel(_ timer: LoopTimer) {
-        timers.removeAll { $0.id == timer.id }
+        lock.withLock { timers.removeAll { $0.id == timer.id } }
     }
 
     /// The deadlines of the timers still armed, earliest first.
-    package var armedDeadlines: [Int64] { timers.map(\.deadline).sorted() }
+    package var armedDeadlines: [Int64] { lock.withLock { timers.map(\.deadline).sorted() } }
 
-    /// Runs the posted blocks, and those they post.
+    /// Runs the posted blocks, and those they post (each outside the lock).
     package func runPosted() {
-        while !posted.isEmpty { posted.removeFirst()() }
+        while let block = lock.withLock({ posted.isEmpty ? nil : posted.removeFirst() }) { block() }
     }
 
     /// Moves the clock on by `milliseconds`, stopping at each timer due on the way to fire it
@@ -56,12 +63,20 @@ package final class ManualRunLoop: EngineLoop, @unchecked Sendable {
     package func advance(by milliseconds: Int64) {
         let target = now + milliseconds
         runPosted()
-        while let next = timers.filter({ $0.deadline <= target }).min(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) }) {
-            timers.removeAll { $0.id == next.id }
-            now = max(now, next.deadline)
-            next.block()
+        while let next = nextTimer(dueBy: target) {
+            next()
             runPosted()
         }
-        now = target
+        lock.withLock { clock = target }
+    }
+
+    /// The earliest timer due by `target`, taken off the list with the clock moved to it.
+    private func nextTimer(dueBy target: Int64) -> (@Sendable () -> Void)? {
+        lock.withLock {
+            guard let next = timers.filter({ $0.deadline <= target }).min(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) }) else { return nil }
+            timers.removeAll { $0.id == next.id }
+            clock = max(clock, next.deadline)
+            return next.block
+        }
     }
 }

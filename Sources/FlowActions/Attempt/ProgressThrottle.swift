@@ -6,13 +6,17 @@ import NIOConcurrencyHelpers
 /// ten a second), so that a fast transfer or extraction does not flood the events.
 ///
 /// The first report goes out at once, and so does one that completes its total; a report held
-/// back is kept, and the last one held is sent when the attempt succeeds (`end(completed:)`), so
-/// the final value is always seen. A report equal to the one sent last is dropped; none goes out
-/// once the attempt has ended.
+/// back is kept and sent once the interval has passed, by a timer on the engine's loop if no
+/// later report comes first (a transfer that stalls after a burst shows the bytes it got, not
+/// those of the report before the burst), and the last one held is sent when the attempt
+/// succeeds (`end(completed:)`), so the final value is always seen. A report equal to the one
+/// sent last is dropped; none goes out once the attempt has ended.
 final class ProgressThrottle: Sendable {
     private struct State {
         var lastSent: (at: Int64, done: Int64, total: Int64?)?
         var held: (done: Int64, total: Int64?)?
+        /// The timer that sends `held` when its interval is over.
+        var flush: LoopTimer?
         var ended = false
     }
 
@@ -48,13 +52,34 @@ final class ProgressThrottle: Sendable {
                 if last.done == done && last.total == total { return }
                 if now - last.at < intervalMilliseconds && done != total {
                     state.held = (done, total)
+                    if state.flush == nil {
+                        state.flush = clock.schedule(at: last.at + intervalMilliseconds) { [weak self] in self?.sendHeld() }
+                    }
                     return
                 }
             }
-            state.lastSent = (now, done, total)
-            state.held = nil
-            send(done, total, unit)
+            sendNow(done, total, at: now, state: &state)
         }
+    }
+
+    /// The report held back, once its interval is over and no later report has sent one.
+    private func sendHeld() {
+        let now = clock.now
+        state.withLockedValue { state in
+            state.flush = nil
+            guard !state.ended, let held = state.held else { return }
+            sendNow(held.done, held.total, at: now, state: &state)
+        }
+    }
+
+    private func sendNow(_ done: Int64, _ total: Int64?, at now: Int64, state: inout State) {
+        if let flush = state.flush {
+            clock.cancel(flush)
+            state.flush = nil
+        }
+        state.lastSent = (now, done, total)
+        state.held = nil
+        send(done, total, unit)
     }
 
     /// No report goes out after this; the one held back is sent first if the attempt `completed`.
@@ -62,6 +87,8 @@ final class ProgressThrottle: Sendable {
         state.withLockedValue { state in
             guard !state.ended else { return }
             state.ended = true
+            if let flush = state.flush { clock.cancel(flush) }
+            state.flush = nil
             if completed, let held = state.held { send(held.done, held.total, unit) }
         }
     }
