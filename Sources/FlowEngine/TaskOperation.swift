@@ -212,9 +212,7 @@ final class TaskOperation: Operation, @unchecked Sendable {
             self.handle(.attemptEnded(attempt: attempt, result))
         }
         lock.withLock { starting = attempt }
-        // The element of the immutable array itself: read through an unsafe buffer, the task was
-        // copied (every field retained, then released) before the call through the protocol.
-        let handle = runner.startAttempt(of: tasks[index], attempt: attempt, events: events, completion: completion)
+        let handle = tasks.withUnsafeBufferPointer { runner.startAttempt(of: $0[index], attempt: attempt, events: events, completion: completion) }
         // Unless it ended inside `startAttempt`: then nothing is left of it to hang up.
         if machine.runningAttempt == attempt {
             running = (attempt, handle)
