@@ -506,7 +506,11 @@ private final class Tables {
         definitions = [TaskFingerprint.Definition?](repeating: nil, count: count)
         var indexes: [TaskID: Int] = [:]
         indexes.reserveCapacity(count)
-        for (index, task) in plan.tasks.enumerated() { indexes[task.id] = index }
+        // Each id read in place: `enumerated()` hands out a copy of every task (a retain and a
+        // release of each of its fields).
+        plan.tasks.withUnsafeBufferPointer { tasks in
+            for index in tasks.indices { indexes[tasks[index].spec.id] = index }
+        }
         self.indexes = indexes
     }
 }

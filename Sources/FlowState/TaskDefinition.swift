@@ -107,6 +107,12 @@ package enum TaskDefinition {
     /// them. Any other task always runs.
     package static func isTracked(_ task: PlannedTask) -> Bool { isTracked(TaskFiles(task)) }
 
+    /// Whether any of `tasks` is tracked, each read in place: `contains(where:)` over the array
+    /// hands the closure a copy of every task.
+    package static func anyTracked(_ tasks: [PlannedTask]) -> Bool {
+        tasks.withUnsafeBufferPointer { tasks in tasks.indices.contains { isTracked(TaskFiles(in: tasks, at: $0)) } }
+    }
+
     package static func isTracked(_ task: TaskFiles) -> Bool {
         switch task.action {
         case .shell, .group: !task.inputs.isEmpty || !task.outputs.isEmpty

@@ -27,8 +27,9 @@ struct SecretMask: Sendable {
     /// The values `task`'s output lines and failure reasons are masked with: those its fields
     /// took (any length) and the secret values in its environment
     /// (`PlannedTask.environmentSecretValues`) of `minimumOutputLength` characters or more,
-    /// whoever prints them.
-    init(outputOf task: PlannedTask, environmentSecrets: [String]) {
+    /// whoever prints them. `task` borrowed: an initializer's arguments are its own otherwise,
+    /// and the caller copied the whole task (every field retained, then released) at every attempt.
+    init(outputOf task: borrowing PlannedTask, environmentSecrets: [String]) {
         let fromEnvironment = environmentSecrets.filter { $0.count >= Self.minimumOutputLength }
         secrets = fromEnvironment.isEmpty ? task.secretValues : SecretName.ordered(task.secretValues + fromEnvironment)
     }

@@ -71,6 +71,9 @@ package final class PlainLog: EventSink {
         /// Tasks skipped as done in the run resumed, and that run: one line for them all too.
         var doneBefore = 0
         var resumedRun: String?
+        /// The lines of a batch of events, kept between batches: its capacity stays, where a
+        /// new array a batch grew two or three times (a few allocations a task).
+        var text: [UInt8] = []
     }
 
     private struct Group {
@@ -116,11 +119,19 @@ package final class PlainLog: EventSink {
         // Written under the lock, so that lines keep the order of the events even if a caller
         // broke the one-at-a-time contract; the lock is never contended otherwise.
         state.withLock { state in
+            // Taken out of `state` while it is filled, as `append` has `state` too.
             var text: [UInt8] = []
+            swap(&text, &state.text)
+            text.removeAll(keepingCapacity: true)
             for event in events { append(event, to: &text, state: &state) }
             output.write(text)
+            // A flood of output's batch does not keep its memory for the rest of the run.
+            if text.capacity <= Self.keptTextCapacity { swap(&text, &state.text) }
         }
     }
+
+    /// The most a batch's lines keep between batches (`State.text`).
+    static let keptTextCapacity = 1 << 20
 
     private func append(_ event: RunEvent, to text: inout [UInt8], state: inout State) {
         switch event.kind {

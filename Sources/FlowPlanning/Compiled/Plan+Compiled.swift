@@ -259,17 +259,25 @@ extension PlanReader {
         } else {
             spec = try taskSpec(keeping: words)
         }
+        // Every field read first, in the order written, and the task made once at the end: the
+        // spec moved into it (a read of its action after the init kept a copy of the whole spec),
+        // and no copy of a task mutated after it was made (a few thousand instructions a task,
+        // before the run's first spawn).
         let needs = try array { (reader) throws(CompiledPlanError) in try reader.count() }
-        var task = PlannedTask(
-            spec: spec, fileIndex: fileIndex, needs: needs, wave: try int(), workdir: try string(), workflowDirectory: try string(),
-            environment: try environment(), action: try bool() ? spec.action : try action(),
-            shown: try optional { (reader) throws(CompiledPlanError) in
-                ShownFields(workdir: try reader.string(), action: try reader.action(), inputs: try reader.strings(), outputs: try reader.strings())
-            })
-        task.inputs = try strings()
-        task.outputs = try strings()
-        task.arguments = try strings()
-        return task
+        let wave = try int()
+        let workdir = try string()
+        let workflowDirectory = try string()
+        let environment = try environment()
+        let action = try bool() ? spec.action : try action()
+        let shown = try optional { (reader) throws(CompiledPlanError) in
+            ShownFields(workdir: try reader.string(), action: try reader.action(), inputs: try reader.strings(), outputs: try reader.strings())
+        }
+        let inputs = try strings()
+        let outputs = try strings()
+        let arguments = try strings()
+        return PlannedTask(
+            spec: spec, fileIndex: fileIndex, needs: needs, wave: wave, workdir: workdir, workflowDirectory: workflowDirectory,
+            environment: environment, action: action, shown: shown, inputs: inputs, outputs: outputs, arguments: arguments)
     }
 
     /// A spec; its `inputs` and `outputs` as written in the file, and its `needs`, each kept

@@ -27,7 +27,7 @@ enum UpToDateRun {
     /// `inputs` or `outputs` (and has no download, decompress or combine task) reads no state
     /// and takes no task's fingerprint for it.
     static func isNeeded(for plan: Plan) -> Bool {
-        plan.tasks.contains(where: TaskDefinition.isTracked)
+        TaskDefinition.anyTracked(plan.tasks)
     }
 
     /// Ends the check of a run: writes the task state, and says if a write to it failed.
