@@ -121,6 +121,31 @@ package struct PlanCache: Sendable {
         Self.appendTaskSection(definitions.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? [], to: &body)
         Self.appendTaskSection(fingerprints.map { $0.count == plan.tasks.count ? $0.bytes : [] } ?? [], to: &body)
         body += plan.compiled
+        try write(body: body)
+    }
+
+    /// Puts `fingerprints` in place of those kept with the plan in the cache (the rest of the
+    /// file as it is), for a run that read the plan and took fingerprints its maker did not
+    /// have (that run was cut short, or some of its tasks failed): otherwise every later run of
+    /// the unchanged workflow takes them again, about a third more work a task. `fingerprints`
+    /// holds one entry a task of the plan kept. Nothing happens when the cache holds no plan.
+    package func replaceFingerprints(with fingerprints: PlanFingerprints) throws(FileError) {
+        let body = MappedFile.withBytes(of: path) { bytes -> [UInt8]? in
+            guard let body = Self.body(of: bytes) else { return nil }
+            var offset = body.startIndex
+            guard Key(reading: body, at: &offset) != nil, Self.taskSection(in: body, at: &offset) != nil else { return nil }
+            let kept = offset
+            guard Self.taskSection(in: body, at: &offset) != nil else { return nil }
+            var replaced = Array(body[body.startIndex..<kept])
+            Self.appendTaskSection(fingerprints.bytes, to: &replaced)
+            replaced += body[offset...]
+            return replaced
+        }
+        if let body { try write(body: body) }
+    }
+
+    /// Writes the file whole: the header, with the checksum of `body`, then `body`.
+    private func write(body: [UInt8]) throws(FileError) {
         var bytes = Self.magic
         withUnsafeBytes(of: Self.version.littleEndian) { bytes += $0 }
         bytes += StateChecksum.bytes(of: body.withUnsafeBytes { StateChecksum.of($0) })

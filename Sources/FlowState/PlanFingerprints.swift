@@ -40,6 +40,27 @@ package struct PlanFingerprints: Sendable {
         self.count = count
     }
 
+    /// These entries, with `kept`'s where these have none, if these have one `kept` lacks (or
+    /// `kept` is nil); nil when they add nothing to `kept` (or are not as many).
+    package func filling(_ kept: PlanFingerprints?) -> PlanFingerprints? {
+        guard let kept else { return self }
+        guard kept.count == count, (0..<count).contains(where: { has($0) && !kept.has($0) }) else { return nil }
+        var merged = bytes
+        for index in 0..<count where !has(index) && kept.has(index) {
+            let entry = (index * Self.entrySize)..<((index + 1) * Self.entrySize)
+            merged.replaceSubrange(entry, with: kept.bytes[entry])
+        }
+        return PlanFingerprints(merged: merged, count: count)
+    }
+
+    private init(merged: [UInt8], count: Int) {
+        bytes = merged
+        self.count = count
+    }
+
+    /// Whether every task has an entry: nothing a run could add.
+    package var isWhole: Bool { (0..<count).allSatisfy(has) }
+
     /// Whether the task at `index` has an entry.
     func has(_ index: Int) -> Bool {
         bytes.withUnsafeBytes { raw in raw[(index * Self.entrySize)..<(index * Self.entrySize + TaskStateBytes.digestSize)].contains { $0 != 0 } }

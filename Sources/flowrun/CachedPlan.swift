@@ -34,6 +34,9 @@ final class CachedPlan {
     /// The fingerprints that depend on the plan alone kept with the plan this run read, if any.
     private(set) var keptFingerprints: PlanFingerprints?
 
+    /// Whether this run read its plan from the cache.
+    private var readKept = false
+
     /// The workflow file's digest for the run record (`WorkflowDigest`), of the contents the
     /// plan was read or made from, when this run has it: the file is then not hashed again.
     private(set) var workflowDigest: String?
@@ -48,6 +51,7 @@ final class CachedPlan {
         }
         keptDefinitions = kept.definitions
         keptFingerprints = kept.fingerprints
+        readKept = true
         workflowDigest = kept.workflowDigest.map(WorkflowDigest.text(of:))
         return kept.plan
     }
@@ -65,8 +69,17 @@ final class CachedPlan {
     /// one, else the record's); says if that failed (the next run then reads the file again).
     /// `definitions` is taken only when a plan is kept, and so are `fingerprints` (the record's
     /// fingerprints that depend on the plan alone).
+    /// A run that read the plan, and took fingerprints the kept ones lack, keeps them in the cache.
     func storeMade(definitions: @autoclosure () -> DefinitionDigests?, fingerprints: @autoclosure () -> PlanFingerprints? = nil) {
-        guard let pending = pending.take() else { return }
+        guard let pending = pending.take() else {
+            guard readKept, keptFingerprints?.isWhole != true, let filled = fingerprints()?.filling(keptFingerprints) else { return }
+            do {
+                try cache.replaceFingerprints(with: filled)
+            } catch {
+                StandardError.write("flowrun: warning: the compiled plan's fingerprints were not saved (\(error))\n")
+            }
+            return
+        }
         do {
             try cache.store(
                 pending.plan, sources: pending.sources.map { ($0.path, $0.contents) }, settings: settings, environment: processEnvironment,

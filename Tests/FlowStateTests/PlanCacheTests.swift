@@ -285,6 +285,40 @@ import Testing
         #expect(cache.kept(settings: settings)?.fingerprints == nil)
     }
 
+    /// A first run cut short kept the fingerprints of the tasks that had run by then; a later
+    /// run of the kept plan took the others, which every run after it took again until the
+    /// workflow changed (s38-dag: +35 K instructions a task). That run puts them in the cache,
+    /// the plan and the definitions as they were, and what it did not take stays as kept.
+    @Test func fingerprintsALaterRunTookAreKeptWithThePlanInPlaceOfFewer() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let (plan, sources) = try project()
+        #expect(plan.tasks.count > 1)
+        let all: [(value: String, key: String)?] = plan.tasks.indices.map { index in
+            (String(repeating: "a\(index % 10)", count: 32), String(repeating: "f\(index % 10)", count: 32))
+        }
+        let definitions = DefinitionDigests.of(plan.tasks)
+        let firstRun = all.indices.map { $0 == 1 ? all[$0] : nil }
+        try cache.store(plan, sources: sources, settings: settings, definitions: definitions, fingerprints: PlanFingerprints(firstRun))
+        let kept = try #require(cache.kept(settings: settings)?.fingerprints)
+        #expect(!kept.isWhole)
+
+        // The later run took every task's but the second's (it failed there, say).
+        let laterRun = all.indices.map { $0 == 1 ? nil : all[$0] }
+        let filled = try #require(PlanFingerprints(laterRun).filling(kept))
+        #expect(filled.isWhole)
+        try cache.replaceFingerprints(with: filled)
+
+        let read = try #require(cache.kept(settings: settings))
+        let fingerprints = try #require(read.fingerprints)
+        for index in plan.tasks.indices {
+            #expect(fingerprints.value(at: index) == all[index]?.value)
+            #expect(fingerprints.key(at: index) == all[index]?.key)
+        }
+        #expect(read.plan.tasks.map(\.id) == plan.tasks.map(\.id))
+        #expect(read.definitions?.items.map(\.definition) == definitions.items.map(\.definition))
+        #expect(PlanFingerprints(laterRun).filling(fingerprints) == nil, "nothing more to add: the file is not written again")
+    }
+
     @Test func aCacheOfAnotherVersionIsIgnored() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let (plan, sources) = try project()
