@@ -73,10 +73,7 @@ final class ProgressThrottle: Sendable {
     }
 
     private func sendNow(_ done: Int64, _ total: Int64?, at now: Int64, state: inout State) {
-        if let flush = state.flush {
-            clock.cancel(flush)
-            state.flush = nil
-        }
+        if let flush = state.flush.take() { clock.cancel(flush) }
         state.lastSent = (now, done, total)
         state.held = nil
         send(done, total, unit)
@@ -87,8 +84,7 @@ final class ProgressThrottle: Sendable {
         state.withLockedValue { state in
             guard !state.ended else { return }
             state.ended = true
-            if let flush = state.flush { clock.cancel(flush) }
-            state.flush = nil
+            if let flush = state.flush.take() { clock.cancel(flush) }
             if completed, let held = state.held { send(held.done, held.total, unit) }
         }
     }

@@ -57,12 +57,7 @@ struct Flowrun: ParsableCommand {
             try flushStandardOutput(statusTwo: !((command as? RunCommand)?.takesSignals ?? false))
             Foundation.exit(0)
         } catch let failure as CommandFailure {
-            // `flowrun ... | head`: the reader went away on purpose, so quietly, as a program
-            // SIGPIPE ends says nothing; the status (141) still tells.
-            if failure.status.rawValue != ExitStatus.outputClosed.rawValue {
-                StandardError.write("flowrun: error: \(VisibleText.escaped(failure.message))\n")
-            }
-            Foundation.exit(failure.status.rawValue)
+            exit(reporting: failure)
         } catch {
             let code = exitCode(for: error)
             if code == .success { printCleanExit(fullMessage(for: error)) }
@@ -88,11 +83,19 @@ struct Flowrun: ParsableCommand {
         do throws(CommandFailure) {
             try flushStandardOutput(statusTwo: true)
         } catch {
-            // `flowrun --help | head`: quietly, as for every command.
-            if error.status.rawValue != ExitStatus.outputClosed.rawValue { StandardError.write("flowrun: error: \(error.message)\n") }
-            Foundation.exit(error.status.rawValue)
+            exit(reporting: error)
         }
         Foundation.exit(0)
+    }
+
+    /// Says `failure` on standard error and exits with its status. `flowrun ... | head`: the
+    /// reader went away on purpose, so quietly, as a program SIGPIPE ends says nothing; the
+    /// status (141) still tells.
+    private static func exit(reporting failure: CommandFailure) -> Never {
+        if failure.status.rawValue != ExitStatus.outputClosed.rawValue {
+            StandardError.write("flowrun: error: \(VisibleText.escaped(failure.message))\n")
+        }
+        Foundation.exit(failure.status.rawValue)
     }
 
     /// `print` keeps text in stdio's buffer, and exit would flush it without a word if the write
