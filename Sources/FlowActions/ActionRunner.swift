@@ -17,12 +17,9 @@ package struct ActionRunner: TaskRunner {
     private let combine: CombineRunner
     /// The download, decompress and combine attempts not ended yet, clean-up included.
     package let unfinishedAttempts = UnfinishedAttempts()
-    /// The secret `--env` and dotenv values by name (`Plan.secretOverrides`), and the process
-    /// environment's values whose names look secret: found once for the run, each task's output
-    /// lines and failure reason are masked with those in its environment
-    /// (`PlannedTask.environmentSecretValues`).
-    private let secretOverrides: [String: String]
-    private let processSecrets: [String: String]
+    /// Found once for the run: each task's output lines and failure reason are masked with
+    /// those in its environment.
+    private let environmentSecrets: EnvironmentSecrets
 
     /// The action kinds this flowrun runs; a plan with another kind is refused before the run.
     package static let runnableKinds: Set<String> = ["shell", "download", "decompress", "combine", "group"]
@@ -33,8 +30,7 @@ package struct ActionRunner: TaskRunner {
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment, forceColour: Bool = false,
         secretOverrides: [String: String] = [:]
     ) {
-        self.secretOverrides = secretOverrides
-        processSecrets = processEnvironment.filter { SecretName.looksSecret($0.key) }
+        environmentSecrets = EnvironmentSecrets(secretOverrides: secretOverrides, processEnvironment: processEnvironment)
         shell = ShellRunner(loop: outputLoop, processEnvironment: processEnvironment, forceColour: forceColour)
         download = DownloadRunner(environment: processEnvironment, loop: outputLoop, unfinished: unfinishedAttempts)
         decompress = DecompressRunner(loop: outputLoop, unfinished: unfinishedAttempts)
@@ -57,8 +53,7 @@ package struct ActionRunner: TaskRunner {
     ) -> any RunningAttempt {
         // Here, for every action kind, with one mask: each output line before it becomes an
         // event, and the attempt's failure reason, which the events, the record and JUnit carry.
-        let environmentSecrets = task.environmentSecretValues(secretOverrides: secretOverrides, processSecrets: processSecrets)
-        let mask = SecretMask(outputOf: task, environmentSecrets: environmentSecrets)
+        let mask = SecretMask(outputOf: task, environmentSecrets: environmentSecrets.values(of: task))
         let events = events.masking(mask)
         let completion = mask.secrets.isEmpty ? completion : { @Sendable result in completion(result.masked(mask)) }
         switch task.spec.action {

@@ -61,6 +61,30 @@ import Testing
         #expect(!dry.stdout.contains("hushhush"), "\(dry.stdout)")
     }
 
+    /// A file a glob found, named after a secret of the task's environment (the dotenv file's
+    /// `DEPLOY_TOKEN`) that no field took: `--dry-run` and `--resume --dry-run` name it with the
+    /// secret as `***`, as the task's output lines show it.
+    @Test func aChangedFileNamedAfterAnEnvironmentSecretIsMasked() async throws {
+        let token = "s3cr3t-dotenv"
+        let project = try Project(
+            """
+            version: 1
+            dotenv: [.env]
+            tasks:
+              pack: {inputs: ['parts/*.txt'], outputs: [all.txt], shell: 'cat parts/*.txt > all.txt'}
+
+            """, files: [".env": "DEPLOY_TOKEN=\(token)\n", "parts/1.txt": "1\n"])
+        _ = try await project.run()
+        try project.write("parts/\(token).txt", "2\n")
+        for words in [["run", "--dry-run", "flow.yaml"], ["run", "--resume", "--dry-run", "flow.yaml"]] {
+            let dry = try await FlowrunBinary.run(words, in: project.url)
+            #expect(dry.status == 0, "\(dry.stderr)")
+            let line = Self.line(Self.lines(dry.stdout), of: "pack")
+            #expect(line?.hasPrefix("would run: changed input parts/***.txt") == true, "\(words): \(dry.stdout)")
+            #expect(!dry.stdout.contains(token), "\(words): \(dry.stdout)")
+        }
+    }
+
     @Test func verboseDryRunListsTheTasksUpToDate() async throws {
         let project = try UpToDateTests.chainProject()
         _ = try await project.run()

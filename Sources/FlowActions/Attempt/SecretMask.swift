@@ -10,10 +10,10 @@ import Foundation
 /// The fields' values are found by setting each field beside its shown form
 /// (`PlannedTask.secretValues`). Every output line and every failure reason of a task is masked
 /// by one mask, made in `ActionRunner` (`AttemptEvents.masking`, `AttemptResult.masked`);
-/// nothing else masks a failure.
-struct SecretMask: Sendable {
+/// nothing else masks a failure. `--dry-run` masks the paths it names with the same mask.
+package struct SecretMask: Sendable {
     /// The values, longest first (so that one holding another is masked whole).
-    let secrets: [String]
+    package let secrets: [String]
 
     /// Each field as the task uses it, then as shown.
     init(_ fields: [(String, String)]) {
@@ -29,14 +29,14 @@ struct SecretMask: Sendable {
     /// (`PlannedTask.environmentSecretValues`) of `minimumOutputLength` characters or more,
     /// whoever prints them. `task` borrowed: an initializer's arguments are its own otherwise,
     /// and the caller copied the whole task (every field retained, then released) at every attempt.
-    init(outputOf task: borrowing PlannedTask, environmentSecrets: [String]) {
+    package init(outputOf task: borrowing PlannedTask, environmentSecrets: [String]) {
         let fromEnvironment = environmentSecrets.filter { $0.count >= Self.minimumOutputLength }
         secrets = fromEnvironment.isEmpty ? task.secretValues : SecretName.ordered(task.secretValues + fromEnvironment)
     }
 
     /// `text` with each value as `***`: `secrets` are ordered already, so not again for each
     /// line of output (`AttemptEvents.masking`).
-    func callAsFunction(_ text: String) -> String {
+    package func callAsFunction(_ text: String) -> String {
         SecretName.masked(text, ordered: secrets)
     }
 }

@@ -1,3 +1,4 @@
+import FlowActions
 import FlowConsole
 import FlowModel
 import FlowPlanning
@@ -8,12 +9,14 @@ import FlowState
 ///
 /// The path is shown relative to the task's workdir when it is under it, as it is written in
 /// the file; a secret value the task's fields took (`PlannedTask.shown`) is `***` in it, as in
-/// the plan above it.
+/// the plan above it, and so is one of its environment's secrets (a file a glob found may be
+/// named after one), as in the task's output (`SecretMask`).
 enum ReasonText {
-    static func text(_ reason: RunReason, of task: PlannedTask) -> String {
+    static func text(_ reason: RunReason, of task: PlannedTask, secrets: EnvironmentSecrets) -> String {
         guard let place = reason.path else { return reason.description }
+        let mask = SecretMask(outputOf: task, environmentSecrets: secrets.values(of: task))
         // A file found under a glob is named by whoever made it: no escape sequence of its name is printed.
-        let path = ConsoleText.sanitized(shown(place.path, of: task))
+        let path = ConsoleText.sanitized(mask(shown(place.path, of: task)))
         return place.isWholePattern ? "\(reason) under \(path) (a file added or removed)" : "\(reason) \(path)"
     }
 

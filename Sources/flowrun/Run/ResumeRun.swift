@@ -83,7 +83,7 @@ enum ResumeRun {
     }
 
     /// `--resume --dry-run`: for each task, whether the resume keeps it and why, or why it runs.
-    static func preview(_ check: ResumeCheck, upToDate: UpToDateCheck?, of plan: Plan) -> String {
+    static func preview(_ check: ResumeCheck, upToDate: UpToDateCheck?, of plan: Plan, secrets: EnvironmentSecrets) -> String {
         let decisions = check.preview(upToDate: upToDate?.preview())
         let run = check.resumedRun ?? "?"
         let width = min(plan.tasks.map(\.id.count).max() ?? 0, 32)
@@ -99,14 +99,14 @@ enum ResumeRun {
                 kept += 1
                 text += "kept: done in run \(run), unchanged since\n"
             case .runs(let why):
-                text += "would run: \(Self.text(why, of: task, run: run))\n"
+                text += "would run: \(Self.text(why, of: task, run: run, secrets: secrets))\n"
             }
         }
         text += "  \(kept.counted("task")) kept, \(plan.tasks.count - kept) would run\n"
         return text
     }
 
-    private static func text(_ why: ResumeDecision.Why, of task: PlannedTask, run: String) -> String {
+    private static func text(_ why: ResumeDecision.Why, of task: PlannedTask, run: String, secrets: EnvironmentSecrets) -> String {
         switch why {
         case .notInRun: return "not part of run \(run)"
         case .ended(.failed(let reason)): return "failed in run \(run) (\(ConsoleText.sanitized(reason)))"
@@ -116,7 +116,7 @@ enum ResumeRun {
         case .ended(.succeeded): return "succeeded in run \(run)"  // a success there is kept or changed: not reached
         case .notRecorded: return "what it left in run \(run) was not recorded (an output was missing, or an input changed while it ran)"
         case .needRuns(let need): return "needs '\(need)', which runs"
-        case .changed(let reason?): return "\(ReasonText.text(reason, of: task)) since run \(run)"
+        case .changed(let reason?): return "\(ReasonText.text(reason, of: task, secrets: secrets)) since run \(run)"
         case .changed(nil): return "changed since run \(run) (its command, env, inputs, needs or outputs)"
         }
     }

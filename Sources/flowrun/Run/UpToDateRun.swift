@@ -47,9 +47,10 @@ enum UpToDateRun {
 
     /// `--dry-run`: which tasks would run, and why; with `verbose`, also which are up to date
     /// (as go-task's `--verbose` says `Task "NAME" is up to date`). `lastRuns` gives the tasks
-    /// asked for their last run's end (`lastRuns(of:wanted:environment:)`).
+    /// asked for their last run's end (`lastRuns(of:wanted:environment:)`); a path named is
+    /// masked with `secrets`.
     static func preview(
-        _ check: UpToDateCheck, of plan: Plan, verbose: Bool = false,
+        _ check: UpToDateCheck, of plan: Plan, secrets: EnvironmentSecrets, verbose: Bool = false,
         lastRuns: (Set<TaskID>) -> [TaskID: LastRun] = { _ in [:] }
     ) -> String {
         let reasons = check.preview()
@@ -65,7 +66,7 @@ enum UpToDateRun {
                 if verbose { text += "  \(name)  up to date\n" }
                 continue
             }
-            text += "  \(name)  would run: \(Self.text(reason, of: task, lastRun: ends[task.id]))\n"
+            text += "  \(name)  would run: \(Self.text(reason, of: task, lastRun: ends[task.id], secrets: secrets))\n"
         }
         text += "  \(upToDate) task\(upToDate == 1 ? "" : "s") up to date\n"
         return text
@@ -80,16 +81,16 @@ enum UpToDateRun {
     /// A task with no record of success that ran before is not `never ran`: one that succeeded
     /// but made no output it declares (so none was recorded) says, as make does, the output it
     /// lacks; one that failed, was cancelled or was cut short says so, with the run.
-    static func text(_ reason: RunReason, of task: PlannedTask, lastRun: LastRun?) -> String {
-        guard reason.kind == .neverRan, let lastRun else { return ReasonText.text(reason, of: task) }
+    static func text(_ reason: RunReason, of task: PlannedTask, lastRun: LastRun?, secrets: EnvironmentSecrets) -> String {
+        guard reason.kind == .neverRan, let lastRun else { return ReasonText.text(reason, of: task, secrets: secrets) }
         switch lastRun.state {
         case .succeeded:
             let missing = TaskDefinition.outputs(of: task).first { !PathGlob.isPattern($0) && !FileManager.default.fileExists(atPath: $0) }
-            return ReasonText.text(missing.map { RunReason(.missingOutput, path: ReasonPath(path: $0, pattern: $0)) } ?? reason, of: task)
+            return ReasonText.text(missing.map { RunReason(.missingOutput, path: ReasonPath(path: $0, pattern: $0)) } ?? reason, of: task, secrets: secrets)
         case .failed(let why): return "failed in run \(lastRun.run) (\(ConsoleText.sanitized(why)))"
         case .cancelled(let why): return "cancelled in run \(lastRun.run) (\(ConsoleText.sanitized(why)))"
         case .unfinished: return "did not finish in run \(lastRun.run)"
-        case .skipped: return ReasonText.text(reason, of: task)
+        case .skipped: return ReasonText.text(reason, of: task, secrets: secrets)
         }
     }
 
