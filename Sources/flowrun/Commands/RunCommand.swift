@@ -180,7 +180,9 @@ struct RunCommand: ParsableCommand {
                 UpToDateRun.isWorthShowing(check, of: plan)
             {
                 standardOutput.write(
-                    UpToDateRun.preview(check, of: plan, secrets: secrets, verbose: verbose) { UpToDateRun.lastRuns(of: file, wanted: $0, environment: environment) })
+                    UpToDateRun.preview(check, of: plan, secrets: secrets, verbose: verbose) {
+                        UpToDateRun.lastRuns(of: file, wanted: $0, environment: environment)
+                    })
             }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
             return
