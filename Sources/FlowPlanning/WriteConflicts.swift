@@ -23,7 +23,7 @@ enum WriteConflicts {
         }
         var position = [Int](repeating: 0, count: graph.count)
         for (index, task) in order.enumerated() { position[task] = index }
-        var diagnostics: [Diagnostic] = []
+        var diagnostics: [(diagnostic: Diagnostic, task: Int, path: [UInt8])] = []
         for (key, tasks) in writers where tasks.count > 1 {
             let path = String(decoding: key, as: UTF8.self)
             // In run order, each writer must wait for the one before it.
@@ -31,12 +31,21 @@ enum WriteConflicts {
             for (earlier, later) in zip(sorted, sorted.dropFirst()) where !graph.reaches(later.task, earlier.task) {
                 let directory = workflow.directory
                 let shown = PathNesting.isInside(path, folder: directory) ? String(path.dropFirst(directory.count + 1)) : path
-                diagnostics.append(
-                    Diagnostic(.unorderedWriters(shown, task: graph.ids[later.task], other: graph.ids[earlier.task]), at: later.location))
+                let diagnostic = Diagnostic(
+                    .unorderedWriters(shown, task: graph.ids[later.task], other: graph.ids[earlier.task]), at: later.location)
+                diagnostics.append((diagnostic, position[later.task], key))
                 break
             }
         }
-        return diagnostics.sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
+        // The dictionary's order changes from run to run; a matrix's combinations share one
+        // location, so they are ordered as they run, then by path.
+        return diagnostics.sorted {
+            let (left, right) = ($0.diagnostic.location, $1.diagnostic.location)
+            if (left.line, left.column, $0.task) != (right.line, right.column, $1.task) {
+                return (left.line, left.column, $0.task) < (right.line, right.column, $1.task)
+            }
+            return $0.path.lexicographicallyPrecedes($1.path)
+        }.map(\.diagnostic)
     }
 
     /// The files a resolved task writes, each with where it is written in the file.

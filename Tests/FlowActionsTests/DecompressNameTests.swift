@@ -104,6 +104,34 @@ import Testing
         fixtures.expectOnly(["bad.zip", "empty-name.tar"])
     }
 
+    /// A file or symlink entry named `.` (or `./`) names `to` itself: it was skipped as the root
+    /// folder and the run was green without it, where bsdtar and GNU tar fail. A folder `.` is
+    /// still the root, as `tar -cf x.tar -C dir .` writes it.
+    @Test func aFileOrLinkNamedDotFailsNamingTheEntry() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            Self.rawZip + """
+                def tar(path, entries):
+                    with tarfile.open(path, 'w', format=tarfile.PAX_FORMAT) as t:
+                        for name, kind, data in entries:
+                            info = tarfile.TarInfo(name); info.type = kind; info.size = len(data)
+                            if kind == tarfile.SYMTYPE: info.linkname = 'a.txt'
+                            t.addfile(info, io.BytesIO(data))
+                tar('file.tar', [('a.txt', tarfile.REGTYPE, b'a'), ('.', tarfile.REGTYPE, b'secret')])
+                tar('link.tar', [('a.txt', tarfile.REGTYPE, b'a'), ('.', tarfile.SYMTYPE, b'')])
+                tar('root.tar', [('./', tarfile.DIRTYPE, b''), ('./a.txt', tarfile.REGTYPE, b'a')])
+                rawzip('file.zip', [(b'a.txt', b'a', 0, b''), (b'.', b'secret', 0, b'')])
+                """)
+        for archive in ["file.tar", "link.tar", "file.zip"] {
+            let failure = try #require(fixtures.extract(archive, to: archive + ".out"), "\(archive) extracted without its '.' entry")
+            #expect(failure.reason.contains("entry '.'"), "\(failure)")
+        }
+        #expect(fixtures.extract("root.tar", to: "root") == nil)
+        #expect(fixtures.listing("root") == ["a.txt"])
+        fixtures.expectOnly(["file.tar", "link.tar", "root.tar", "file.zip", "root"])
+    }
+
     @Test func hardLinksAreExtractedAsHardLinks() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

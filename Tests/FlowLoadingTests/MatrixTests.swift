@@ -166,6 +166,30 @@ import Testing
             ])
     }
 
+    /// `os` and `OS` are two YAML keys but one variable, MATRIX_OS: the file validated and each
+    /// task saw only the later key's value. Refused at the second key, also in an `include` entry.
+    @Test func matrixKeysThatDifferOnlyByCaseAreRefused() {
+        let loaded = WorkflowLoader.decode(
+            Array(
+                """
+                version: 1
+                tasks:
+                  t:
+                    matrix: {os: [a], OS: [b]}
+                    shell: 'true'
+                  u:
+                    matrix: {os: [a], include: [{os: a, Os: x}, {extra: y, EXTRA: z}]}
+                    shell: 'true'
+                """.utf8),
+            file: "flow.yaml", directory: "/work", defaultName: "w")
+        #expect(
+            loaded.diagnostics.map { "\($0.location): \($0.message.text)" } == [
+                "flow.yaml:4:23: matrix keys 'os' and 'OS' of task 't' would both be MATRIX_OS in the task's env",
+                "flow.yaml:7:41: matrix keys 'os' and 'Os' of task 'u' would both be MATRIX_OS in the task's env",
+                "flow.yaml:7:60: matrix keys 'extra' and 'EXTRA' of task 'u' would both be MATRIX_EXTRA in the task's env",
+            ])
+    }
+
     /// An `exclude` that drops every combination left no task at all: `needs: t` then waited for
     /// nothing and its dependent ran, and `flowrun FILE t` found no task 't'. GitHub Actions fails
     /// a job whose matrix is empty; flowrun refuses it at the matrix.

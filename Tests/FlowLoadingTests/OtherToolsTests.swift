@@ -217,7 +217,34 @@ import Testing
     @Test func goTasksOwnVariablesInAScriptAreItsTemplating() {
         let result = loaded("version: 1\ntasks:\n  t: {shell: 'go test {{.CLI_ARGS}}'}\n")
         #expect(result.diagnostics.map(\.severity) == [.warning])
-        #expect(result.diagnostics.first?.message.hint?.hasPrefix("'{{.CLI_ARGS}}' is go-task templating") == true)
+        #expect(result.diagnostics.first?.message.hint?.hasPrefix("'{{.CLI_ARGS}}' is go-task's own variable") == true)
+    }
+
+    /// go-task's own variables are not in a flowrun task's env: following a note that said
+    /// `$CLI_ARGS` or `$TASK` gave an empty value. The note names flowrun's way to each.
+    @Test func goTasksOwnVariablesGetFlowrunsWayToTheValueNotTheirOwnName() {
+        let result = loaded(
+            """
+            version: 1
+            tasks:
+              a: {shell: 'go test {{.CLI_ARGS}}'}
+              b: {shell: 'echo {{.TASK}}'}
+              c: {shell: 'cd {{.ROOT_DIR}}'}
+              d: {shell: 'ls {{.TASKFILE_DIR}}'}
+              e: {shell: 'echo {{.CHECKSUM}}'}
+              f: {env: {TASK: x}, shell: 'echo {{.TASK}}'}
+            """)
+        let notes = result.diagnostics.compactMap(\.message.hint)
+        #expect(
+            notes == [
+                "'{{.CLI_ARGS}}' is go-task's own variable: flowrun hands the words after '--' (flowrun FILE TASK -- ARGS) to a script as \"$@\" and as $FLOWRUN_ARGS, shell-quoted",
+                "'{{.TASK}}' is go-task's own variable: flowrun gives a task its id as $FLOWRUN_TASK",
+                "'{{.ROOT_DIR}}' is go-task's own variable: flowrun passes the workflow file's folder to scripts as $FLOWRUN_WORKFLOW_DIR and expands ${FLOWRUN_WORKFLOW_DIR} in paths",
+                "'{{.TASKFILE_DIR}}' is go-task's own variable: a flowrun task runs in its workdir (by default its file's folder), so a script reads it as $PWD",
+                "'{{.CHECKSUM}}' is go-task's own variable, which flowrun does not set",
+                "'{{.TASK}}' is go-task templating: flowrun passes env to scripts as $TASK and expands ${TASK} in paths",
+            ])
+        #expect(!result.diagnostics.hasErrors)
     }
 
     /// The `dotenv:` the note of `dotenvs`/`env_file` gives loads as written: in a `[...]` list

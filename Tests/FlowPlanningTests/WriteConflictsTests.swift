@@ -47,6 +47,22 @@ import Testing
         #expect(planner.messages(result).first?.hasPrefix("4:41: task 'join' writes") == true, "\(planner.messages(result))")
     }
 
+    /// Every combination's error is at the one `outputs` line: they came in the order of a
+    /// hash table, another on every run of `flowrun validate`. Now in the order the tasks run.
+    @Test func conflictsAtOneLineComeInRunOrderEveryTime() throws {
+        let values = ["a", "b", "c", "d", "e", "f", "g", "h"]
+        let result = try planner.plan(
+            """
+            version: 1
+            tasks:
+              one: {matrix: {k: [\(values.joined(separator: ", "))]}, shell: "true", outputs: ["o/${matrix.k}"]}
+              two: {matrix: {k: [\(values.joined(separator: ", "))]}, shell: "true", outputs: ["o/${matrix.k}"]}
+            """)
+        #expect(
+            planner.messages(result).map { String($0.prefix(while: { $0 != "," })) }
+                == values.map { "4:73: task 'two[\($0)]' writes 'o/\($0)'" })
+    }
+
     @Test func writersOrderedByNeedsAreAllowed() throws {
         let result = try planner.plan(
             """

@@ -72,4 +72,36 @@ import Testing
         #expect(leftovers(folder.url.appendingPathComponent("out").path) == [])
         #expect(leftovers(target.deletingLastPathComponent().path).filter { $0.hasPrefix("." + target.lastPathComponent) } == [])
     }
+
+    /// `to: /dev/null` (or a FIFO, or a link to either) was replaced by the renamed temporary
+    /// file: as root, /dev/null became a regular file for every program after. A device, FIFO
+    /// or socket at `to` now fails the task naming `to`, and stays what it was.
+    @Test func aDeviceOrFIFOAtToIsNeverReplaced() async throws {
+        let folder = try WorkflowFolder(
+            """
+            version: 1
+            tasks:
+              get: {download: {url: "file://${FLOWRUN_WORKFLOW_DIR}/source.txt", to: out/fifo}}
+              cat: {combine: {inputs: [source.txt], to: out/link}}
+              dev: {combine: {inputs: [source.txt], to: out/null}}
+
+            """, files: ["source.txt": "data\n"])
+        let out = folder.url.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try #require(mkfifo(out + "/fifo", 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: out + "/link", withDestinationPath: "fifo")
+        // A character device only root can make (as CI runs); otherwise a second FIFO stands in.
+        let device = mknod(out + "/null", S_IFCHR | 0o666, dev_t(0x103)) == 0  // 1, 3: /dev/null's numbers
+        if !device { try #require(mkfifo(out + "/null", 0o644) == 0) }
+        let result = try await FlowrunBinary.run(["run", "--events", "plain", "--keep-going", "flow.yaml"], in: folder.url)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("[get] failed in") && result.stdout.contains("'\(out)/fifo' is a FIFO"), "\(result.stdout)")
+        #expect(result.stdout.contains("[cat] failed in") && result.stdout.contains("'\(out)/link' is a FIFO"), "\(result.stdout)")
+        #expect(result.stdout.contains("[dev] failed in"), "\(result.stdout)")
+        var status = stat()
+        #expect(lstat(out + "/fifo", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "out/fifo is no longer a FIFO")
+        #expect(lstat(out + "/link", &status) == 0 && status.st_mode & S_IFMT == S_IFLNK, "out/link is no longer the link")
+        #expect(lstat(out + "/null", &status) == 0 && status.st_mode & S_IFMT == (device ? S_IFCHR : S_IFIFO), "out/null was replaced")
+        #expect(leftovers(out) == [])
+    }
 }

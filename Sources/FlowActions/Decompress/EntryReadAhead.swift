@@ -289,6 +289,8 @@ final class EntryReadAhead: @unchecked Sendable {
             }
             if let inflater = whole?.inflater, let listed = whole?.entries.next(for: entry, at: archive_read_header_position(reader)) {
                 guard inflateWhole(listed, with: inflater) else { return }
+            } else if !Self.hasData(entry) {
+                guard push(.dataEnd) else { return }
             } else {
                 guard readData() else { return }
             }
@@ -312,6 +314,13 @@ final class EntryReadAhead: @unchecked Sendable {
             guard push(.block(buffer: index, count: count, offset: 0), compressed: end) else { return false }
             return push(.dataEnd, compressed: end)
         }
+    }
+
+    /// Whether an entry's data is read: not when its header says it is empty, as bsdtar's
+    /// `archive_read_extract` does. Reading it anyway failed a zip's empty LZMA entry (libarchive:
+    /// "lzma unknown error 10", which also ends the reader) that bsdtar extracts.
+    static func hasData(_ entry: OpaquePointer) -> Bool {
+        archive_entry_size_is_set(entry) == 0 || archive_entry_size(entry) > 0
     }
 
     /// The current entry's data blocks, then its end or its failure; false once stopped.

@@ -164,7 +164,14 @@ final class ExtractionSession {
         case .stripped: return
         case .inside(let parts): components = parts
         }
-        if components.isEmpty { return }  // the archive's root folder: the staging folder itself
+        if components.isEmpty {
+            // The archive's root folder is the staging folder itself. A file, link or hard link
+            // named `.` would have to replace it (bsdtar and GNU tar fail on it): never skipped.
+            guard archive_entry_filetype(entry) & S_IFMT == S_IFDIR, archive_entry_hardlink(entry) == nil else {
+                throw .entry(shown, "is not a folder, but names the destination folder itself")
+            }
+            return
+        }
         entries += 1
         if entries > extractor.limits.maxFiles {
             throw ActionFailure("'\(archivePath)' has more than \(extractor.limits.maxFiles.counted("entry", plural: "entries")) (max_files)")
@@ -204,7 +211,7 @@ final class ExtractionSession {
         }
         // A regular file's bytes are hashed as they are written; a hard link's are its target's.
         let hashed = type == S_IFREG && archive_entry_hardlink(entry) == nil
-        try copyData(of: shown, hashed: hashed, isCancelled: isCancelled, progress: progress)
+        if EntryReadAhead.hasData(entry) { try copyData(of: shown, hashed: hashed, isCancelled: isCancelled, progress: progress) }
         guard archive_write_finish_entry(writer) == ARCHIVE_OK else {
             throw .entry(shown, "cannot be written: \(Self.writeError(writer))")
         }

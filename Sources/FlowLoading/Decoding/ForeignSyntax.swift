@@ -64,9 +64,30 @@ struct ForeignSyntax {
             guard EnvironmentEntry.isValidName(name), expanded || variables.contains(name) || Self.isGoTaskName(name) else {
                 continue
             }
-            return (shown, "'\(shown)' is go-task templating: flowrun passes env to scripts as $\(name) and expands ${\(name)} in paths")
+            return (shown, variables.contains(name) ? Self.variableNote(shown, name: name) : Self.goTaskNote(shown, name: name))
         }
         return nil
+    }
+
+    private static func variableNote(_ shown: String, name: String) -> String {
+        "'\(shown)' is go-task templating: flowrun passes env to scripts as $\(name) and expands ${\(name)} in paths"
+    }
+
+    /// go-task's own variables are not in a task's env under their names: the note gives
+    /// flowrun's way to the same value (`$CLI_ARGS` would be empty), or says there is none.
+    private static func goTaskNote(_ shown: String, name: String) -> String {
+        let own = "'\(shown)' is go-task's own variable"
+        switch name {
+        case "CLI_ARGS":
+            return "\(own): flowrun hands the words after '--' (flowrun FILE TASK -- ARGS) to a script as \"$@\" and as $FLOWRUN_ARGS, shell-quoted"
+        case "TASK": return "\(own): flowrun gives a task its id as $FLOWRUN_TASK"
+        case "ROOT_DIR":
+            return "\(own): flowrun passes the workflow file's folder to scripts as $FLOWRUN_WORKFLOW_DIR and expands ${FLOWRUN_WORKFLOW_DIR} in paths"
+        case "TASKFILE_DIR", "TASK_DIR": return "\(own): a flowrun task runs in its workdir (by default its file's folder), so a script reads it as $PWD"
+        default:
+            guard goTaskVariables.contains(name) else { return variableNote(shown, name: name) }
+            return "\(own), which flowrun does not set"
+        }
     }
 
     /// `${matrix.KEY}` at `open` (its `{`), which flowrun expands only in paths: in a script

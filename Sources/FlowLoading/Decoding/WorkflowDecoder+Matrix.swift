@@ -23,6 +23,12 @@ extension WorkflowDecoder {
                 broken = true
                 continue
             }
+            // `os` and `OS` would both be MATRIX_OS, the later value hiding the other.
+            if let other = expansion.keys.first(where: { $0.uppercased() == entry.key.uppercased() }) {
+                report(.matrixKeysShareVariable(other, entry.key, task: task), at: entry.keyMark)
+                broken = true
+                continue
+            }
             guard let values = strings(entry.value, "'\(entry.key)' of \(field())", allowSingle: false, items: Self.matrixValues) else {
                 broken = true
                 continue
@@ -90,6 +96,12 @@ extension WorkflowDecoder {
                 }
                 if !isKey, !EnvironmentEntry.isValidName(entry.key) {
                     report(.invalidMatrixKey(entry.key, task: task), at: entry.keyMark)
+                    broken = true
+                    continue
+                }
+                let others = keys + pairs.map(\.key)
+                if let other = others.first(where: { $0 != entry.key && $0.uppercased() == entry.key.uppercased() }) {
+                    report(.matrixKeysShareVariable(other, entry.key, task: task), at: entry.keyMark)
                     broken = true
                     continue
                 }
@@ -242,6 +254,11 @@ extension Diagnostic.Message {
             hint: key.contains("-")
                 ? "write '\(key.replacingOccurrences(of: "-", with: "_"))': a key is also a variable in the task's env, MATRIX_\(key.uppercased().replacingOccurrences(of: "-", with: "_"))"
                 : "a key is also a variable in the task's env, MATRIX_\(key.uppercased())")
+    }
+    static func matrixKeysShareVariable(_ first: String, _ second: String, task: TaskID) -> Self {
+        Self(
+            "matrix keys '\(first)' and '\(second)' of task '\(task)' would both be MATRIX_\(second.uppercased()) in the task's env",
+            hint: "give the keys names that differ by more than case")
     }
     static func invalidMatrixValue(_ value: String, key: String, task: TaskID) -> Self {
         Self(
