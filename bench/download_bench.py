@@ -15,6 +15,10 @@ checked and the file is stored in the download cache (a fresh, empty one each ru
     python3 bench/download_bench.py                       # builds flowrun (release) first
     python3 bench/download_bench.py --flowrun .build/release/flowrun --repeat 1 --big-mib 256
 
+`--realtime` runs nginx and every tool under `chrt -r 50` (root only): on a machine that other
+builds keep busy (load 10-18) their walls then stay within a few percent of a quiet machine's,
+where without it they swing by 2x; the other work waits meanwhile.
+
 Needs nginx and curl: `apt-get install nginx-light curl`; aria2c is measured when installed.
 Python 3.11 standard library only; files under bench/out/download/ (git-ignored).
 """
@@ -59,7 +63,7 @@ def make_files(www, count, big_mib):
             f.write(chunk[: (big_mib % 8) << 20])
 
 
-def start_nginx(www, port):
+def start_nginx(www, port, prefix_command=()):
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     prefix = OUT / "nginx"
     prefix.mkdir(parents=True, exist_ok=True)
@@ -82,7 +86,7 @@ http {{
     server {{ listen 127.0.0.1:{port}; root {www}; }}
 }}
 """)
-    process = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix)], stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([*prefix_command, nginx, "-c", str(conf), "-p", str(prefix)], stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -143,6 +147,7 @@ def main():
     parser.add_argument("--big-mib", type=int, default=1024)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", choices=["small", "big"], help="one shape only")
+    parser.add_argument("--realtime", action="store_true", help="nginx and the tools under chrt -r 50 (root)")
     args = parser.parse_args()
     if not shutil.which("curl") or not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         sys.exit("needs nginx and curl: apt-get install nginx-light curl")
@@ -150,7 +155,8 @@ def main():
     www = OUT / "www"
     make_files(www, args.files, args.big_mib)
     port = free_port()
-    nginx = start_nginx(www, port)
+    realtime = ("chrt", "-r", "50") if args.realtime else ()
+    nginx = start_nginx(www, port, realtime)
     # Inside a folder of its own: a flowrun before 693ca36 narrowed the folder above the cache
     # to 0700, and nginx's workers must read www/ beside it.
     cache = OUT / "private" / "cache"
@@ -177,7 +183,7 @@ def main():
                     shutil.rmtree(dest, ignore_errors=True)
                     shutil.rmtree(cache, ignore_errors=True)
                     dest.mkdir(parents=True)
-                    run = run_measured(tools[tool], args.timeout)
+                    run = run_measured([*realtime, *tools[tool]], args.timeout)
                     if run is None or run[2] != 0:
                         measure.log(f"{tool} {shape}: failed {run}")
                         continue
@@ -194,7 +200,8 @@ def main():
         nginx.send_signal(signal.SIGTERM)
         nginx.wait(timeout=10)
     print(f"download benchmark: {os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, "
-          f"{os.getloadavg()[0]:.2f} after; repeat {args.repeat}; flowrun {flowrun}\n")
+          f"{os.getloadavg()[0]:.2f} after; repeat {args.repeat}; flowrun {flowrun}"
+          f"{'; chrt -r 50' if args.realtime else ''}\n")
     print("| shape | tool | wall s | MB/s | peak RSS MB | user+sys s | x curl |")
     print("|---|---|---|---|---|---|---|")
     for shape, tools in results.items():

@@ -171,7 +171,9 @@ package final class Downloader: Sendable {
             guard let parsed = URL(string: target) else { throw ActionFailure("\(url): not a valid URL", retryable: false) }
             // async-http-client asks for `/` when the path's bytes are not UTF-8 (`URL.path` is
             // empty then): failing beats downloading the server's root as this file.
-            if URLComponents(url: parsed, resolvingAgainstBaseURL: false)?.percentEncodedPath.removingPercentEncoding == nil {
+            if target.utf8.contains(UInt8(ascii: "%")),
+                URLComponents(url: parsed, resolvingAgainstBaseURL: false)?.percentEncodedPath.removingPercentEncoding == nil
+            {
                 throw ActionFailure(
                     "\(url): its path's percent-encoded bytes are not UTF-8, which flowrun's HTTP client cannot request", retryable: false)
             }

@@ -95,15 +95,18 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             // A whole body into an empty file: nothing on the file's queue can fail, so the
             // head's bookkeeping goes there ahead of the body and the network thread reads on
             // at once, instead of waiting for that queue to wake up (two thread hand-offs on
-            // every download's way).
+            // every download's way). It goes with the body's first block (or its end), in the
+            // same turn of the queue: one wake-up of it fewer a download.
             if let failure { return eventLoop.makeFailedFuture(failure) }
             let length = range?.total ?? contentLength
             expectedLength.withLockedValue { $0 = (length, 0) }
             progress(0, length)
-            file.queue.async {
-                file.validator = validator
-                file.expectedSize = length
-                file.keepResumeRecord()
+            staging.withLockedValue { staging in
+                staging.headBookkeeping = {
+                    file.validator = validator
+                    file.expectedSize = length
+                    file.keepResumeRecord()
+                }
             }
             return eventLoop.makeSucceededVoidFuture()
         }
@@ -187,6 +190,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         var block: StagedBlock?
         var received: Int64 = 0
         var hashesInline = false
+        /// The head's work on the file's queue, done there just before the first block's.
+        var headBookkeeping: (@Sendable () -> Void)?
     }
 
     /// A body whose Content-Length is at most this is hashed on the file's write queue, each
@@ -220,7 +225,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                     let block = staging.block ?? StagedBlock()
                     rest = UnsafeRawBufferPointer(rebasing: rest[block.fill(from: rest)...])
                     staging.block = block.isFull ? nil : block
-                    if block.isFull { handOff(block, hashingInline: staging.hashesInline) }
+                    if block.isFull { handOff(block, hashingInline: staging.hashesInline, after: staging.headBookkeeping.take()) }
                 }
             }
             staging.received += Int64(buffer.readableBytes)
@@ -241,7 +246,12 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// way, before the file is settled, so that the file holds every byte received.
     func handOffStagedBytes() {
         staging.withLockedValue { staging in
-            if let block = staging.block, block.count > 0 { handOff(block, hashingInline: staging.hashesInline) }
+            let head = staging.headBookkeeping.take()
+            if let block = staging.block, block.count > 0 {
+                handOff(block, hashingInline: staging.hashesInline, after: head)
+            } else if let head {
+                file.queue.async(execute: head)
+            }
             staging.block = nil
         }
     }
@@ -250,7 +260,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// queue just before the write, and appends it on its write queue; the block's memory
     /// returns to the pool once both are done with it. A file with a SHA-256 to compute has
     /// only that on the hashing queue (not inline), and its XXH3-128 on the write queue.
-    private func handOff(_ block: StagedBlock, hashingInline: Bool) {
+    /// `head`, the head's bookkeeping, runs on the write queue first.
+    private func handOff(_ block: StagedBlock, hashingInline: Bool, after head: (@Sendable () -> Void)? = nil) {
         let count = block.count, file = file, writes = writes
         let splitsDigests = !hashingInline && file.withSHA256
         writes.withLockedValue { writes in
@@ -267,6 +278,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         }
         if !hashingInline { file.hashing.async(execute: hash) }
         file.queue.async {
+            head?()
             // `sync` on the idle hashing queue runs here, on this thread: no wake-up.
             if hashingInline { file.hashing.sync(execute: hash) }
             var failure = writes.withLockedValue { $0.failure }

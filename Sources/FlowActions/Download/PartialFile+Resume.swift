@@ -108,6 +108,7 @@ extension PartialFile {
         else {
             return forgetResumeRecord()
         }
+        recordMayExist = true
         let descriptor = open(resume.names.record, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, FileAccess.owner.fileMode)
         guard descriptor >= 0 else { return }
         var written = Array(text.utf8).withUnsafeBytes { bytes in (try? DirectWrites.writeAll(descriptor, bytes)) != nil }
@@ -117,22 +118,8 @@ extension PartialFile {
 
     /// Removes the record: the bytes no longer belong to the validator it names.
     func forgetResumeRecord() {
-        guard let resume else { return }
+        guard let resume, recordMayExist else { return }
         unlink(resume.names.record)
-    }
-
-    /// Gives the whole, verified file a random temporary name before it is closed and renamed
-    /// onto `to`, and removes its record: once closed its lock is free, and another flowrun
-    /// taking the fixed name then must not find the file that becomes `to`.
-    func leaveResumeNames() throws(ActionFailure) {
-        guard let resume else { return }
-        let folder = FilePathParts.folder(of: resume.names.partial)
-        let detached = folder + "/" + TemporaryName.make(for: FilePathParts.split(destination).name)
-        guard rename(resume.names.partial, detached) == 0 else {
-            throw ActionFailure("cannot rename \(resume.names.partial) to \(detached): \(String(cString: strerror(errno)))", retryable: false)
-        }
-        unlink(resume.names.record)
-        self.resume = nil
-        path = detached
+        recordMayExist = false
     }
 }

@@ -9,8 +9,8 @@ import Glibc
 /// Not thread-safe: one transfer uses it from one serial queue at a time. It outlives a failed
 /// attempt, so that the next one can resume where it stopped; `remove()` ends it.
 package final class PartialFile: @unchecked Sendable {
-    /// Changes once, when a resumable file leaves its fixed name for the rename onto `to`.
-    package internal(set) var path: String
+    /// A random temporary name, or a resumable file's fixed one (`PartialFile+Resume`).
+    package let path: String
     package let destination: String
     /// Where every read, write and rename of this file happens, in order, across attempts.
     package let queue = DispatchQueue(label: "flowrun.download-file")
@@ -34,6 +34,9 @@ package final class PartialFile: @unchecked Sendable {
     /// For a file under the fixed names a later flowrun finds (`PartialFile+Resume`): the names,
     /// and the digest of the URL its record is written for; nil for a random temporary.
     var resume: (names: ResumeNames, urlDigest: String)?
+    /// False once this file's record is known gone (removed, none written since): it is not
+    /// removed again, a system call each small download saved.
+    var recordMayExist = true
     /// Bytes an earlier flowrun left, not yet hashed (`hashKeptBytes()`).
     package internal(set) var keptBytesUnhashed = false
     /// Whether the bytes held came from an earlier flowrun: a 416 then starts over at once.
@@ -233,12 +236,6 @@ package final class PartialFile: @unchecked Sendable {
             remove()
             throw ActionFailure("sha256 mismatch for \(destination): expected \(expected.lowercased()), got \(got)", retryable: false)
         }
-        do throws(ActionFailure) {
-            try leaveResumeNames()
-        } catch {
-            remove()
-            throw error
-        }
         // fdatasync: the bytes, and the size and layout needed to read them, are on disk before
         // the rename, which is what the crash promise needs; the modification time is not
         // waited for (after a crash it only sends the up-to-date check to look again). On
@@ -251,6 +248,15 @@ package final class PartialFile: @unchecked Sendable {
         }
         if let cache, let sha256 = digests.sha256 { cache.store(linking: path, from: descriptor, size: size, sha256: sha256) }
         let written = FileStatus.of(descriptor: descriptor)
+        if resume != nil { try placeFromResumeName() } else { try closeAndPlace() }
+        let folder = FilePathParts.folder(of: destination)
+        if let folderSyncs { folderSyncs.add(folder) } else { Folders.synchronize(folder) }
+        if noting { Self.note(digests.content, of: written, placedAt: destination) }
+        return digests
+    }
+
+    /// Closes the file, then renames it onto `to`.
+    private func closeAndPlace() throws(ActionFailure) {
         let closed = close(descriptor)
         let closeCode = errno
         descriptor = -1
@@ -263,10 +269,25 @@ package final class PartialFile: @unchecked Sendable {
             unlink(path)
             throw ActionFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
         }
-        let folder = FilePathParts.folder(of: destination)
-        if let folderSyncs { folderSyncs.add(folder) } else { Folders.synchronize(folder) }
-        if noting { Self.note(digests.content, of: written, placedAt: destination) }
-        return digests
+    }
+
+    /// Renames a resumable file from its fixed name onto `to` while its lock is still held,
+    /// then closes it: a flowrun that opened the fixed name before cannot claim the file that
+    /// became `to`, and one after finds a new file there. Its record goes first. One rename,
+    /// where a detour through a random name before the close took two. The bytes are on disk
+    /// by then (`fdatasync`), so a failed close cannot lose them.
+    private func placeFromResumeName() throws(ActionFailure) {
+        forgetResumeRecord()
+        resume = nil
+        guard rename(path, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(path)
+            close(descriptor)
+            descriptor = -1
+            throw ActionFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
+        }
+        close(descriptor)
+        descriptor = -1
     }
 
     /// Notes the digest for the file now at `destination` (the rename changed its ctime) if it
