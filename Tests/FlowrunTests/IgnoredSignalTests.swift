@@ -62,7 +62,7 @@ import Testing
             version: 1
             tasks:
               first: {shell: "true"}
-              t: {needs: [first], shell: "grep -E 'SigIgn|SigCgt' /proc/self/status"}
+              t: {needs: [first], shell: "cat /proc/self/status"}
 
             """.utf8
         ).write(to: folder.url.appendingPathComponent("flow.yaml"))
@@ -72,7 +72,9 @@ import Testing
         for field in ["SigIgn:", "SigCgt:"] {
             let line = try #require(events.lines(of: "t").first { $0.hasPrefix(field) }, "\(run.stdout)")
             let mask = try #require(UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16))
-            #expect(mask == 0, "\(line)")
+            // The standard signals (cat catches none; grep would catch SIGSEGV); glibc's own 32
+            // and 33 are left as they are, in each child.
+            #expect(mask & 0x7FFF_FFFF == 0, "\(line)")
         }
     }
 
