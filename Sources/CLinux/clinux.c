@@ -50,17 +50,28 @@ int flowrun_ignored_at_start(int sig) {
     return sig > 0 && sig < 32 && ignored_at_start[sig];
 }
 
-/* Signals the child sets back to their default action: every standard one, whose action
- * flowrun or its own parent may have changed (SIGPIPE is ignored, SIGINT and friends blocked,
- * SIGHUP ignored by nohup), and the realtime ones that are not at their default when the first child starts (nothing in
- * flowrun changes those). glibc's own SIGCANCEL and SIGSETXID (32, 33) are left alone. */
+/* Signals the child sets back to their default action: those whose action flowrun or its own
+ * parent may change (SIGPIPE is ignored, SIGHUP ignored by nohup, SIGINT and SIGQUIT by `cmd &`,
+ * SIGCHLD set back by the shell runner), and every other one, standard or realtime, that is not at
+ * its default when the first child starts (the Swift runtime's crash handlers, an ignore flowrun's
+ * parent left). One at its default needs nothing: execve keeps an ignored signal ignored and sets
+ * a handled one back itself, and the child's signals are blocked until these are reset. That
+ * is 6-10 calls a spawn rather than 29, on the loop that vfork holds until the child's execve.
+ * glibc's own SIGCANCEL and SIGSETXID (32, 33) are left alone. */
 static int reset_signals[64];
 static int reset_count;
 static pthread_once_t reset_once = PTHREAD_ONCE_INIT;
 
 static void find_reset_signals(void) {
-    for (int sig = 1; sig < 32; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP) reset_signals[reset_count++] = sig;
+    int changeable[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD };
+    for (int sig = 1; sig < 32; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP) continue;
+        int reset = 0;
+        for (size_t i = 0; i < sizeof changeable / sizeof changeable[0]; i++) reset |= changeable[i] == sig;
+        struct sigaction current;
+        if (!reset) reset = sigaction(sig, NULL, &current) != 0 || current.sa_handler != SIG_DFL;
+        if (reset) reset_signals[reset_count++] = sig;
+    }
     for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
         struct sigaction current;
         if (sigaction(sig, NULL, &current) == 0 && current.sa_handler != SIG_DFL)

@@ -56,16 +56,19 @@ package struct FileRecord: Sendable, Equatable {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         let hasher = XXH128Hasher()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        // Left uninitialized: `read` fills what is hashed, and zeroing 64 KiB cost ~65 K
+        // instructions a file, most of the hash of a small one (a download's settled output).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count == 0 { break }
             if stop?.isSet == true { return nil }
             if count < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
         return hasher.finalize()
     }

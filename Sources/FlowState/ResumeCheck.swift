@@ -394,7 +394,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
             settle()
             if let key = recordedKey(of: index) { return key }
             // A task the up-to-date check kept or recorded (none for one it did not record as built).
-            return isTrackedByInner(plan.tasks[index]) ? inner?.builtRecord(at: index)?.resumeKey : nil
+            return isTrackedByInner(plan.tasks[index]) ? inner?.builtResumeKey(at: index) : nil
         }
     }
 

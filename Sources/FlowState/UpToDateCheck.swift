@@ -522,6 +522,18 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         lock.withLock { asStored[index] ? storedTask(at: index)?.record : built.isEmpty ? nil : built[index] }
     }
 
+    /// `builtRecord(at:)?.resumeKey`, with the fingerprint's whole value taken from this check's
+    /// table when it holds that fingerprint's (a dependent's start or the state took it): one
+    /// SHA-256 of the four parts fewer for each tracked task the record keeps a key of.
+    package func builtResumeKey(at index: Int) -> String? {
+        lock.withLock {
+            if asStored[index] { return storedTask(at: index)?.record.resumeKey }
+            guard !built.isEmpty, let record = built[index] else { return nil }
+            let value = current[index] == record.fingerprint ? current.value(of: index) : nil
+            return TaskRecord.resumeKey(value: value ?? record.fingerprint.value, outputs: record.outputs)
+        }
+    }
+
     /// Keeps what the task at `index` left; `built` is made at the first (a no-op makes none).
     private func build(_ record: TaskRecord, at index: Int) {
         if built.isEmpty { built = [TaskRecord?](repeating: nil, count: plan.tasks.count) }
