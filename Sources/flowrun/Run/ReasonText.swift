@@ -16,27 +16,16 @@ enum ReasonText {
         guard let place = reason.path else { return reason.description }
         let mask = SecretMask(outputOf: task, environmentSecrets: secrets.values(of: task))
         // A file found under a glob is named by whoever made it: no escape sequence of its name is printed.
-        let path = ConsoleText.sanitized(mask(shown(place.path, of: task)))
+        let path = ConsoleText.sanitized(shown(place.path, of: task, masked: mask))
         return place.isWholePattern ? "\(reason) under \(path) (a file added or removed)" : "\(reason) \(path)"
     }
 
-    /// `path` (absolute, as planned) as `--dry-run` shows it.
-    static func shown(_ path: String, of task: PlannedTask) -> String {
-        var path = path
-        var workdir = task.workdir
-        if let shown = task.shown {
-            var shownTask = task
-            shownTask.workdir = shown.workdir
-            shownTask.action = shown.action
-            shownTask.inputs = shown.inputs
-            shownTask.outputs = shown.outputs
-            // Every field the task took a secret in: a file under a pattern holds what the pattern held.
-            let real = [task.workdir] + TaskDefinition.inputs(of: task) + TaskDefinition.outputs(of: task)
-            let masked = [shown.workdir] + TaskDefinition.inputs(of: shownTask) + TaskDefinition.outputs(of: shownTask)
-            let values = zip(real, masked).flatMap { $0 == $1 ? [] : SecretName.values(in: $0, shownAs: $1) }
-            path = SecretName.masked(path, values: values)
-            workdir = shown.workdir
-        }
+    /// `path` (absolute, as planned) as `--dry-run` shows it: masked as the task's output is
+    /// (every value its fields took, so a file under a pattern holds what the pattern held),
+    /// then relative to the workdir, masked the same way (as the plan shows a workdir that took one).
+    static func shown(_ path: String, of task: PlannedTask, masked mask: SecretMask) -> String {
+        let path = mask(path)
+        let workdir = mask(task.workdir)
         let folder = workdir.hasSuffix("/") ? workdir : workdir + "/"
         return path.hasPrefix(folder) && path.count > folder.count ? String(path.dropFirst(folder.count)) : path
     }
