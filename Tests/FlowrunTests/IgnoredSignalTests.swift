@@ -20,15 +20,13 @@ import Testing
     /// first, so once the pause shows, the ignored signal would have been taken already.
     @Test(arguments: [SIGINT, SIGQUIT, SIGTERM, SIGHUP])
     func aSignalIgnoredAtStartNeitherCancelsNorEndsTheRun(signal: Int32) async throws {
-        let folder = try TemporaryFolder()
-        try Data(
+        let folder = try WorkflowFolder(
             """
             version: 1
             tasks:
               t: {shell: "grep SigIgn /proc/self/status; echo ready; while [ ! -e go ]; do sleep 0.05; done"}
 
-            """.utf8
-        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """)
         let run = try Self.withIgnored(signal, ["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(await run.waitFor("\"line\":\"ready\""))
         run.send(signal)
@@ -46,9 +44,8 @@ import Testing
         let events = try EventStream(run.stdout)
         #expect(events.finals == ["t": "task.succeeded"], "\(run.stdout)")
         // The task itself starts with the signal at its default action (issue 5).
-        let line = try #require(events.lines(of: "t").first { $0.hasPrefix("SigIgn:") })
-        let ignored = try #require(UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16))
-        #expect(ignored & (1 << UInt64(signal - 1)) == 0, "\(line)")
+        let ignored = try Self.mask("SigIgn:", of: "t", in: events)
+        #expect(ignored & (1 << UInt64(signal - 1)) == 0, "\(run.stdout)")
     }
 
     /// A task starts with every signal at its default action whatever flowrun's parent left
@@ -56,26 +53,28 @@ import Testing
     /// changed at the first spawn (SIGALRM, SIGUSR2 here) and SIGPIPE, which flowrun ignores.
     @Test(arguments: [SIGALRM, SIGUSR2, SIGPIPE])
     func aTaskStartsWithASignalFlowrunsParentIgnoredAtItsDefault(signal: Int32) async throws {
-        let folder = try TemporaryFolder()
-        try Data(
+        let folder = try WorkflowFolder(
             """
             version: 1
             tasks:
               first: {shell: "true"}
               t: {needs: [first], shell: "cat /proc/self/status"}
 
-            """.utf8
-        ).write(to: folder.url.appendingPathComponent("flow.yaml"))
+            """)
         let run = try Self.withIgnored(signal, ["run", "--events", "jsonl", "flow.yaml"], in: folder.url)
         #expect(await run.wait() == 0, "\(run.stderr)")
         let events = try EventStream(run.stdout)
         for field in ["SigIgn:", "SigCgt:"] {
-            let line = try #require(events.lines(of: "t").first { $0.hasPrefix(field) }, "\(run.stdout)")
-            let mask = try #require(UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16))
             // The standard signals (cat catches none; grep would catch SIGSEGV); glibc's own 32
             // and 33 are left as they are, in each child.
-            #expect(mask & 0x7FFF_FFFF == 0, "\(line)")
+            #expect(try Self.mask(field, of: "t", in: events) & 0x7FFF_FFFF == 0, "\(field) \(run.stdout)")
         }
+    }
+
+    /// The signal mask a task printed from /proc/self/status (`SigIgn:`, `SigCgt:`), in hex there.
+    static func mask(_ field: String, of task: String, in events: EventStream) throws -> UInt64 {
+        let line = try #require(events.lines(of: task).first { $0.hasPrefix(field) })
+        return try #require(UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16))
     }
 
     /// The flowrun of every other test starts with these signals at their default action, even
