@@ -132,6 +132,37 @@ import Testing
         fixtures.expectOnly(["file.tar", "link.tar", "root.tar", "file.zip", "root"])
     }
 
+    /// A header whose checksum is wrong is damage (libarchive's `ARCHIVE_RETRY`, which bsdtar
+    /// skips with "Retrying..." and GNU tar fails on), never an entry: the task fails saying
+    /// so and `to` is not made. A file entry named `./` with data is one way to get there: libarchive
+    /// takes it as a folder, and its data then reads as the next header.
+    @Test func aDamagedTarHeaderFailsAsDamage() throws {
+        let fixtures = try DecompressFixtures()
+        defer { fixtures.remove() }
+        try fixtures.python(
+            """
+            import gzip, io, shutil, tarfile
+            def tar(path, entries):
+                with tarfile.open(path, 'w', format=tarfile.GNU_FORMAT) as t:
+                    for name, kind, data in entries:
+                        info = tarfile.TarInfo(name); info.type = kind; info.size = len(data)
+                        t.addfile(info, io.BytesIO(data))
+            tar('dotdata.tar', [('a.txt', tarfile.REGTYPE, b'a\\n'), ('./', tarfile.REGTYPE, b'data\\n')])
+            tar('flipped.tar', [('a.txt', tarfile.REGTYPE, b'a\\n'), ('b.txt', tarfile.REGTYPE, b'b\\n'), ('c.txt', tarfile.REGTYPE, b'c\\n')])
+            raw = bytearray(open('flipped.tar', 'rb').read()); raw[1024] = ord('x')  # b.txt's name, checksum left
+            open('flipped.tar', 'wb').write(raw)
+            for name in ['dotdata', 'flipped']:
+                with open(name + '.tar', 'rb') as source, gzip.open(name + '.tar.gz', 'wb') as target:
+                    shutil.copyfileobj(source, target)
+            """)
+        for archive in ["dotdata.tar", "dotdata.tar.gz", "flipped.tar", "flipped.tar.gz"] {
+            let failure = try #require(fixtures.extract(archive, to: archive + ".out"), "\(archive) extracted past its damage")
+            #expect(failure.reason.contains("Damaged tar archive"), "\(archive): \(failure)")
+            #expect(!failure.reason.contains("cannot be read"), "\(archive): \(failure)")
+        }
+        fixtures.expectOnly(["dotdata.tar", "dotdata.tar.gz", "flipped.tar", "flipped.tar.gz"])
+    }
+
     @Test func hardLinksAreExtractedAsHardLinks() throws {
         let fixtures = try DecompressFixtures()
         defer { fixtures.remove() }

@@ -143,7 +143,9 @@ final class ArchiveInput {
             }
             return .end
         }
-        guard status >= ARCHIVE_WARN, let entry else { return .failed(message) }
+        // Not `>= ARCHIVE_WARN`: `ARCHIVE_RETRY` (a damaged tar header, which bsdtar skips) is a
+        // failure, as GNU tar makes it, not an entry.
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return .failed(message) }
         return .entry(entry, warning: status == ARCHIVE_WARN ? message : nil)
     }
 

@@ -275,7 +275,8 @@ final class EntryReadAhead: @unchecked Sendable {
                 }
                 return
             }
-            guard status >= ARCHIVE_WARN, let entry = entryPointer, let copy = archive_entry_clone(entry) else {
+            // `ARCHIVE_RETRY` (a damaged tar header) is a failure, as in `ArchiveInput.nextHeader`.
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry = entryPointer, let copy = archive_entry_clone(entry) else {
                 _ = push(.headerFailed(message()))
                 return
             }
