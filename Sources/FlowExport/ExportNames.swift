@@ -17,6 +17,14 @@ package enum ExportNames {
     /// The longest name given: Kubernetes' label value length, which Argo names its pods by.
     static let maximumLength = 63
 
+    /// Words of the expr language, in which Argo evaluates `depends` (reading `-` as `_`): a task
+    /// named `not` or `true` would make `not.Succeeded`, which Argo cannot evaluate, and it would
+    /// fail the dependent task. Such an id is spelled with the `t-` of a name that starts with a
+    /// digit. (Only lowercase words: Argo names are lowercase.)
+    static let argoExpressionWords: Set<String> = [
+        "not", "in", "and", "or", "matches", "contains", "let", "if", "else", "true", "false", "nil",
+    ]
+
     /// One name per id, in the same order; none equals a `reserved` name.
     package static func names(for ids: [TaskID], engine: Engine, reserved: Set<String> = []) -> [String] {
         var taken = Set(reserved.map { $0.lowercased() })
@@ -48,6 +56,7 @@ package enum ExportNames {
                 && name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
         case .argo:
             return isLowercase(first) && name.utf8.allSatisfy { isLowercase($0) || isDigit($0) || $0 == UInt8(ascii: "-") }
+                && !argoExpressionWords.contains(name)
         }
     }
 
@@ -66,6 +75,8 @@ package enum ExportNames {
             })
         if let first = name.utf8.first, !isLetter(first), !(engine == .github && first == UInt8(ascii: "_")) {
             name = (engine == .github ? "_" : first == UInt8(ascii: "-") ? "t" : "t-") + name
+        } else if engine == .argo, argoExpressionWords.contains(name) {
+            name = "t-" + name
         }
         return String(name.prefix(maximumLength))
     }

@@ -32,6 +32,26 @@ import Testing
         #expect(!text.contains("dependencies:"))
     }
 
+    /// Argo evaluates `depends` with the expr language, reading `-` as `_`: a task named as
+    /// one of its words (`not`, `in`, `and`, `or`, `true`, `nil`, `if`...) made `not.Succeeded`,
+    /// which expr cannot parse, so Argo failed the dependent ("unable to evaluate expression")
+    /// where flowrun runs it. Such a name gets the `t-` that a name starting with a digit gets.
+    @Test func aTaskNamedAsAWordOfArgosExpressionLanguageIsRenamed() throws {
+        let plan = try ExportFixture.plan(
+            """
+            version: 1
+            tasks:
+              not: {shell: "true"}
+              "true": {shell: "true"}
+              in: {needs: [not, "true"], shell: "true"}
+              lint: {needs: in, when: always, shell: "true"}
+            """)
+        let text = ArgoExport.export(plan, options: ExportFixture.options()).text
+        #expect(text.contains("depends: t-not.Succeeded && t-true.Succeeded\n"), "\(text)")
+        #expect(text.contains("(t-in.Succeeded || t-in.Failed || t-in.Errored || t-in.Skipped || t-in.Omitted)"))
+        #expect(!text.contains(" not.") && !text.contains(" true.") && !text.contains("(in."))
+    }
+
     /// flowrun runs a `when: failure` task when a need was skipped because something before it
     /// failed (the usual "notify on failure" at the end of a chain); Argo omits that need
     /// (`.Omitted`), so the task's `depends` must name the task that failed.

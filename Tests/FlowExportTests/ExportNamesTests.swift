@@ -34,6 +34,18 @@ import Testing
         #expect(!ExportNames.isValid("Build", .argo))
     }
 
+    /// Argo's `depends` is an expr expression: its words cannot name a task there.
+    @Test func argoNamesAreNeverAWordOfArgosExpressionLanguage() {
+        let ids = ["not", "in", "and", "or", "true", "false", "nil", "if", "else", "let", "matches", "contains", "notify", "t-not"]
+        let names = ExportNames.names(for: ids, engine: .argo)
+        #expect(
+            names == [
+                "t-not-2", "t-in", "t-and", "t-or", "t-true", "t-false", "t-nil", "t-if", "t-else", "t-let", "t-matches", "t-contains", "notify", "t-not",
+            ])
+        // GitHub reads `needs.true.result` as a property after a dot: no rename there.
+        #expect(ExportNames.names(for: ["not", "true"], engine: .github) == ["not", "true"])
+    }
+
     @Test func theSameIdsGiveTheSameNames() {
         #expect(ExportNames.names(for: Self.ids, engine: .argo) == ExportNames.names(for: Self.ids, engine: .argo))
     }

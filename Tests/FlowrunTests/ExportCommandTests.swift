@@ -120,6 +120,23 @@ import Testing
         #expect(result.stderr.contains("flowrun: not carried over: --env API_TOKEN: its value is written into the export in clear"))
     }
 
+    /// Argo replaces every `{{...}}` in a template's args with its own variables, and has no
+    /// escape for it: `--env 'FMT={{.Name}}'` reached the task as something else (or Argo refused
+    /// the workflow: "failed to resolve {{.Name}}"), and stderr said nothing. It is named now.
+    @Test func anArgoExportNamesAnEnvValueThatArgoWouldSubstitute() async throws {
+        let folder = try WorkflowFolder(Self.workflow)
+        let result = try await FlowrunBinary.run(
+            ["export", "flow.yaml", "--to", "argo", "--image", "img:1", "--env", "FMT={{.Name}}", "--env", "PLAIN=x"], in: folder.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "flowrun: not carried over: --env FMT: its value holds '{{', which Argo replaces with its own variables in the args (it has no escape)"),
+            "\(result.stderr)")
+        #expect(!result.stderr.contains("--env PLAIN"))
+        let github = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "github", "--env", "FMT={{.Name}}"], in: folder.url)
+        #expect(!github.stderr.contains("--env FMT"), "\(github.stderr)")
+    }
+
     @Test func argoNeedsAnImage() async throws {
         let folder = try WorkflowFolder(Self.workflow)
         let result = try await FlowrunBinary.run(["export", "flow.yaml", "--to", "argo"], in: folder.url)

@@ -82,6 +82,10 @@ struct ExportCommand: ParsableCommand {
         for name in workflow.assignments.map(\.entry.name) where SecretName.looksSecret(name) {
             export.notCarried.append("--env \(name): its value is written into the export in clear; pass it as a secret of the engine instead")
         }
+        // Argo substitutes each `{{...}}` of a template, args included, and has no escape for it.
+        for entry in workflow.assignments.map(\.entry) where to == .argo && entry.value.contains("{{") {
+            export.notCarried.append("--env \(entry.name): its value holds '{{', which Argo replaces with its own variables in the args (it has no escape)")
+        }
         if dryRun {
             var text = "flowrun export --to \(to.rawValue) \(options.workflowPath) (dry run: nothing written)\nmaps:\n"
             text += export.mapped.map { "  \($0)\n" }.joined()
