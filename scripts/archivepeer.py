@@ -39,8 +39,11 @@ NAMES = [
     "plain.txt", "with space.txt", "tab\there.txt", "new\nline.txt", "back\\slash.txt", "a[1].txt",
     "star*.txt", "q?.txt", "-dash.txt", "#hash.txt", "colon:x.txt", "caf\u00e9.txt", "cafe\u0301-nfd.txt",
     "\u65e5\u672c\u8a9e.txt", "\u0440\u0443\u0441.txt", "emoji\U0001F600.txt", "UPPER.TXT", "percent%20.txt",
-    "quote'\".txt", "trailing.", "x" * 200 + ".txt",
+    "quote'\".txt", "trailing.", "x" * 200 + ".txt", "\u0301leading-combining-mark.txt",
 ]
+
+
+TOP = "\u0301top.txt"
 
 
 def write(path, data):
@@ -257,6 +260,11 @@ def main():
             tasks += f"  {fmt.replace('.', '_')}:\n    combine:\n      inputs: [\"tree/**\"]\n      to: out/all.{ext}\n      format: {fmt}\n"
             if fmt != "concat":
                 tasks += "      base: tree\n" + (f"      prefix: {json.dumps(prefix)}\n" if prefix else "")
+        # Without base: entries named relative to the workdir (here `tree/...`).
+        # A name starting with a combining mark right below the workdir: the `/` and the mark
+        # are one Character, which a Character-wise prefix test took for outside the workdir.
+        write(os.path.join(folder, TOP), b"top\n")
+        tasks += f"  nobase:\n    combine:\n      inputs: [\"tree/**\", {json.dumps(TOP)}]\n      to: out/nobase.tar\n      format: tar\n"
         with open(os.path.join(folder, "w.yaml"), "w") as f:
             f.write("version: 1\nname: archivepeer\ntasks:\n" + tasks)
         r = subprocess.run([flowrun, "run", "w.yaml", "--keep-going", "--events", "plain"], cwd=folder, capture_output=True, text=True)
@@ -278,6 +286,12 @@ def main():
             check_tar(os.path.join(out, "all.tar"), want, prefix, work, problems, False)
         if os.path.exists(os.path.join(out, "all.tar.gz")):
             check_tar(os.path.join(out, "all.tar.gz"), want, prefix, work, problems, True)
+        if os.path.exists(os.path.join(out, "nobase.tar")):
+            with tarfile.open(os.path.join(out, "nobase.tar")) as archive:
+                got = set(archive.getnames())
+            named = {"tree/" + n for n in want} | {TOP}
+            if got != named:
+                problems.append(f"tar without base: names {sorted(got - named)[:3]} instead of {sorted(named - got)[:3]}")
         if os.path.exists(os.path.join(out, "all.zip")):
             check_zip(os.path.join(out, "all.zip"), want, prefix, work, problems)
         quirks = {}
@@ -287,7 +301,7 @@ def main():
                 quirks[q] = quirks.get(q, 0) + 1
                 problems.remove(p)
         counts["entries"] += len(want)
-        counts["archives"] += 4
+        counts["archives"] += 5
         print(f"tree {t} (seed {seed}, prefix {prefix!r}): {len(want)} files, {len(problems)} problems, {folder}")
         for p in problems:
             print("   ", p)
