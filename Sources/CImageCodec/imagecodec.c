@@ -220,6 +220,11 @@ static int jpeg_decode(FILE *file, uint64_t max_pixels, int header_only, uint32_
     cinfo.progress = &context.progress;
     jpeg_stdio_src(&cinfo, file);
     jpeg_read_header(&cinfo, TRUE);
+    // libjpeg would say only "Unsupported color conversion request" (YCCK is CMYK too).
+    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
+        set_message(message, size, "the JPEG is CMYK, which combine does not read: convert it to RGB first");
+        longjmp(context.jump, 1);
+    }
     if (too_many_pixels(cinfo.image_width, cinfo.image_height, max_pixels, message, size)) longjmp(context.jump, 1);
     if (header_only) {
         size_out[0] = cinfo.image_width;

@@ -55,6 +55,41 @@ private typealias Support = CombineTestSupport
         #expect(try Self.bsdtarList("\(folder)/out.tar") == [String(folder.dropFirst()) + "/x.txt"])
     }
 
+    /// A file whose name starts with a combining mark is in the workdir like any other: its
+    /// entry is its name, not its absolute path (the `/` before it and the mark make one
+    /// Character, so a Character-wise prefix test missed the workdir).
+    @Test(arguments: ["tar", "zip"])
+    func aNameStartingWithACombiningMarkIsNamedRelativeToTheWorkdir(format: String) async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/\u{301}x.txt")
+        let task = try Support.task("inputs: [\"*.txt\"]\nto: out.\(format)\nformat: \(format)", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        #expect(try Self.bsdtarList("\(folder)/out.\(format)").map { Array($0.utf8) } == [Array("\u{301}x.txt".utf8)])
+    }
+
+    /// An input in a sibling folder whose name is the workdir's in NFD (`../cafe\u{301}` beside
+    /// the workdir `café`) is another folder on Linux: it is named by its whole path, as any
+    /// file outside the workdir, not as if it were in the workdir.
+    @Test func anInputInTheWorkdirsNFDSiblingIsNamedByItsWholePath() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let workdir = "\(folder)/caf\u{E9}"
+        try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
+        try Support.write("other folder", to: "\(folder)/cafe\u{301}/f.txt")
+        let task = try Support.task("inputs: [\"../cafe\u{301}/f.txt\"]\nto: out.tar\nformat: tar", in: workdir)
+
+        let attempt = await Support.run(task)
+
+        #expect(attempt.result == .succeeded)
+        // bsdtar lists names in NFC: compared as Strings (canonically), it is the path that
+        // must be whole.
+        #expect(try Self.bsdtarList("\(workdir)/out.tar") == [String(folder.dropFirst()) + "/cafe\u{301}/f.txt"])
+    }
+
     /// A pattern inside `base` cannot reach outside it through a wildcard: `.*` does not match
     /// `..` (folders are listed as bash 5.2 lists them, without `.` and `..`; a literal `..` is
     /// refused when the workflow is planned). The attempt fails naming the pattern, and writes

@@ -1,3 +1,4 @@
+import CImageFixtures
 import FlowEngine
 import FlowModel
 import Foundation
@@ -185,6 +186,21 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: "\(folder)/out.png"))
         }
         #expect(Support.contents(of: folder).allSatisfy { !$0.hasPrefix(".") })
+    }
+
+    /// A CMYK JPEG (as print workflows and Photoshop save them) is refused from its header,
+    /// in words a user can act on, not libjpeg's "Unsupported color conversion request".
+    @Test func aCMYKJPEGIsRefusedSayingSo() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cmyk = [UInt8](repeating: 40, count: 16 * 16 * 4)
+        #expect(fixture_write_jpeg("\(folder)/print.jpg", 16, 16, 4, cmyk, 90, 0) == 0)
+
+        let (attempt, _) = try await CombineImageTests.combine(["print.jpg"], "background: \"#000000\"", in: folder)
+
+        let reason = try #require(Support.failureReason(attempt), "a CMYK JPEG was accepted")
+        #expect(reason == "input \(folder)/print.jpg: the JPEG is CMYK, which combine does not read: convert it to RGB first")
+        #expect(Support.contents(of: folder) == ["print.jpg"])
     }
 
     /// A PNG of well-formed chunks (right CRCs, an IEND) whose IDAT holds `rows` of the

@@ -37,7 +37,30 @@ import Testing
         #expect(result.diagnostics.first?.message.hint?.contains("'format: tar', 'tar.gz' or 'zip'") == true, "\(lines(result))")
     }
 
-    @Test(arguments: ["to: out.txt", "to: all.gz", "to: .tar", "to: out.tar.gz, format: tar.gz", "to: out.tar.gz, format: concat"])
+    /// A written format that another format's name contradicts: `format: tar` into
+    /// `out.tar.gz` ran green and left a tar that `tar -xzf` refuses ("not in gzip format");
+    /// `format: image` into `out.jpg` left a PNG named as a JPEG.
+    @Test func aWrittenFormatIntoAnotherFormatsNameIsWarnedAtTo() {
+        let result = loaded("to: dist/out.tar.gz, format: tar")
+        #expect(
+            lines(result) == [
+                "flow.yaml:4:43: warning: 'to' of 'combine' of task 'pack' is named like a gzip-compressed tar archive, but 'format: tar' writes a tar archive into it / write 'format: tar.gz' to make one, or name 'to' for the format"
+            ])
+        #expect(!result.diagnostics.hasErrors)
+    }
+
+    @Test(arguments: [
+        "to: out.zip, format: tar", "to: out.tar, format: zip", "to: out.png, format: tar.gz", "to: out.jpg, format: image",
+        "to: out.JPEG, format: image", "to: out.tar.xz, format: tar", "to: out.tar, format: image",
+    ])
+    func eachContradictingNameIsWarned(fields: String) {
+        #expect(loaded(fields).diagnostics.map(\.severity) == [.warning], "\(lines(loaded(fields)))")
+    }
+
+    @Test(arguments: [
+        "to: out.txt", "to: all.gz", "to: .tar", "to: out.tar.gz, format: tar.gz", "to: out.tar.gz, format: concat",
+        "to: out.tgz, format: tar.gz", "to: app.jar, format: zip", "to: OUT.PNG, format: image", "to: backup, format: tar",
+    ])
     func otherNamesOrAWrittenFormatAreFine(fields: String) {
         #expect(loaded(fields).diagnostics.isEmpty, "\(lines(loaded(fields)))")
     }

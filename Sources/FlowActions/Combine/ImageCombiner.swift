@@ -6,8 +6,8 @@ import FlowModel
 /// RGBA over the default transparent background).
 ///
 /// The cell is `size` if given, else the widest input's width by the tallest one's height.
-/// Inputs are decoded one at a time and row by row, so memory holds the output and one input
-/// filtered across (its cell's width by its own height).
+/// Inputs are decoded one at a time and row by row, so memory holds the output and the few
+/// rows of one input its vertical filter spans (`Resampler`).
 enum ImageCombiner {
     static func write(
         _ paths: [String], options: CombineAction.ImageOptions, maxPixels: Int, to output: CombineOutput,

@@ -15,11 +15,17 @@ final class Resampler {
     private(set) var sourceWidth = 0
     private(set) var sourceHeight = 0
     private var across: [Tap] = []
+    private var down: [Tap] = []
     /// One source row, premultiplied.
     private var row: [Float] = []
-    /// The source filtered across, `width` by the source's height: empty for a source of the
-    /// target's size, which is passed on unfiltered.
-    private var middle: [Float] = []
+    /// The last source rows filtered across, `width` each, in a ring of as many rows as one
+    /// target row's vertical filter spans (6, or 6 times the reduction factor, and the edges):
+    /// empty for a source of the target's size, which is passed on unfiltered.
+    private var window: [Float] = []
+    private var windowRows = 0
+    /// The next target row to emit, once the source rows its filter reads have come.
+    private var nextRow = 0
+    private var result: [Float] = []
 
     /// Scales to `width` by `height`; `emit` gets each row of the result, top to bottom:
     /// premultiplied RGBA, 0...1, clamped (Lanczos overshoots at sharp edges).
@@ -38,11 +44,16 @@ final class Resampler {
         row = [Float](repeating: 0, count: sourceWidth * 4)
         guard !isIdentity else { return }
         across = Self.weights(from: sourceWidth, to: width)
-        middle = [Float](repeating: 0, count: width * sourceHeight * 4)
+        down = Self.weights(from: sourceHeight, to: height)
+        windowRows = max(1, down.map(\.weights.count).max() ?? 1)
+        window = [Float](repeating: 0, count: width * windowRows * 4)
+        result = [Float](repeating: 0, count: width * 4)
+        nextRow = 0
     }
 
-    /// Source row `y` (8-bit straight RGBA), filtered across as it comes, so that the source
-    /// is never held whole; a source of the target's size goes straight to `emit`.
+    /// Source row `y` (8-bit straight RGBA), filtered across as it comes, then down into every
+    /// target row whose filter it completes, so that the source is never held whole; a source of
+    /// the target's size goes straight to `emit`.
     func accept(_ y: Int, _ pixels: UnsafePointer<UInt8>) {
         for x in 0..<sourceWidth {
             let alpha = Float(pixels[x * 4 + 3]) / 255
@@ -53,6 +64,7 @@ final class Resampler {
             row.withUnsafeBufferPointer { emit(y, $0) }
             return
         }
+        let slot = y % windowRows * width * 4
         for x in 0..<width {
             let tap = across[x]
             var sum: (Float, Float, Float, Float) = (0, 0, 0, 0)
@@ -63,35 +75,41 @@ final class Resampler {
                 sum.2 += row[source + 2] * weight
                 sum.3 += row[source + 3] * weight
             }
-            let target = (y * width + x) * 4
-            middle[target] = sum.0
-            middle[target + 1] = sum.1
-            middle[target + 2] = sum.2
-            middle[target + 3] = sum.3
+            let target = slot + x * 4
+            window[target] = sum.0
+            window[target + 1] = sum.1
+            window[target + 2] = sum.2
+            window[target + 3] = sum.3
+        }
+        // The taps' last rows never decrease: each target row is emitted at the source row
+        // that completes it, when its first row is still in the ring.
+        while nextRow < height, down[nextRow].first + down[nextRow].weights.count - 1 <= y {
+            emitRow(nextRow)
+            nextRow += 1
         }
     }
 
-    /// Filters down, after the last source row, and emits the result; checks for a cancel
-    /// every 64 rows.
-    func finish(stop: StopFlag) throws(ActionFailure) {
-        guard !isIdentity else { return }
-        let down = Self.weights(from: sourceHeight, to: height)
-        var result = [Float](repeating: 0, count: width * 4)
-        for y in 0..<height {
-            if y % 64 == 0 { try stop.throwIfStopped() }
-            for index in result.indices { result[index] = 0 }
-            let tap = down[y]
-            for (offset, weight) in tap.weights.enumerated() {
-                let source = (tap.first + offset) * width * 4
-                for index in 0..<(width * 4) { result[index] += middle[source + index] * weight }
-            }
-            for pixel in stride(from: 0, to: result.count, by: 4) {
-                let alpha = min(max(result[pixel + 3], 0), 1)
-                result[pixel + 3] = alpha
-                for channel in 0..<3 { result[pixel + channel] = min(max(result[pixel + channel], 0), alpha) }
-            }
-            result.withUnsafeBufferPointer { emit(y, $0) }
+    private func emitRow(_ y: Int) {
+        for index in result.indices { result[index] = 0 }
+        let tap = down[y]
+        for (offset, weight) in tap.weights.enumerated() {
+            let source = (tap.first + offset) % windowRows * width * 4
+            for index in 0..<(width * 4) { result[index] += window[source + index] * weight }
         }
+        for pixel in stride(from: 0, to: result.count, by: 4) {
+            let alpha = min(max(result[pixel + 3], 0), 1)
+            result[pixel + 3] = alpha
+            for channel in 0..<3 { result[pixel + channel] = min(max(result[pixel + channel], 0), alpha) }
+        }
+        result.withUnsafeBufferPointer { emit(y, $0) }
+    }
+
+    /// After the last source row: every target row has been emitted by then (the decoders
+    /// give every row or fail); a cancel is checked once more.
+    func finish(stop: StopFlag) throws(ActionFailure) {
+        try stop.throwIfStopped()
+        guard !isIdentity, nextRow < height else { return }
+        throw ActionFailure("the image gave \(sourceHeight) rows but its filter wanted more (\(nextRow) of \(height) rows made)")
     }
 
     struct Tap {

@@ -124,7 +124,11 @@ extension WorkflowDecoder {
         }
         let (base, prefix) = archiveNaming(fields, format: written ?? (fields["format"] == nil ? .concat : nil), field())
         guard let inputs, let to else { return nil }
-        if fields["format"] == nil { warnIfNamedAsOtherFormat(to, field()) }
+        if fields["format"] == nil {
+            warnIfNamedAsOtherFormat(to, field())
+        } else if let written {
+            warnIfNamedAsOtherFormat(to, written: written, field())
+        }
         return CombineAction(inputs: inputs, to: to, format: format, image: image, base: base, prefix: prefix)
     }
 

@@ -15,7 +15,7 @@ int fixture_write_png(const char *path, uint32_t width, uint32_t height, int bit
                       const unsigned char *transparency, int transparency_count,
                       const uint16_t *transparent_grey_or_rgb);
 
-/// `pixels`: RGB (components 3) or grey (components 1) rows without padding.
+/// `pixels`: RGB (components 3), grey (components 1) or CMYK (components 4) rows without padding.
 int fixture_write_jpeg(const char *path, uint32_t width, uint32_t height, int components,
                        const unsigned char *pixels, int quality, int progressive);
 
