@@ -93,6 +93,21 @@ import Testing
         }
     }
 
+    /// A line with no `:` among a task's keys: libyaml notices only at the next key, which was
+    /// where the error pointed (6:5, `retries`, a line that is fine). The error is at the line
+    /// that lacks the `:`, as ruamel's "while scanning a simple key" mark has it, with a note
+    /// saying where libyaml gave up.
+    @Test func aLineWithoutAColonIsReportedAtThatLine() {
+        #expect {
+            _ = try load("version: 1\ntasks:\n  t:\n    shell: echo\n    oops\n    retries: 1\n")
+        } throws: { error in
+            guard let diagnostic = (error as? YAMLError)?.diagnostic else { return false }
+            #expect(rendered(diagnostic) == "f.yaml:5:5: error: while scanning a simple key, could not find expected ':'")
+            #expect(diagnostic.message.hint == "it starts here; the problem was found at line 6, column 5")
+            return true
+        }
+    }
+
     /// A Latin-1 `é` (0xE9) in a file saved outside UTF-8: libyaml gave up at the byte after it
     /// (`3:24: invalid trailing UTF-8 octet (byte 0x22)`, the closing quote); the error names
     /// the byte that is not UTF-8, at its own column, counted in characters as every column is.
@@ -106,6 +121,27 @@ import Testing
                 #expect(rendered(diagnostic) == "f.yaml:3:\(column): error: byte 0xE9 is not UTF-8: a workflow file is UTF-8 text")
                 #expect(diagnostic.message.hint == "save the file as UTF-8 (0xE9 is 'é' in Latin-1)")
                 return true
+            }
+        }
+    }
+
+    /// libyaml gives a bad byte's offset only, which flowrun turns into line and column: that
+    /// count must agree with libyaml's own marks, which skip a leading BOM and end a line at a CR
+    /// alone. `name: x<0xE9>` after a BOM was reported at 1:9, and a NUL on line 5 of a file with
+    /// CR line ends at 1:44.
+    @Test func aBadByteIsPlacedAsLibyamlPlacesEverythingElse() {
+        let cases: [([UInt8], String)] = [
+            ([0xEF, 0xBB, 0xBF] + Array("name: x".utf8) + [0xE9] + Array("\nversion: 1\n".utf8), "f.yaml:1:8"),
+            ([0xEF, 0xBB, 0xBF] + Array("name: x".utf8) + [0] + Array("\nversion: 1\n".utf8), "f.yaml:1:8"),
+            (Array("version: 1\rtasks:\r  t:\r    shell: x".utf8) + [0] + Array("y\r".utf8), "f.yaml:4:13"),
+            (Array("version: 1\r\ntasks:\r\n  t:\r\n    shell: x".utf8) + [0xE9] + Array("\r\n".utf8), "f.yaml:4:13"),
+        ]
+        for (bytes, place) in cases {
+            #expect {
+                _ = try YAMLLoader.load(bytes, file: "f.yaml")
+            } throws: { error in
+                let text = (error as? YAMLError).map { rendered($0.diagnostic) } ?? ""
+                return text.hasPrefix(place + ": error: ")
             }
         }
     }
