@@ -26,6 +26,30 @@ import Testing
         #expect(document.diagnostics.map(rendered) == ["f.yaml:3:1: error: duplicate key 'a' (first at line 1, column 1)"])
     }
 
+    /// Merged keys come where the `<<` is written, as go-yaml (Taskfile) keeps them, and keys the
+    /// mapping sets itself win wherever they are. Order matters: matrix ids are in key order
+    /// and tasks run in file order. `{<<: *os, py: [...]}` gave ids `b[3.1,linux]`, the merged
+    /// key last, where every YAML reader puts `os` first.
+    @Test func mergedKeysComeWhereTheMergeIsWritten() throws {
+        let document = try load(
+            """
+            base: &base {os: linux, a: 9}
+            first: {<<: *base, py: '3.1'}
+            middle: {a: 1, <<: [*base, {b: 2, os: mac}], c: 3}
+            last: {py: '3.1', <<: *base}
+
+            """)
+        guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
+        func keysAndValues(_ node: Node) -> [String] {
+            guard case .mapping(let pairs) = node.content else { return [] }
+            return pairs.map { "\($0.key.scalar?.text ?? "?")=\($0.value.scalar?.text ?? "?")" }
+        }
+        #expect(keysAndValues(pairs[1].value) == ["os=linux", "a=9", "py=3.1"])
+        #expect(keysAndValues(pairs[2].value) == ["a=1", "os=linux", "b=2", "c=3"])
+        #expect(keysAndValues(pairs[3].value) == ["py=3.1", "os=linux", "a=9"])
+        #expect(document.diagnostics.isEmpty)
+    }
+
     @Test func aliasesShareTheAnchoredNode() throws {
         let document = try load("x: &v {k: 1}\ny: *v\n")
         guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
