@@ -18,7 +18,14 @@ did. Plain scalars are typed here by the YAML 1.2 core schema's regular expressi
 which is what flowrun's README says it follows. flowrun's documented coercion (README "Decisions"
 and `WorkflowDecoder.string`): any non-null scalar where a string is expected is its text as
 written (`V: 0o755` is "0o755", GitHub Actions' own reading keeps `2.4` too); null there is an
-error at the value.
+error at the value. Merged `<<` keys are placed where the `<<` is written (go-yaml's order, the
+README's rule); the generator writes `<<` first in a matrix, where ruamel agrees (ruamel puts
+every merged key first, go-yaml where the `<<` is). A matrix's ids follow its key order.
+
+Random edits: a generated valid file with one character inserted or deleted or one line
+re-indented. Where the peer reports a syntax error, flowrun must exit 2 with an error on the
+peer's problem or context line or on the edited line; where the peer loads the file, a file
+flowrun accepts must pass the schema.
 
 Invalid cases: a valid file mutated (duplicate key, wrong type, unknown key, an indentation
 shift, an unclosed quote, a tab as indentation, an alias to no anchor, a recursive alias, a
@@ -150,6 +157,8 @@ def peer_load(data):
         return None, (str(error), getattr(error, "problem_mark", None), None, getattr(error, "position", None))
     except RecursionError:
         return None, ("too deep", None, None, None)
+    except ValueError as error:  # ruamel's own bug: `"\\UFFFFFFFF"` raises from chr()
+        return None, ("peer failed: " + str(error), None, None, None)
     if len(documents) > 1:
         return None, ("second document", None, None, None)
     if not documents or documents[0] is None:
@@ -419,6 +428,10 @@ def run_valid(flowrun, rng, index, work, stats, verbose):
         return differences and [(path, d) for d in differences]
     r = subprocess.run([flowrun, "run", path, "--events", "jsonl", "--keep-going"], capture_output=True, timeout=60,
                        cwd=folder)
+    if r.returncode == 2 and not schema_ok:
+        stats["refused by flowrun and the schema (an empty script)"] = stats.get(
+            "refused by flowrun and the schema (an empty script)", 0) + 1
+        return []
     if r.returncode != 0:
         return [(path, "run exited %d (peer and schema %s):\n%s%s" % (
             r.returncode, "accept" if schema_ok else "reject", r.stderr.decode("utf-8", "replace")[-2000:],
@@ -592,29 +605,106 @@ def run_invalid(flowrun, rng, index, work, stats, verbose):
     return [(path, d) for d in differences]
 
 
+INSERTIONS = [":", ": ", '"', "'", "[", "]", "{", "}", "\t", "&x ", "*x", "!", "%", "@", "`", "- ", "? ", "#", ",", "|",
+              ">", "\n", "\n ", "\\", "\x00", "\xe9"]
+
+
+def random_edit(rng, data):
+    """A valid file with one random edit: a character inserted, a character deleted, a line
+    dedented or indented."""
+    text = data.decode("utf-8")
+    where = rng.randrange(len(text))
+    line = text.count("\n", 0, where) + 1
+    choice = rng.random()
+    if choice < 0.5:
+        return (text[:where] + rng.choice(INSERTIONS) + text[where:]).encode("utf-8", "surrogateescape"), line
+    if choice < 0.75:
+        return (text[:where] + text[where + 1:]).encode("utf-8"), line
+    lines = text.split("\n")
+    line = rng.randrange(len(lines))
+    lines[line] = lines[line][1:] if rng.random() < 0.5 else " " + lines[line]
+    return "\n".join(lines).encode("utf-8"), line + 1
+
+
+def run_edited(flowrun, rng, index, work, stats):
+    """A generated valid file with one random edit: where the peer finds a syntax error, flowrun
+    must fail (exit 2) at the peer's problem or context line; where the peer loads it, a file
+    flowrun accepts must pass the schema."""
+    text, _ = valid_case(rng)
+    data, edited_line = random_edit(rng, dress(rng, text).replace(b"x" * 5000, b"x" * 50).replace(b"x" * 70000, b"x" * 50))
+    path = os.path.join(work, "e%d.yaml" % index)
+    with open(path, "wb") as f:
+        f.write(data)
+    tree, problem = peer_load(data)
+    try:
+        r = subprocess.run([flowrun, "validate", path], capture_output=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        return [(path, "validate hung")]
+    out = r.stderr.decode("utf-8", "replace") + r.stdout.decode("utf-8", "replace")
+    if r.returncode not in (0, 2) or "Fatal error" in out:
+        return [(path, "validate exited %d:\n%s" % (r.returncode, out[-1500:]))]
+    def count(key):
+        stats[key] = stats.get(key, 0) + 1
+    if tree is not None:
+        count("peer loads")
+        if r.returncode == 0 and not schema_accepts(tree):
+            return [(path, "flowrun accepts a file the schema rejects")]
+        return []
+    if problem[0].startswith("peer failed"):
+        count("peer failed (skipped)")
+        return []
+    if problem[0] in ("second document", "empty"):
+        count("peer: " + problem[0])
+        return [] if r.returncode == 2 else [(path, "flowrun accepts a file with %s" % problem[0])]
+    count("peer finds a problem")
+    if r.returncode == 0:
+        if problem[0].startswith("duplicate key") or "found character '\\t'" in problem[0] or "\\t" in problem[0]:
+            count("flowrun accepts, peer refuses: " + problem[0][:40])
+            return []
+        return [(path, "flowrun accepts what the peer refuses (%s at %s)" % (problem[0], problem[1]))]
+    if "'\\t'" in problem[0] and "error: while " not in out and "error: found " not in out:
+        # ruamel refuses a tab after `key:` or `-`, which YAML 1.2 allows and libyaml reads;
+        # flowrun then reports what it found in the value instead
+        count("peer refuses a tab separator; flowrun reads on")
+        return []
+    lines = {m.line + 1 for m in problem[1:3] if m is not None} | {edited_line}
+    got = re.findall(re.escape(path) + r":(\d+):(\d+): error", out)
+    if not got:
+        return [(path, "no FILE:LINE:COL in:\n" + out[-800:])]
+    if not any(int(line) in lines for line, _ in got):
+        count("error on another line than the peer's and the edit's")
+        return [(path, "peer: %s at line(s) %s; flowrun:\n%s" % (problem[0], sorted(lines), out[-800:]))]
+    count("error on the peer's line or the edited one")
+    return []
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flowrun", required=True)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--invalid-cases", type=int, default=None, help="default: a third of --cases")
+    parser.add_argument("--edited-cases", type=int, default=None, help="valid files with one random edit; default --cases")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     flowrun = os.path.abspath(args.flowrun)
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="yamlpeer-")
-    valid_stats, invalid_stats, differences = {}, {}, []
+    valid_stats, invalid_stats, edited_stats, differences = {}, {}, {}, []
     try:
         for index in range(args.cases):
             differences += run_valid(flowrun, rng, index, work, valid_stats, args.verbose) or []
         for index in range(args.invalid_cases if args.invalid_cases is not None else max(len(MUTATIONS), args.cases // 3)):
             differences += run_invalid(flowrun, rng, index, work, invalid_stats, args.verbose)
+        for index in range(args.edited_cases if args.edited_cases is not None else args.cases):
+            differences += run_edited(flowrun, rng, index, work, edited_stats)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     print("valid cases: %d; values checked by slot: %s" % (args.cases, json.dumps(valid_stats, sort_keys=True)))
     print("invalid cases: %s" % json.dumps(invalid_stats, sort_keys=True))
+    print("edited cases: %s" % json.dumps(edited_stats, sort_keys=True))
     for path, difference in differences:
         print("DIFFERENCE %s: %s" % (path, difference))
     print("%d differences" % len(differences))
