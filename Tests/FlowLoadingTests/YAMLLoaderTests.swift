@@ -50,6 +50,19 @@ import Testing
         #expect(document.diagnostics.isEmpty)
     }
 
+    /// `[*base: ]` (an alias read as a key) was reported as "expected a string as key" at the
+    /// anchored mapping, 17 lines up, which is fine where it is; a key from an alias is placed
+    /// where the alias is written, and a duplicate names that place too.
+    @Test func anAliasUsedAsAKeyIsPlacedWhereItIsWritten() throws {
+        let document = try load("base: &b {a: 1}\nname: &n x\nuse: {*b : 1, *n : 2, x: 3}\n")
+        guard case .mapping(let pairs)? = document.root?.content, case .mapping(let used) = pairs[2].value.content else {
+            Issue.record("not a mapping")
+            return
+        }
+        #expect(used.map { [$0.key.line, $0.key.column] } == [[3, 7], [3, 15]])
+        #expect(document.diagnostics.map(rendered) == ["f.yaml:3:23: error: duplicate key 'x' (first at line 3, column 15)"])
+    }
+
     @Test func aliasesShareTheAnchoredNode() throws {
         let document = try load("x: &v {k: 1}\ny: *v\n")
         guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }

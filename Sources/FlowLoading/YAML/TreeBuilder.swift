@@ -118,7 +118,10 @@ struct TreeBuilder {
             return
         }
         guard let key = stack[top].pendingKey else {
-            startPair(withKey: node, in: top)
+            // An alias used as a key is placed where it is written: a problem with that key (a
+            // mapping as a key, a duplicate) is about this use, not about the anchored node.
+            let placed = writtenAt.map { Node(node.content, line: $0.0, column: $0.1, weight: node.weight) } ?? node
+            startPair(withKey: placed, in: top)
             return
         }
         stack[top].pendingKey = nil
