@@ -194,7 +194,7 @@ enum WorkflowSchema {
           "description": "Tasks that must finish first: one task id or a list of them. Default: none.",
           "anyOf": [
             {"$ref": "#/$defs/taskReference"},
-            {"type": "array", "items": {"$ref": "#/$defs/taskReference"}}
+            {"type": "array", "items": {"$ref": "#/$defs/taskReference"}, "uniqueItems": true}
           ]
         },
         "when": {

@@ -26,6 +26,43 @@ import Testing
         #expect(document.diagnostics.map(rendered) == ["f.yaml:3:1: error: duplicate key 'a' (first at line 1, column 1)"])
     }
 
+    /// Merged keys come where the `<<` is written, as go-yaml (Taskfile) keeps them, and keys the
+    /// mapping sets itself win wherever they are. Order matters: matrix ids are in key order
+    /// and tasks run in file order. `{<<: *os, py: [...]}` gave ids `b[3.1,linux]`, the merged
+    /// key last, where every YAML reader puts `os` first.
+    @Test func mergedKeysComeWhereTheMergeIsWritten() throws {
+        let document = try load(
+            """
+            base: &base {os: linux, a: 9}
+            first: {<<: *base, py: '3.1'}
+            middle: {a: 1, <<: [*base, {b: 2, os: mac}], c: 3}
+            last: {py: '3.1', <<: *base}
+
+            """)
+        guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
+        func keysAndValues(_ node: Node) -> [String] {
+            guard case .mapping(let pairs) = node.content else { return [] }
+            return pairs.map { "\($0.key.scalar?.text ?? "?")=\($0.value.scalar?.text ?? "?")" }
+        }
+        #expect(keysAndValues(pairs[1].value) == ["os=linux", "a=9", "py=3.1"])
+        #expect(keysAndValues(pairs[2].value) == ["a=1", "os=linux", "b=2", "c=3"])
+        #expect(keysAndValues(pairs[3].value) == ["py=3.1", "os=linux", "a=9"])
+        #expect(document.diagnostics.isEmpty)
+    }
+
+    /// `[*base: ]` (an alias read as a key) was reported as "expected a string as key" at the
+    /// anchored mapping, 17 lines up, which is fine where it is; a key from an alias is placed
+    /// where the alias is written, and a duplicate names that place too.
+    @Test func anAliasUsedAsAKeyIsPlacedWhereItIsWritten() throws {
+        let document = try load("base: &b {a: 1}\nname: &n x\nuse: {*b : 1, *n : 2, x: 3}\n")
+        guard case .mapping(let pairs)? = document.root?.content, case .mapping(let used) = pairs[2].value.content else {
+            Issue.record("not a mapping")
+            return
+        }
+        #expect(used.map { [$0.key.line, $0.key.column] } == [[3, 7], [3, 15]])
+        #expect(document.diagnostics.map(rendered) == ["f.yaml:3:23: error: duplicate key 'x' (first at line 3, column 15)"])
+    }
+
     @Test func aliasesShareTheAnchoredNode() throws {
         let document = try load("x: &v {k: 1}\ny: *v\n")
         guard case .mapping(let pairs)? = document.root?.content else { Issue.record("not a mapping"); return }
@@ -93,6 +130,21 @@ import Testing
         }
     }
 
+    /// A line with no `:` among a task's keys: libyaml notices only at the next key, which was
+    /// where the error pointed (6:5, `retries`, a line that is fine). The error is at the line
+    /// that lacks the `:`, as ruamel's "while scanning a simple key" mark has it, with a note
+    /// saying where libyaml gave up.
+    @Test func aLineWithoutAColonIsReportedAtThatLine() {
+        #expect {
+            _ = try load("version: 1\ntasks:\n  t:\n    shell: echo\n    oops\n    retries: 1\n")
+        } throws: { error in
+            guard let diagnostic = (error as? YAMLError)?.diagnostic else { return false }
+            #expect(rendered(diagnostic) == "f.yaml:5:5: error: while scanning a simple key, could not find expected ':'")
+            #expect(diagnostic.message.hint == "it starts here; the problem was found at line 6, column 5")
+            return true
+        }
+    }
+
     /// A Latin-1 `é` (0xE9) in a file saved outside UTF-8: libyaml gave up at the byte after it
     /// (`3:24: invalid trailing UTF-8 octet (byte 0x22)`, the closing quote); the error names
     /// the byte that is not UTF-8, at its own column, counted in characters as every column is.
@@ -106,6 +158,27 @@ import Testing
                 #expect(rendered(diagnostic) == "f.yaml:3:\(column): error: byte 0xE9 is not UTF-8: a workflow file is UTF-8 text")
                 #expect(diagnostic.message.hint == "save the file as UTF-8 (0xE9 is 'é' in Latin-1)")
                 return true
+            }
+        }
+    }
+
+    /// libyaml gives a bad byte's offset only, which flowrun turns into line and column: that
+    /// count must agree with libyaml's own marks, which skip a leading BOM and end a line at a CR
+    /// alone. `name: x<0xE9>` after a BOM was reported at 1:9, and a NUL on line 5 of a file with
+    /// CR line ends at 1:44.
+    @Test func aBadByteIsPlacedAsLibyamlPlacesEverythingElse() {
+        let cases: [([UInt8], String)] = [
+            ([0xEF, 0xBB, 0xBF] + Array("name: x".utf8) + [0xE9] + Array("\nversion: 1\n".utf8), "f.yaml:1:8"),
+            ([0xEF, 0xBB, 0xBF] + Array("name: x".utf8) + [0] + Array("\nversion: 1\n".utf8), "f.yaml:1:8"),
+            (Array("version: 1\rtasks:\r  t:\r    shell: x".utf8) + [0] + Array("y\r".utf8), "f.yaml:4:13"),
+            (Array("version: 1\r\ntasks:\r\n  t:\r\n    shell: x".utf8) + [0xE9] + Array("\r\n".utf8), "f.yaml:4:13"),
+        ]
+        for (bytes, place) in cases {
+            #expect {
+                _ = try YAMLLoader.load(bytes, file: "f.yaml")
+            } throws: { error in
+                let text = (error as? YAMLError).map { rendered($0.diagnostic) } ?? ""
+                return text.hasPrefix(place + ": error: ")
             }
         }
     }

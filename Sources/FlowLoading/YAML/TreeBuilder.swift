@@ -36,8 +36,9 @@ struct TreeBuilder {
         var pairs: [Node.Pair] = []
         var pendingKey: Node?
         var dropNextValue = false
-        /// Each `<<` value, with where it was written (an alias's own site, not its anchor's).
-        var mergeSources: [(node: Node, line: Int32, column: Int32)] = []
+        /// Each `<<` value, with where it was written (an alias's own site, not its anchor's) and
+        /// how many of the mapping's own pairs came before it.
+        var mergeSources: [(node: Node, line: Int32, column: Int32, ownPairsBefore: Int)] = []
         var keyIndex: [String: KeyPosition]?
         var weight = 1
     }
@@ -117,7 +118,10 @@ struct TreeBuilder {
             return
         }
         guard let key = stack[top].pendingKey else {
-            startPair(withKey: node, in: top)
+            // An alias used as a key is placed where it is written: a problem with that key (a
+            // mapping as a key, a duplicate) is about this use, not about the anchored node.
+            let placed = writtenAt.map { Node(node.content, line: $0.0, column: $0.1, weight: node.weight) } ?? node
+            startPair(withKey: placed, in: top)
             return
         }
         stack[top].pendingKey = nil
@@ -125,7 +129,7 @@ struct TreeBuilder {
             stack[top].dropNextValue = false
         } else if key.scalar.map({ $0.isPlain && $0.text == "<<" }) == true {
             let (line, column) = writtenAt ?? (node.line, node.column)
-            stack[top].mergeSources.append((node, line, column))
+            stack[top].mergeSources.append((node, line, column, stack[top].pairs.count))
         } else {
             stack[top].pairs.append(Node.Pair(key: key, value: node))
         }
@@ -189,12 +193,17 @@ struct TreeBuilder {
         return first
     }
 
-    /// The mapping's own pairs, then pairs from `<<` merges whose keys it does not set itself.
+    /// The mapping's own pairs with, where each `<<` was written, the merged pairs whose keys it
+    /// does not set itself (anywhere) nor an earlier merge: file order, as go-yaml keeps it, so a
+    /// merged matrix key or task comes where the `<<` is.
     private mutating func merged(_ frame: Frame) -> [Node.Pair] {
         guard !frame.mergeSources.isEmpty else { return frame.pairs }
-        var pairs = frame.pairs
-        var seen = Set(pairs.compactMap { $0.key.scalar?.text })
-        for (source, line, column) in frame.mergeSources {
+        var pairs: [Node.Pair] = []
+        var ownPairsTaken = 0
+        var seen = Set(frame.pairs.compactMap { $0.key.scalar?.text })
+        for (source, line, column, ownPairsBefore) in frame.mergeSources {
+            pairs += frame.pairs[ownPairsTaken..<ownPairsBefore]
+            ownPairsTaken = ownPairsBefore
             let mappings: [Node]
             switch source.content {
             case .mapping: mappings = [source]
@@ -210,7 +219,7 @@ struct TreeBuilder {
                 }
             }
         }
-        return pairs
+        return pairs + frame.pairs[ownPairsTaken...]
     }
 
     private mutating func refuseTag(_ message: Diagnostic.Message, _ line: Int32, _ column: Int32) {

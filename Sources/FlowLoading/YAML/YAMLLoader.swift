@@ -59,8 +59,9 @@ package enum YAMLLoader {
     /// libyaml's own problem text at its (1-based) position; reader errors only carry an offset.
     ///
     /// An unclosed bracket, brace or quote is found far from where it was opened, often at the
-    /// end of the file: the error then points at the opening, where the fix goes, and a note
-    /// tells where libyaml gave up. Other problems are reported where libyaml found them.
+    /// end of the file, and a line with no `:` (`oops` among a task's keys) at the next key: the
+    /// error then points at the opening or at that line, where the fix goes, and a note tells
+    /// where libyaml gave up. Other problems are reported where libyaml found them.
     static func syntaxDiagnostic(_ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>, file: String) -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
         let context = parser.context.map { String(cString: $0) }
@@ -86,7 +87,7 @@ package enum YAMLLoader {
             message.hint = "a ': ' inside an unquoted value starts a mapping; quote the whole value, or write it as a block with |"
         }
         let contextMark = parser.context_mark
-        let opensSomething = context.map { $0.contains("flow") || $0.contains("quoted") } ?? false
+        let opensSomething = context.map { $0.contains("flow") || $0.contains("quoted") || $0.contains("simple key") } ?? false
         guard opensSomething, contextMark.line < problemMark.line else { return Diagnostic(message, at: problemAt) }
         message.hint = "it starts here; the problem was found at line \(problemAt.line), column \(problemAt.column)"
         return Diagnostic(message, at: SourceLocation(file: file, line: Int(contextMark.line) + 1, column: Int(contextMark.column) + 1))
@@ -117,17 +118,26 @@ package enum YAMLLoader {
         }
     }
 
-    /// Line and column of a byte offset, counting columns in characters as libyaml does.
+    /// Line and column of a byte offset, counted as libyaml counts its marks: in characters, a
+    /// leading BOM not counted, and a CR alone ending a line as CRLF and LF do.
     static func position(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
+        let end = min(offset, bytes.count)
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        var index = bytes.starts(with: bom) ? min(bom.count, end) : 0
         var line = 1
         var column = 1
-        for byte in bytes.prefix(min(offset, bytes.count)) {
-            if byte == UInt8(ascii: "\n") {
+        while index < end {
+            let byte = bytes[index]
+            let endsLine =
+                byte == UInt8(ascii: "\n")
+                || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n")))
+            if endsLine {
                 line += 1
                 column = 1
             } else if byte & 0xC0 != 0x80 {
                 column += 1
             }
+            index += 1
         }
         return SourceLocation(file: file, line: line, column: column)
     }
