@@ -105,10 +105,13 @@ package enum JobSummary {
     /// is not followed by a space, after `www`, after `GH-`, and every 6 characters of a hex
     /// word of 7 or more with letters and digits), and the text shows as written, in text nodes
     /// no such pattern spans.
+    ///
+    /// Control characters and terminal escape sequences (a workflow `name: "\x1b[31m"`) are
+    /// removed first, through `ConsoleText`, as from the output tails and the JUnit report.
     static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
-        let characters = Array(text)
+        let characters = Array(ConsoleText.sanitized(text))
         let hexBreaks = breaksInHexWords(characters)
         for (index, character) in characters.enumerated() {
             let next = index + 1 < characters.count ? characters[index + 1] : nil

@@ -133,6 +133,22 @@ import Testing
         #expect(JobSummary.escaped("defaced 20261125-030512-000 step-2") == "defaced 20261125-030512-000 step-2")
     }
 
+    /// A workflow `name: "\x07ci \x1b[31mred"` put its bell and escape sequence raw into the
+    /// summary's heading (the JUnit report drops them, the output tails were cleaned already).
+    @Test func controlCharactersInTheWorkflowsNameAreLeftOut() {
+        var builder = TimelineBuilder(
+            workflow: "\u{07}ci \u{1B}[31mred\u{1B}[0m\u{7F}", run: "20261125-030512-000", file: "/srv/ci/\u{1B}]0;x\u{07}flowrun.yaml",
+            startedMilliseconds: RunScript.start, plan: [])
+        builder.add(
+            RunEvent(
+                seq: 1, timeMilliseconds: RunScript.start,
+                kind: .workflowFinished(workflow: "ci", status: .succeeded, durationMilliseconds: 0, counts: FinalCounts())))
+        let text = JobSummary.render(builder.timeline())
+        #expect(text.hasPrefix("### ✅ flowrun: ci red succeeded in "), "\(text)")
+        #expect(text.contains("of <code>/srv/ci/flowrun.yaml</code>."), "\(text)")
+        #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(text)")
+    }
+
     @Test func aCellCannotBreakTheTable() {
         #expect(JobSummary.escaped("a|b`c<d>&\ne") == "a&#124;b&#96;c&lt;d&gt;&amp; e")
     }
