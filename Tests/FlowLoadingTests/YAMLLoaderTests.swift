@@ -145,6 +145,40 @@ import Testing
         }
     }
 
+    /// libyaml reads no simple key longer than 1024 characters: a long task name (or env
+    /// variable) was reported as "mapping values are not allowed in this context" with the hint
+    /// to quote a ': ' in a value, or as "could not find expected ':'" on a line that has one.
+    /// The error says the key is too long, at the key, whatever its place; 1024 is still read.
+    @Test func aKeyLongerThanYAMLAllowsSaysSo() throws {
+        let long = String(repeating: "k", count: 1025)
+        let cases = [
+            ("\(long): 1\n", "f.yaml:1:1"),
+            ("version: 1\ntasks:\n  \(long):\n    shell: echo\n", "f.yaml:3:3"),
+            ("version: 1\ntasks:\n  a:\n    shell: echo\n  \(long):\n    shell: echo\n", "f.yaml:5:3"),
+            ("list:\n  - \"\(long)\": 1\n", "f.yaml:2:5"),
+        ]
+        for (text, place) in cases {
+            #expect {
+                _ = try load(text)
+            } throws: { error in
+                guard let diagnostic = (error as? YAMLError)?.diagnostic else { return false }
+                #expect(
+                    rendered(diagnostic)
+                        == "\(place): error: key too long: YAML allows at most 1024 characters in a simple key; use a `? ` explicit key or shorten it"
+                )
+                #expect(diagnostic.message.hint == "this key has \(text.contains("\"") ? 1027 : 1025) characters")
+                return true
+            }
+        }
+        _ = try load(String(repeating: "k", count: 1024) + ": 1\n")
+        // A long plain value with ': ' in it is still the value's problem, not its key's.
+        #expect {
+            _ = try load("shell: echo \(long) lint: 3\n")
+        } throws: { error in
+            (error as? YAMLError)?.diagnostic.message.hint?.hasPrefix("a ': ' inside an unquoted value") == true
+        }
+    }
+
     /// A Latin-1 `é` (0xE9) in a file saved outside UTF-8: libyaml gave up at the byte after it
     /// (`3:24: invalid trailing UTF-8 octet (byte 0x22)`, the closing quote); the error names
     /// the byte that is not UTF-8, at its own column, counted in characters as every column is.

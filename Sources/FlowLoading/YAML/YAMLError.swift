@@ -53,6 +53,11 @@ extension Diagnostic.Message {
         Self("'\(text)' is not a valid \(tag) value")
     }
     static let nulInScalar = Self("a value cannot hold a NUL character (\\0): scripts, variables, arguments and paths would end there")
+    static func keyTooLong(characters: Int) -> Self {
+        Self(
+            "key too long: YAML allows at most \(YAMLLoader.simpleKeyLimit) characters in a simple key; use a `? ` explicit key or shorten it",
+            hint: "this key has \(characters) characters")
+    }
     static let tabIndentation = Self("a tab character cannot indent YAML; indent with spaces")
     static let secondDocument = Self("a workflow file holds one YAML document; this is a second one")
     static func badMergeValue(found: String) -> Self {

@@ -81,6 +81,9 @@ package enum YAMLLoader {
         if isIndentingTab(at: problemMark.index, in: bytes) {
             return Diagnostic(.tabIndentation, at: problemAt)
         }
+        if let key = tooLongKey(endingAt: problemMark, in: bytes) {
+            return Diagnostic(.keyTooLong(characters: key.length), at: SourceLocation(file: file, line: problemAt.line, column: key.column))
+        }
         var message = Diagnostic.Message.yamlSyntax(problem: problem, context: context)
         if problem == "mapping values are not allowed in this context" {
             // The usual cause: `shell: echo "lint: 3 problems"`, a plain value with ': ' inside.
