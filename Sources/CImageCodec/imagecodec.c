@@ -31,6 +31,22 @@ static int too_many_pixels(uint64_t width, uint64_t height, uint64_t max_pixels,
     return 1;
 }
 
+/// libpng refuses a PNG over its default user limits, 1,000,000 rows or columns, with only
+/// "Invalid IHDR data": say which limit, from the IHDR, before it reads on.
+static int beyond_libpng_limits(uint32_t width, uint32_t height, char *message, size_t size) {
+    if (height > PNG_USER_HEIGHT_MAX) {
+        set_message(message, size, "the image is %ux%u, taller than libpng reads (%u rows at most)",
+                    (unsigned)width, (unsigned)height, (unsigned)PNG_USER_HEIGHT_MAX);
+        return 1;
+    }
+    if (width > PNG_USER_WIDTH_MAX) {
+        set_message(message, size, "the image is %ux%u, wider than libpng reads (%u columns at most)",
+                    (unsigned)width, (unsigned)height, (unsigned)PNG_USER_WIDTH_MAX);
+        return 1;
+    }
+    return 0;
+}
+
 /// Asked every so many rows whether to stop (a cancelled task).
 typedef struct {
     int (*should_stop)(void *);
@@ -294,15 +310,16 @@ static int image_read(const char *path, uint64_t max_pixels, int header_only, ui
         return -1;
     }
     // The signature, and for a PNG its IHDR: width and height, checked against the ceiling
-    // before libpng reads on (png_read_info reads every chunk up to the first IDAT).
+    // and libpng's limits before libpng reads on (png_read_info reads every chunk up to the first IDAT).
     unsigned char signature[24] = {0};
     size_t count = fread(signature, 1, sizeof signature, file);
     rewind(file);
     int result;
     if (count >= 8 && png_sig_cmp(signature, 0, 8) == 0) {
+        uint32_t width = png_get_uint_32(signature + 16), height = png_get_uint_32(signature + 20);
         if (count == 24 && memcmp(signature + 12, "IHDR", 4) == 0 &&
-            too_many_pixels(png_get_uint_32(signature + 16), png_get_uint_32(signature + 20), max_pixels,
-                            message, message_size)) {
+            (too_many_pixels(width, height, max_pixels, message, message_size) ||
+             beyond_libpng_limits(width, height, message, message_size))) {
             result = -1;
         } else {
             result = png_decode(file, max_pixels, header_only, stop, sink, size_out, message, message_size);

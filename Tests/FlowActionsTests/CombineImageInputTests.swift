@@ -279,6 +279,28 @@ import Testing
         #expect(reason.contains("combined image would be 20x20"), "\(reason)")
     }
 
+    /// libpng reads no PNG over 1,000,000 rows (or columns), its default user limit, though
+    /// it is under the pixel ceiling: combine said only libpng's "Invalid IHDR data". It says
+    /// the image is taller (or wider) than libpng reads, naming the input, from the header.
+    @Test func aPNGTallerThanLibpngReadsIsRefusedSayingSo() async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(Self.pngMissingRows(width: 1, height: 1_000_001, rows: 1)).write(to: URL(fileURLWithPath: "\(folder)/tall.png"))
+        try Data(Self.pngMissingRows(width: 1_000_001, height: 1, rows: 0)).write(to: URL(fileURLWithPath: "\(folder)/wide.png"))
+
+        for size in ["", "size: 4x4"] {
+            let (tall, _) = try await CombineImageTests.combine(["tall.png"], size, in: folder)
+            #expect(
+                Support.failureReason(tall)
+                    == "input \(folder)/tall.png: the image is 1x1000001, taller than libpng reads (1000000 rows at most)")
+            let (wide, _) = try await CombineImageTests.combine(["wide.png"], size, in: folder)
+            #expect(
+                Support.failureReason(wide)
+                    == "input \(folder)/wide.png: the image is 1000001x1, wider than libpng reads (1000000 columns at most)")
+        }
+        #expect(Support.contents(of: folder) == ["tall.png", "wide.png"])
+    }
+
     @Test func aCancelStopsTheDecodingOfALargeImageWithinAFewRows() throws {
         let folder = try Support.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
