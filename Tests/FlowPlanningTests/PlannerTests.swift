@@ -70,7 +70,40 @@ import Testing
               x: {needs: [x], shell: "true"}
             """)
         #expect(result.plan == nil)
-        #expect(messages(result) == ["3:15: dependency cycle: a -> c -> b -> a", "6:15: dependency cycle: x -> x"])
+        #expect(messages(result).sorted() == ["3:15: dependency cycle: a -> c -> b -> a", "6:15: task 'x' needs itself"])
+    }
+
+    /// A matrix task naming itself in `needs` needs every combination of it: with 3 values,
+    /// that gave 6 "dependency cycle" errors at the same place (`build[a] -> build[a]`,
+    /// `build[a] -> build[b] -> build[a]`, ...). It is one error per entry naming the task, and
+    /// a cycle elsewhere in the file is still reported with its path.
+    @Test func aTaskNamingItselfInNeedsIsOneErrorPerEntry() throws {
+        let result = try plan(
+            """
+            version: 1
+            tasks:
+              build:
+                matrix: {os: [a, b, c]}
+                needs: [fetch, build]
+                shell: "true"
+              fetch: {shell: "true"}
+              lint: {needs: ['lint', test], shell: "true"}
+              test: {needs: [lint], shell: "true"}
+              pack:
+                matrix: {os: [a, b]}
+                needs: ['pack[b]']
+                shell: "true"
+            """)
+        #expect(result.plan == nil)
+        let byPlace = result.diagnostics.sortedByPosition()
+        #expect(
+            byPlace.map { "\($0.location.line):\($0.location.column): \($0.message.text)" } == [
+                "5:20: task 'build' needs itself: a matrix task's `needs` names every combination of it",
+                "8:18: task 'lint' needs itself",
+                "8:26: dependency cycle: lint -> test -> lint",
+                "12:13: task 'pack[b]' needs itself",
+            ])
+        #expect(result.diagnostics.allSatisfy { $0.message.hint == nil })
     }
 
     @Test func onlyTheFirstFiftyUnknownNeedsGetADidYouMean() throws {
