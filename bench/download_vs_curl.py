@@ -26,6 +26,7 @@ import time
 BODY = bytes((i * 31 + 7 + i // 251) & 0xFF for i in range(200_000))
 NEW = bytes((i * 17 + 3) & 0xFF for i in range(200_000))
 SHA = hashlib.sha256(BODY).hexdigest()
+GZ = gzip.compress(BODY, mtime=0)  # fixed mtime: the same bytes on every request
 STATE = {}  # (token, case) -> number of requests seen
 LOG = {}  # token -> [request lines]
 LOCK = threading.Lock()
@@ -135,8 +136,7 @@ class Handler(socketserver.StreamRequestHandler):
             self.send(b"4000\r\n" + BODY[:0x4000] + b"\r\n")
             return False
         elif case == "gzip":
-            z = gzip.compress(BODY)
-            self.full(200, z, [("Content-Encoding", "gzip")])
+            self.full(200, GZ, [("Content-Encoding", "gzip")])
         elif case == "e404":
             self.full(404, b"<html>not here</html>")
         elif case == "e500":
@@ -289,6 +289,106 @@ class Handler(socketserver.StreamRequestHandler):
             self.send(BODY[:1000])
         elif case == "noloc":
             self.full(302, b"no location here")
+        # s40-dl2's shapes
+        elif case == "http10reset":  # HTTP/1.0, no length, reset mid-body: never a whole file
+            self.send(b"HTTP/1.0 200 OK\r\n\r\n" + BODY[:70_000])
+            self.reset()
+            return False
+        elif case == "http10resetonce":
+            if n == 1:
+                return self.answer("http10reset", n, h, target, token)
+            return self.answer("http10", n, h, target, token)
+        elif case == "http10cllong":  # HTTP/1.0, Content-Length longer than the body, clean close
+            self.send(f"HTTP/1.0 200 OK\r\nContent-Length: {len(BODY) + 10}\r\n\r\n".encode() + BODY)
+            return False
+        elif case == "chunkupper":  # upper-case hex sizes with leading zeros, extensions on every chunk
+            self.head(200, [("Transfer-Encoding", "chunked")])
+            self.send(b"".join(b"%08X;a=b;q=\"x;y\"\r\n" % len(BODY[i:i + 5000]) + BODY[i:i + 5000] + b"\r\n" for i in range(0, len(BODY), 5000)))
+            self.send(b"0;end\r\nX-One: 1\r\nX-Two: 2\r\n\r\n")
+        elif case == "chunkhuge":  # a chunk size past 64 bits
+            self.head(200, [("Transfer-Encoding", "chunked")])
+            self.send(b"FFFFFFFFFFFFFFFFFFFFFFFF\r\n" + BODY[:1000])
+            return False
+        elif case == "chunkneg":
+            self.head(200, [("Transfer-Encoding", "chunked")])
+            self.send(b"-10\r\n" + BODY[:16] + b"\r\n0\r\n\r\n")
+            return False
+        elif case == "chunklastnocrlf":  # the 0 chunk, then closed before the empty line
+            self.head(200, [("Transfer-Encoding", "chunked")])
+            self.send(b"10\r\n" + BODY[:16] + b"\r\n0\r\n")
+            return False
+        elif case == "gzipchunked":
+            self.head(200, [("Transfer-Encoding", "chunked"), ("Content-Encoding", "gzip"), ("Content-Type", "application/gzip")])
+            self.send(b"".join(b"%x\r\n" % len(GZ[i:i + 7000]) + GZ[i:i + 7000] + b"\r\n" for i in range(0, len(GZ), 7000)) + b"0\r\n\r\n")
+        elif case == "tegzip":  # a gzip transfer coding (curl decodes it only with --tr-encoding)
+            self.head(200, [("Transfer-Encoding", "gzip, chunked")])
+            self.send(b"%x\r\n" % len(GZ) + GZ + b"\r\n0\r\n\r\n")
+        elif case == "early103":
+            self.send(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n")
+            self.full(200, BODY)
+        elif case == "multi1xx":
+            self.send(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n")
+            self.full(200, BODY)
+        elif case == "r304cl":  # a 304 that says a length, with no body
+            self.head(304, [("Content-Length", str(len(BODY))), etag])
+        elif case == "r204cl":
+            self.head(204, [("Content-Length", "0")])
+        elif case == "todata":
+            self.full(302, b"", [("Location", "data:,hello")])
+        elif case == "tojs":
+            self.full(302, b"", [("Location", "javascript:alert(1)")])
+        elif case == "tonohost":
+            self.full(302, b"", [("Location", "http:///x")])
+        elif case == "selfloop":
+            self.full(302, b"", [("Location", f"{base}/selfloop")])
+        elif case == "locupper":
+            self.full(302, b"", [("Location", f"HTTP://127.0.0.1:{PLAIN_PORT}{base}/ok")])
+        elif case == "redirclose":  # a 302 on a kept-alive connection, which is then closed
+            self.full(302, b"", [("Location", f"{base}/ok")])
+            return False
+        elif case == "longheader":  # one 60 KiB header line
+            self.full(200, BODY, [("X-Long", "a" * 60_000)])
+        elif case == "hugeheader":  # one 1 MiB header line
+            self.full(200, BODY, [("X-Long", "a" * (1 << 20))])
+        elif case == "manyheaders":  # 2,000 headers
+            self.full(200, BODY, [(f"X-H{i}", "v") for i in range(2000)])
+        elif case == "lfonly":
+            self.send(f"HTTP/1.1 200 OK\nContent-Length: {len(BODY)}\n\n".encode() + BODY)
+        elif case == "noreason":
+            self.send(f"HTTP/1.1 200\r\nContent-Length: {len(BODY)}\r\n\r\n".encode() + BODY)
+        elif case == "obsfold":
+            self.send(f"HTTP/1.1 200 OK\r\nX-Fold: a\r\n  b\r\nContent-Length: {len(BODY)}\r\n\r\n".encode() + BODY)
+        elif case == "cltwosame":
+            self.head(200, [("Content-Length", str(len(BODY))), ("Content-Length", str(len(BODY)))])
+            self.send(BODY)
+        elif case == "clneg":
+            self.head(200, [("Content-Length", "-1")])
+            self.send(BODY[:200])
+            return False
+        elif case == "http09":
+            self.send(BODY[:2000])
+            return False
+        elif case == "slowdrip":  # whole length said, 100 bytes every 0.2 s: outlives a 2 s timeout
+            self.head(200, [("Content-Length", str(len(BODY)))])
+            for i in range(0, 6000, 100):
+                self.send(BODY[i:i + 100])
+                time.sleep(0.2)
+            return False
+        elif case in ("r503date", "r503huge", "r503day"):
+            if n == 1:
+                after = {"r503date": time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 3)),
+                         "r503huge": "99999999999999999999999", "r503day": "86400"}[case]
+                self.full(503, b"busy", [("Retry-After", after)])
+            else:
+                self.full(200, BODY)
+        elif case == "r416complete":  # cut at the very end (length said one byte long), then 416 */len
+            if start is not None:
+                self.full(416, b"", [("Content-Range", f"bytes */{len(BODY)}"), etag])
+            else:
+                self.head(200, [("Content-Length", str(len(BODY) + 1 if n == 1 else len(BODY))), etag])
+                self.send(BODY)
+                if n == 1:
+                    return False
         else:
             self.full(404, b"no such case")
         return True
@@ -384,7 +484,7 @@ def digest(path):
         return "-"
     data = open(path, "rb").read()
     h = hashlib.sha256(data).hexdigest()
-    name = {SHA: "BODY", hashlib.sha256(NEW).hexdigest(): "NEW", hashlib.sha256(gzip.compress(BODY)).hexdigest(): "GZ?"}.get(h)
+    name = {SHA: "BODY", hashlib.sha256(NEW).hexdigest(): "NEW", hashlib.sha256(GZ).hexdigest(): "GZ"}.get(h)
     return f"{name or h[:10]}:{len(data)}"
 
 
@@ -518,6 +618,50 @@ def main():
         ("file-dir", lambda t: f"file://{tmp}", {}),
         ("file-fifo", lambda t: f"file://{fifo}", dict(timeout=8)),
         ("file-ok", lambda t: f"file://{CERT}", {}),
+        # s40-dl2's shapes
+        ("sha-upper", u("ok"), dict(sha=SHA.upper())),
+        ("gzip-sha-of-sent-bytes", u("gzip"), dict(sha=hashlib.sha256(GZ).hexdigest())),
+        ("gzip-sha-of-decoded", u("gzip"), dict(sha=SHA)),
+        ("gzip-chunked", u("gzipchunked"), {}),
+        ("te-gzip-chunked", u("tegzip"), {}),
+        ("http1.0-reset", u("http10reset"), {}),
+        ("http1.0-reset-once", u("http10resetonce"), {}),
+        ("http1.0-cl-long", u("http10cllong"), {}),
+        ("chunk-upper-ext-trailers", u("chunkupper"), {}),
+        ("chunk-size-overflow", u("chunkhuge"), {}),
+        ("chunk-size-negative", u("chunkneg"), {}),
+        ("chunk-last-no-crlf", u("chunklastnocrlf"), {}),
+        ("103-early-hints", u("early103"), {}),
+        ("100-then-102", u("multi1xx"), {}),
+        ("304-with-length", u("r304cl"), {}),
+        ("204-length-0", u("r204cl"), {}),
+        ("redirect-to-data", u("todata"), {}),
+        ("redirect-to-javascript", u("tojs"), {}),
+        ("redirect-no-host", u("tonohost"), {}),
+        ("redirect-self", u("selfloop"), {}),
+        ("redirect-upper-scheme", u("locupper"), {}),
+        ("redirect-then-close", u("redirclose"), {}),
+        ("header-60k", u("longheader"), {}),
+        ("header-1m", u("hugeheader"), {}),
+        ("headers-2000", u("manyheaders"), {}),
+        ("lf-only", u("lfonly"), {}),
+        ("no-reason-phrase", u("noreason"), {}),
+        ("obs-fold", u("obsfold"), {}),
+        ("two-same-content-lengths", u("cltwosame"), {}),
+        ("negative-content-length", u("clneg"), {}),
+        ("http0.9", u("http09"), {}),
+        ("slow-drip-timeout", u("slowdrip"), dict(task_timeout=2)),
+        ("503-retry-after-date", u("r503date"), {}),
+        ("503-retry-after-huge", u("r503huge"), dict(timeout=20)),
+        ("503-retry-after-day-timeout", u("r503day"), dict(task_timeout=5, timeout=20)),
+        ("416-when-complete", u("r416complete"), {}),
+        ("raw-space", lambda t: f"http://127.0.0.1:{PLAIN_PORT}/{t}/echo/a b", {}),
+        ("raw-unicode", lambda t: f"http://127.0.0.1:{PLAIN_PORT}/{t}/echo/\u00fc\u2713", {}),
+        ("bad-percent", lambda t: f"http://127.0.0.1:{PLAIN_PORT}/{t}/echo/%zz", {}),
+        ("user-no-password", lambda t: f"http://user@127.0.0.1:{PLAIN_PORT}/{t}/hdrs", {}),
+        ("user-empty-password", lambda t: f"http://user:@127.0.0.1:{PLAIN_PORT}/{t}/hdrs", {}),
+        ("password-with-colon", lambda t: f"http://user:a:b@127.0.0.1:{PLAIN_PORT}/{t}/hdrs", {}),
+        ("empty-fragment", lambda t: f"http://127.0.0.1:{PLAIN_PORT}/{t}/echo/e#", {}),
     ]
     same = total = 0
     for name, url_of, kw in cases:

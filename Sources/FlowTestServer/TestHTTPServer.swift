@@ -42,6 +42,9 @@ package final class TestHTTPServer: Sendable {
         package var omitsLength = false
         /// How a 206 that `servesRanges` makes goes wrong.
         package var rangeFault: RangeFault?
+        /// The whole answer as these bytes, past the HTTP encoder, then the connection closed:
+        /// what a misbehaving server sends that a well-formed head cannot say.
+        package var raw: [UInt8]?
 
         package init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
             self.status = status
@@ -250,6 +253,12 @@ package final class TestHTTPServer: Sendable {
         }
 
         private func respond(_ response: Response, context: ChannelHandlerContext) {
+            if let raw = response.raw, let encoder = try? context.pipeline.syncOperations.context(name: "http-encoder") {
+                // Written from the encoder's place in the pipeline, so it goes out as it is.
+                let channel = context.channel
+                encoder.writeAndFlush(NIOAny(ByteBuffer(bytes: raw))).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
             var headers = HTTPHeaders(response.headers)
             if !headers.contains(name: "Content-Length") && !response.omitsLength {
                 headers.add(name: "Content-Length", value: "\(response.body.count)")

@@ -3,6 +3,7 @@ import FlowModel
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
@@ -263,9 +264,21 @@ package final class Downloader: Sendable {
             return .success(())
         case .failure(let error as ActionFailure):
             return .failure(error)
+        case .failure(let error) where transfer.receivedHead && cutBody(error):
+            // As curl's "transfer closed with N bytes remaining to read", where the client
+            // said "stream ended at an unexpected time".
+            guard let total = transfer.totalLength else {
+                return .failure(ActionFailure("\(url): the connection closed before the body's end, after \(file.size.counted("byte"))", retryable: true))
+            }
+            return .failure(ActionFailure("\(url): the connection closed after \(file.size) of \(total.counted("byte"))", retryable: true))
         case .failure(let error):
             return .failure(failure(of: error, url: url))
         }
+    }
+
+    /// A body the connection's close broke off: before its Content-Length, or its last chunk.
+    static func cutBody(_ error: any Error) -> Bool {
+        (error as? HTTPParserError) == .invalidEOFState || (error as? HTTPClientError) == .remoteConnectionClosed
     }
 
     /// Bad URLs and certificate errors fail at once (as curl, which
@@ -287,6 +300,9 @@ package final class Downloader: Sendable {
         }
         if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
             return failure(of: first.error, url: url)
+        }
+        if let error = error as? HTTPParserError {
+            return ActionFailure("\(url): not a valid HTTP/1.1 response (\(error))", retryable: true)
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
             return ActionFailure("\(url): TLS: \(error)", retryable: false)

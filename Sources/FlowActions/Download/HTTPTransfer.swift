@@ -110,7 +110,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             }
             return eventLoop.makeSucceededVoidFuture()
         }
-        if resuming, head.status == .partialContent,
+        if resuming, head.status == .partialContent, failure == nil,
             ResumedRange.problem(of: head, keptBytes: kept.size, validator: kept.validator, knownTotal: kept.expectedSize) == nil
         {
             // The rest of the kept bytes: nothing to empty, so the network thread reads on at
@@ -311,7 +311,16 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// any other status fails at once.
     static func failure(of head: HTTPResponseHead, url: String) -> ActionFailure? {
         let code = Int(head.status.code)
-        if (200..<300).contains(code) { return nil }
+        if (200..<300).contains(code) {
+            // A transfer coding besides chunked (`gzip, chunked`) is not taken off by the client,
+            // so its bytes would be saved as the file's: curl decodes them; flowrun refuses.
+            let codings = head.headers[canonicalForm: "Transfer-Encoding"].map { $0.lowercased() }.filter { $0 != "chunked" && $0 != "identity" }
+            guard codings.isEmpty else {
+                let named = head.headers[canonicalForm: "Transfer-Encoding"].joined(separator: ", ")
+                return ActionFailure("\(url): the server sent the body with Transfer-Encoding '\(named)', which flowrun does not decode", retryable: false)
+            }
+            return nil
+        }
         let retryable = code == 408 || code == 429 || code >= 500
         let after = head.headers.first(name: "Retry-After").flatMap { RetryAfter.milliseconds($0) }
         return ActionFailure("\(url): HTTP \(code) \(head.status.reasonPhrase)", retryable: retryable, retryAfterMilliseconds: retryable ? after : nil)

@@ -255,7 +255,8 @@ package final class PartialFile: @unchecked Sendable {
         return digests
     }
 
-    /// Closes the file, then renames it onto `to`.
+    /// Closes the file, then renames it onto `to`. A failed rename names `to` alone (`Is a
+    /// directory`), as curl names its `-o`: the temporary file is gone by then.
     private func closeAndPlace() throws(ActionFailure) {
         let closed = close(descriptor)
         let closeCode = errno
@@ -267,7 +268,7 @@ package final class PartialFile: @unchecked Sendable {
         guard rename(path, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(path)
-            throw ActionFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
+            throw ActionFailure("cannot write \(destination): \(reason)", retryable: false)
         }
     }
 
@@ -284,7 +285,7 @@ package final class PartialFile: @unchecked Sendable {
             unlink(path)
             close(descriptor)
             descriptor = -1
-            throw ActionFailure("cannot rename \(path) to \(destination): \(reason)", retryable: false)
+            throw ActionFailure("cannot write \(destination): \(reason)", retryable: false)
         }
         close(descriptor)
         descriptor = -1
