@@ -10,8 +10,7 @@ extension YAMLLoader {
     /// more than 1024 characters after the start of the line's key. Nil for a `:` inside a
     /// plain value (`echo lint: 3`), the usual cause of the first message.
     static func tooLongKey(endingAt mark: yaml_mark_t, in bytes: UnsafeBufferPointer<UInt8>) -> (column: Int, length: Int)? {
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        var start = bytes.starts(with: bom) ? bom.count : 0
+        var start = textStart(in: bytes)
         for _ in 0..<mark.line {
             guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
             start = newline + 1

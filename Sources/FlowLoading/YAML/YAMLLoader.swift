@@ -121,12 +121,16 @@ package enum YAMLLoader {
         }
     }
 
+    /// The offset of the first byte libyaml counts in its marks: past a leading UTF-8 BOM.
+    static func textStart(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
     /// Line and column of a byte offset, counted as libyaml counts its marks: in characters, a
     /// leading BOM not counted, and a CR alone ending a line as CRLF and LF do.
     static func position(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
         let end = min(offset, bytes.count)
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        var index = bytes.starts(with: bom) ? min(bom.count, end) : 0
+        var index = min(textStart(in: bytes), end)
         var line = 1
         var column = 1
         while index < end {
