@@ -10,8 +10,9 @@ import Testing
 @Suite struct DownloadTransferCodingTests {
     typealias Support = DownloadRunnerTests
 
-    static func chunked(_ body: [UInt8], trailer: String = "") -> [UInt8] {
-        Array("\(String(body.count, radix: 16))\r\n".utf8) + body + Array("\r\n0\r\n\(trailer)\r\n".utf8)
+    /// `body` as one chunk, then the last chunk.
+    static func chunked(_ body: [UInt8]) -> [UInt8] {
+        Array("\(String(body.count, radix: 16))\r\n".utf8) + body + Array("\r\n0\r\n\r\n".utf8)
     }
 
     @Test func aGzipTransferCodingFailsWithNothingAtTo() async throws {
