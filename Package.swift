@@ -66,7 +66,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         .target(name: "FlowConsole", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles", "FlowEvents"]),
-        .target(name: "FlowExport", dependencies: ["FlowModel", "FlowPlanning"]),
+        .target(name: "FlowExport", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),
         .target(name: "FlowTestSupport", dependencies: ["FlowModel", "FlowLoading", "FlowPlanning", "FlowEngine", "FlowEvents"]),
         .executableTarget(
             name: "flowrun",

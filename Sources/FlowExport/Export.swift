@@ -1,3 +1,4 @@
+import FlowFiles
 import FlowModel
 import FlowPlanning
 import Foundation
@@ -42,10 +43,9 @@ package struct ExportOptions: Sendable {
 extension ExportOptions {
     /// `path` relative to `root`, or nil when it is outside it.
     func relative(_ path: String) -> String? {
-        let base = root.hasSuffix("/") ? root : root + "/"
-        if path == root || path + "/" == base { return "." }
-        guard path.hasPrefix(base) else { return nil }
-        return String(path.dropFirst(base.count))
+        // By bytes (`PathNesting.relative`): an output in an NFD sibling of the root is outside it.
+        if path.utf8.elementsEqual(root.utf8) || (path + "/").utf8.elementsEqual(root.utf8) { return "." }
+        return PathNesting.relative(path, to: root)
     }
 
     /// The `flowrun run` words that run exactly `tasks` of the workflow.

@@ -8,4 +8,15 @@ package enum PathNesting {
         if folder.elementsEqual("/".utf8) { return path.count > 1 }
         return path.starts(with: folder) && path.dropFirst(folder.count).first == UInt8(ascii: "/")
     }
+
+    /// `path` relative to `folder` when it lies strictly below it (`isInside`), else nil. By
+    /// bytes: String's `hasPrefix` compares Characters, so it takes an NFD sibling folder
+    /// (`cafe\u{301}` beside `café`) for the folder, and misses a name that starts with a
+    /// combining mark (the `/` and the mark make one Character). A `folder` written with a
+    /// trailing `/` is taken without it.
+    package static func relative(_ path: String, to folder: String) -> String? {
+        let trimmed = folder.utf8.count > 1 && folder.utf8.last == UInt8(ascii: "/") ? String(folder.dropLast()) : folder
+        guard isInside(path, folder: trimmed) else { return nil }
+        return String(decoding: path.utf8.dropFirst(trimmed == "/" ? 1 : trimmed.utf8.count + 1), as: UTF8.self)
+    }
 }

@@ -98,18 +98,12 @@ struct CombineInputs {
 
     private static func name(of path: String, workdir: String, base: String?) throws(ActionFailure) -> String {
         if let base {
-            let normalized = PathResolution.normalize(path)
-            guard PathNesting.isInside(normalized, folder: base) else {
+            guard let name = PathNesting.relative(PathResolution.normalize(path), to: base) else {
                 throw ActionFailure("input \(path) is outside base \(base)")
             }
-            return String(decoding: normalized.utf8.dropFirst(base == "/" ? 1 : base.utf8.count + 1), as: UTF8.self)
+            return name
         }
-        // By bytes, as tar names entries: String's hasPrefix compares Characters, so it took
-        // an NFD sibling of the workdir (`../cafe\u{301}`) for the workdir, and missed a file
-        // whose name starts with a combining mark (the `/` and the mark make one Character).
-        let folder = Array(workdir.utf8) + (workdir.utf8.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")])
-        let bytes = path.utf8
-        if bytes.starts(with: folder) { return String(decoding: bytes.dropFirst(folder.count), as: UTF8.self) }
-        return String(decoding: bytes.drop { $0 == UInt8(ascii: "/") }, as: UTF8.self)
+        // By bytes, as tar names entries (`PathNesting.relative`).
+        return PathNesting.relative(path, to: workdir) ?? String(decoding: path.utf8.drop { $0 == UInt8(ascii: "/") }, as: UTF8.self)
     }
 }

@@ -131,7 +131,6 @@ struct ExportCommand: ParsableCommand {
     static func relative(_ file: String, to root: String) -> String {
         let absolute = file.hasPrefix("/") ? file : root + "/" + file
         let standardized = URL(fileURLWithPath: absolute).standardizedFileURL.path
-        let base = root.hasSuffix("/") ? root : root + "/"
-        return standardized.hasPrefix(base) ? String(standardized.dropFirst(base.count)) : standardized
+        return PathNesting.relative(standardized, to: root) ?? standardized
     }
 }

@@ -1,5 +1,6 @@
 import FlowActions
 import FlowConsole
+import FlowFiles
 import FlowModel
 import FlowPlanning
 import FlowState
@@ -26,7 +27,6 @@ enum ReasonText {
     static func shown(_ path: String, of task: PlannedTask, masked mask: SecretMask) -> String {
         let path = mask(path)
         let workdir = mask(task.workdir)
-        let folder = workdir.hasSuffix("/") ? workdir : workdir + "/"
-        return path.hasPrefix(folder) && path.count > folder.count ? String(path.dropFirst(folder.count)) : path
+        return PathNesting.relative(path, to: workdir) ?? path
     }
 }
