@@ -21,7 +21,9 @@ where without it they swing by 2x; the other work waits meanwhile.
 
 `--prototype BINARY` adds bench/dlproto (a stand-alone plain-http reader with flowrun's write path:
 bench/README.md, "s41-dl") to the turns: `swift build -c release --package-path bench/dlproto`,
-then `--prototype bench/dlproto/.build/release/dlproto`. `--no-sha` leaves out flowrun+sha.
+then `--prototype bench/dlproto/.build/release/dlproto`. `--no-sha` leaves out flowrun+sha;
+`--file-urls` adds flowrun-file and curl-file, the same transfers with `file://` URLs (each tool
+without its HTTP reader, and without nginx's CPU beside it).
 
 Needs nginx and curl: `apt-get install nginx-light curl`; aria2c is measured when installed.
 Python 3.11 standard library only; files under bench/out/download/ (git-ignored).
@@ -109,7 +111,7 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def commands(shape, urls, digests, dest, flowrun, prototype=None):
+def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None):
     """The command of each tool for one shape, writing into dest."""
     work = OUT / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -123,6 +125,18 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None):
             lines.append(f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'{sha}}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
+    if local_files:
+        # The same workflow with file:// URLs of the served files: flowrun's engine and write path
+        # (PartialFile: blocks, XXH3, O_DIRECT, fdatasync, rename) with no HTTP reader at all.
+        flow = work / f"{shape}-file.flow.yaml"
+        lines = ["version: 1", f"name: download-{shape}-file", "concurrency: 8", "tasks:"]
+        for i, (path, name) in enumerate(zip(local_files, names)):
+            lines.append(f"  d{i}: {{download: {{url: 'file://{path}', to: '{dest}/{name}'}}}}")
+        flow.write_text("\n".join(lines) + "\n")
+        tools["flowrun-file"] = [str(flowrun), "run", "--events", "plain", str(flow)]
+        curl_files = work / f"{shape}-file.curl"
+        curl_files.write_text("".join(f'url = "file://{path}"\noutput = "{dest}/{name}"\n' for path, name in zip(local_files, names)))
+        tools["curl-file"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_files)]
     curl_config = work / f"{shape}.curl"
     curl_config.write_text("".join(f'url = "{url}"\noutput = "{dest}/{name}"\n' for url, name in zip(urls, names)))
     tools["curl"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_config)]
@@ -130,6 +144,7 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None):
         listing = work / f"{shape}.list"
         listing.write_text("".join(f"{url}\t{dest}/{name}\n" for url, name in zip(urls, names)))
         tools["dlproto"] = [str(prototype), "8", str(listing)]
+        tools["dlproto-pipe"] = [str(prototype), "--pipelined", "8", str(listing)]
     if shutil.which("aria2c"):
         aria_input = work / f"{shape}.aria2"
         aria_input.write_text("".join(f"{url}\n  out={name}\n" for url, name in zip(urls, names)))
@@ -158,6 +173,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", choices=["small", "big"], help="one shape only")
     parser.add_argument("--prototype", help="also measure bench/dlproto's binary (a plain-http reader's floor)")
+    parser.add_argument("--file-urls", action="store_true", help="also flowrun with file:// URLs of the served files")
     parser.add_argument("--no-sha", action="store_true", help="leave out flowrun+sha")
     parser.add_argument("--realtime", action="store_true", help="nginx and the tools under chrt -r 50 (root)")
     args = parser.parse_args()
@@ -186,7 +202,8 @@ def main():
     try:
         for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
-            tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype)
+            tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype,
+                             files if args.file_urls else None)
             if args.no_sha:
                 del tools["flowrun+sha"]
             runs = {tool: [] for tool in tools}

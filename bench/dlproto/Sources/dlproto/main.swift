@@ -3,11 +3,13 @@
 // its destination) go over keep-alive HTTP/1.1 when the body is read straight into the
 // aligned block that is then written with O_DIRECT?
 //
-//     dlproto CONNECTIONS LIST        (LIST: lines "http://host:port/path<TAB>destination")
+//     dlproto [--pipelined] CONNECTIONS LIST   (LIST: lines "http://host:port/path<TAB>destination")
 //
 // One thread a connection, blocking reads: a thread blocks only in its own system calls, so
-// a download costs no hand-off between threads. Plain http://, numeric IPv4 hosts, 200
-// responses with Content-Length only: enough to measure, not a client.
+// a download costs no hand-off between threads. With --pipelined each connection's blocks go
+// to a writer thread of its own (Pipelined.swift), as flowrun's go to a file's queue. Plain
+// http://, numeric IPv4 hosts, 200 responses with Content-Length only: enough to measure, not
+// a client. DLPROTO_PRINT=1 prints each file's XXH3-128 as xxh128sum does.
 import CXXHash
 import Glibc
 import Synchronization
@@ -65,17 +67,20 @@ func parseJobs(_ text: [UInt8]) -> [Job] {
         let folder = lastSlash.map { String(destination[...$0]) } ?? ""
         let name = lastSlash.map { String(destination[destination.index(after: $0)...]) } ?? destination
         jobs.append(
-            Job(host: host, port: port, request: request, destination: destination,
+            Job(
+                host: host, port: port, request: request, destination: destination,
                 partial: folder + "." + name + ".part"))
     }
     return jobs
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3, let connections = Int(arguments[1]), connections > 0 else {
-    fail("usage: dlproto CONNECTIONS LIST")
+var arguments = Array(CommandLine.arguments.dropFirst())
+let pipelined = arguments.first == "--pipelined"
+if pipelined { arguments.removeFirst() }
+guard arguments.count == 2, let connections = Int(arguments[0]), connections > 0 else {
+    fail("usage: dlproto [--pipelined] CONNECTIONS LIST")
 }
-let jobs = parseJobs(readWhole(arguments[2]))
+let jobs = parseJobs(readWhole(arguments[1]))
 let nextJob = Atomic<Int>(0)
 let digests = UnsafeMutablePointer<XXH128_hash_t>.allocate(capacity: max(jobs.count, 1))
 
@@ -224,7 +229,19 @@ func worker() {
 var threads: [pthread_t] = []
 for _ in 0..<min(connections, jobs.count) {
     var thread = pthread_t()
-    guard pthread_create(&thread, nil, { _ in worker(); return nil }, nil) == 0 else { fail("pthread_create") }
+    let started =
+        pipelined
+        ? pthread_create(
+            &thread, nil,
+            { _ in
+                pipelinedWorker(); return nil
+            }, nil)
+        : pthread_create(
+            &thread, nil,
+            { _ in
+                worker(); return nil
+            }, nil)
+    guard started == 0 else { fail("pthread_create") }
     threads.append(thread)
 }
 for thread in threads { pthread_join(thread, nil) }
@@ -241,7 +258,9 @@ if getenv("DLPROTO_PRINT") != nil {
     for index in jobs.indices {
         var canonical = XXH128_canonical_t()
         XXH128_canonicalFromHash(&canonical, digests[index])
-        let hex = withUnsafeBytes(of: &canonical.digest) { $0.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+        let hex = withUnsafeBytes(of: &canonical.digest) {
+            $0.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        }
         print("\(hex)  \(jobs[index].destination)")
     }
 }
