@@ -173,7 +173,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", choices=["small", "big"], help="one shape only")
     parser.add_argument("--prototype", help="also measure bench/dlproto's binary (a plain-http reader's floor)")
-    parser.add_argument("--file-urls", action="store_true", help="also flowrun with file:// URLs of the served files")
+    parser.add_argument("--file-urls", action="store_true", help="also flowrun and curl with file:// URLs of the served files")
     parser.add_argument("--no-sha", action="store_true", help="leave out flowrun+sha")
     parser.add_argument("--realtime", action="store_true", help="nginx and the tools under chrt -r 50 (root)")
     args = parser.parse_args()
