@@ -19,6 +19,12 @@ checked and the file is stored in the download cache (a fresh, empty one each ru
 builds keep busy (load 10-18) their walls then stay within a few percent of a quiet machine's,
 where without it they swing by 2x; the other work waits meanwhile.
 
+`--prototype BINARY` adds bench/dlproto (a stand-alone plain-http reader with flowrun's write path:
+bench/README.md, "s41-dl") to the turns: `swift build -c release --package-path bench/dlproto`,
+then `--prototype bench/dlproto/.build/release/dlproto`. `--no-sha` leaves out flowrun+sha;
+`--file-urls` adds flowrun-file and curl-file, the same transfers with `file://` URLs (each tool
+without its HTTP reader, and without nginx's CPU beside it).
+
 Needs nginx and curl: `apt-get install nginx-light curl`; aria2c is measured when installed.
 Python 3.11 standard library only; files under bench/out/download/ (git-ignored).
 """
@@ -105,7 +111,7 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def commands(shape, urls, digests, dest, flowrun):
+def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None):
     """The command of each tool for one shape, writing into dest."""
     work = OUT / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -119,9 +125,26 @@ def commands(shape, urls, digests, dest, flowrun):
             lines.append(f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'{sha}}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
+    if local_files:
+        # The same workflow with file:// URLs of the served files: flowrun's engine and write path
+        # (PartialFile: blocks, XXH3, O_DIRECT, fdatasync, rename) with no HTTP reader at all.
+        flow = work / f"{shape}-file.flow.yaml"
+        lines = ["version: 1", f"name: download-{shape}-file", "concurrency: 8", "tasks:"]
+        for i, (path, name) in enumerate(zip(local_files, names)):
+            lines.append(f"  d{i}: {{download: {{url: 'file://{path}', to: '{dest}/{name}'}}}}")
+        flow.write_text("\n".join(lines) + "\n")
+        tools["flowrun-file"] = [str(flowrun), "run", "--events", "plain", str(flow)]
+        curl_files = work / f"{shape}-file.curl"
+        curl_files.write_text("".join(f'url = "file://{path}"\noutput = "{dest}/{name}"\n' for path, name in zip(local_files, names)))
+        tools["curl-file"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_files)]
     curl_config = work / f"{shape}.curl"
     curl_config.write_text("".join(f'url = "{url}"\noutput = "{dest}/{name}"\n' for url, name in zip(urls, names)))
     tools["curl"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_config)]
+    if prototype:
+        listing = work / f"{shape}.list"
+        listing.write_text("".join(f"{url}\t{dest}/{name}\n" for url, name in zip(urls, names)))
+        tools["dlproto"] = [str(prototype), "8", str(listing)]
+        tools["dlproto-pipe"] = [str(prototype), "--pipelined", "8", str(listing)]
     if shutil.which("aria2c"):
         aria_input = work / f"{shape}.aria2"
         aria_input.write_text("".join(f"{url}\n  out={name}\n" for url, name in zip(urls, names)))
@@ -131,12 +154,14 @@ def commands(shape, urls, digests, dest, flowrun):
 
 
 def run_measured(cmd, timeout):
-    """run_once, plus the user+sys CPU seconds of the command (and of the ~20 ms launcher)."""
+    """run_once, plus the user+sys CPU seconds and the context switches of the command (and of
+    the ~20 ms launcher)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     run = measure.run_once(cmd, timeout)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return None if run is None else (*run, cpu)
+    switches = after.ru_nvcsw - before.ru_nvcsw + after.ru_nivcsw - before.ru_nivcsw
+    return None if run is None else (*run, cpu, switches)
 
 
 def main():
@@ -147,6 +172,9 @@ def main():
     parser.add_argument("--big-mib", type=int, default=1024)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", choices=["small", "big"], help="one shape only")
+    parser.add_argument("--prototype", help="also measure bench/dlproto's binary (a plain-http reader's floor)")
+    parser.add_argument("--file-urls", action="store_true", help="also flowrun and curl with file:// URLs of the served files")
+    parser.add_argument("--no-sha", action="store_true", help="leave out flowrun+sha")
     parser.add_argument("--realtime", action="store_true", help="nginx and the tools under chrt -r 50 (root)")
     args = parser.parse_args()
     if not shutil.which("curl") or not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
@@ -174,7 +202,10 @@ def main():
     try:
         for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
-            tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun)
+            tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype,
+                             files if args.file_urls else None)
+            if args.no_sha:
+                del tools["flowrun+sha"]
             runs = {tool: [] for tool in tools}
             order = list(tools)
             for round_index in range(args.repeat):
@@ -193,7 +224,8 @@ def main():
                         continue
                     measure.log(f"{shape} {tool}: {run[0]:.3f} s, {run[4]:.3f} s CPU")
                     runs[tool].append(run)
-            results[shape] = {tool: (measure.summarize([r[:4] for r in rs]), statistics.median(r[4] for r in rs))
+            results[shape] = {tool: (measure.summarize([r[:4] for r in rs]), statistics.median(r[4] for r in rs),
+                                     statistics.median(r[5] for r in rs))
                               for tool, rs in runs.items() if rs}
             shutil.rmtree(dest, ignore_errors=True)
     finally:
@@ -202,15 +234,15 @@ def main():
     print(f"download benchmark: {os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after; repeat {args.repeat}; flowrun {flowrun}"
           f"{'; chrt -r 50' if args.realtime else ''}\n")
-    print("| shape | tool | wall s | MB/s | peak RSS MB | user+sys s | x curl |")
-    print("|---|---|---|---|---|---|---|")
+    print("| shape | tool | wall s | MB/s | peak RSS MB | user+sys s | ctx switches | x curl |")
+    print("|---|---|---|---|---|---|---|---|")
     for shape, tools in results.items():
         total, label = shapes[shape][2], shapes[shape][3]
         curl = tools.get("curl", ({},))[0].get("wall")
-        for tool, (summary, cpu) in tools.items():
+        for tool, (summary, cpu, switches) in tools.items():
             wall = summary["wall"]
             ratio = f"{wall / curl:.2f}" if curl else "-"
-            print(f"| {label} | {tool} | {wall:.3f} | {total / wall / 1e6:.0f} | {summary['rss']:.1f} | {cpu:.2f} | {ratio} |")
+            print(f"| {label} | {tool} | {wall:.3f} | {total / wall / 1e6:.0f} | {summary['rss']:.1f} | {cpu:.3f} | {switches:.0f} | {ratio} |")
 
 
 if __name__ == "__main__":
