@@ -9,7 +9,8 @@ newline, CR-only redraws, a 100,000-byte line, bytes that are not UTF-8, escape 
 tasks fail, some are allowed to (`continue_on_error`), one's argv names a program
 `##[error]...` that cannot start (a hostile reason). Each case runs:
 
-- under GitHub Actions (`GITHUB_ACTIONS=true`): stdout read with the runner's rules
+- under GitHub Actions (`GITHUB_ACTIONS=true`, half with `-v`, whose echoed scripts hold
+  `##[error]`, and with workflow names such as `##[error]name`): stdout read with the runner's rules
   (actions/runner ActionCommand: `::NAME PROPS::DATA` after leading white space, `##[NAME]DATA`
   anywhere, names without case, `::stop-commands::T` until `::T::`, data escapes %25 %0D %0A,
   property escapes also %3A %2C): every fold opened by flowrun is `::group::ID` of a task,
@@ -142,6 +143,9 @@ def read_github(text, task_ids):
             if group is None and not OWN_STOP.match(line):
                 problems.append(f"commands stopped outside a fold: {line!r}")
         elif group is not None:
+            # A tool's own commands work in its fold; flowrun's echo of its script (-v) is text.
+            if line.startswith(f"[{group}] $ "):
+                problems.append(f"flowrun's echo of {group!r}'s command is read as a command: {line!r}")
             folds[group].append(line)
         elif name in ("error", "warning", "notice"):
             annotations.append((name, props, data))
@@ -216,6 +220,7 @@ class Case:
     def __init__(self, rng, folder, number):
         self.folder = folder
         self.tasks = {}   # id -> dict(stdout bytes, stderr bytes, exit, allowed, shell)
+        self.verbose = rng.random() < 0.5   # -v echoes each command, which may quote `##[`
         count = rng.randint(2, 6)
         ids = rng.sample(IDS, count)
         name = rng.choice(["ci%d" % number, "'##[error]name %d'" % number, "'::error::name'", "'a.b <&> \"q\"'"])
@@ -233,7 +238,7 @@ class Case:
                 f.write(out)
             with open(os.path.join(folder, f"e{index}"), "wb") as f:
                 f.write(err)
-            lines += [f"  '{task}':", f"    shell: cat o{index}; cat e{index} >&2; exit {code}"]
+            lines += [f"  '{task}':", f"    shell: cat o{index}; cat e{index} >&2; exit {code}  # ##[error]echoed by -v"]
             if allowed:
                 lines.append("    continue_on_error: true")
             self.tasks[task] = dict(out=out, err=err, code=code, allowed=allowed)
@@ -259,7 +264,7 @@ class Case:
 
 
 def check_github(case, diffs, label):
-    result = case.run({"GITHUB_ACTIONS": "true"})
+    result = case.run({"GITHUB_ACTIONS": "true"}, *(["-v"] if case.verbose else []))
     text = result.stdout.decode("utf-8", "replace")
     folds, annotations, problems = read_github(text, set(case.tasks))
     diffs += [f"{label} github: {p}" for p in problems]
