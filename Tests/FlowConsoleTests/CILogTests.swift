@@ -11,7 +11,7 @@ import Testing
     private func log(of script: EventScript, githubActions: Bool) throws -> [String] {
         let file = try OutputFile()
         defer { file.remove() }
-        script.play(into: PlainLog(writer: try file.writer(), githubActions: githubActions))
+        script.play(into: PlainLog(writer: try file.writer(), githubActions: githubActions, stopToken: "flowrun-T"))
         return try file.text().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
@@ -104,5 +104,70 @@ import Testing
         #expect(outputLines.count == FailureTails.failuresWithLines)
         #expect(outputLines.allSatisfy { $0.count < FailureTails.maximumLineLength + 20 })
         #expect(!section.contains { $0.hasPrefix("[t\(failing - 1)] |") })
+    }
+
+    /// A task that prints GitHub's fold commands (a tool's own `::group::`, a stray
+    /// `::endgroup::`, the older `##[endgroup]` anywhere in a line) cannot end flowrun's fold
+    /// early or open one inside it, which GitHub cannot show: those lines are shown as text.
+    @Test func aTasksFoldCommandsNeitherEndNorNestFlowrunsFold() throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "a", attempt: 1, kind: "shell"))
+        for line in ["::endgroup::", "  ::group::forged", "x ##[endgroup] y", "::warning::kept"] {
+            script.at(1, .taskOutput(task: "a", stream: .stdout, line: line))
+        }
+        script.at(2, .taskSucceeded(task: "a", attempts: 1, durationMilliseconds: 2))
+        #expect(
+            try log(of: script, githubActions: true) == [
+                "::group::a", "[a] started (shell)",
+                "::stop-commands::flowrun-T", "::endgroup::", "::flowrun-T::",
+                "::stop-commands::flowrun-T", "  ::group::forged", "::flowrun-T::",
+                "::stop-commands::flowrun-T", "x ##[endgroup] y", "::flowrun-T::",
+                "::warning::kept",
+                "::endgroup::", "[a] succeeded in 0.0s", "",
+            ])
+    }
+
+    /// A tool may stop the runner's commands to print text safely (`::stop-commands::TOKEN`);
+    /// if it does not resume them, flowrun does before its `::endgroup::`, which would be text
+    /// otherwise, as would every later task's fold and `::error::`.
+    @Test func aTasksStoppedCommandsAreResumedBeforeItsFoldEnds() throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "a", attempt: 1, kind: "shell"))
+        script.at(1, .taskOutput(task: "a", stream: .stdout, line: "::stop-commands::tok123"))
+        script.at(1, .taskOutput(task: "a", stream: .stdout, line: "::endgroup::"))
+        script.at(2, .taskSucceeded(task: "a", attempts: 1, durationMilliseconds: 2))
+        script.at(3, .taskStarted(task: "b", attempt: 1, kind: "shell"))
+        script.at(4, .taskOutput(task: "b", stream: .stdout, line: "::stop-commands::t1"))
+        script.at(4, .taskOutput(task: "b", stream: .stdout, line: "::t1::"))
+        script.at(5, .taskFailed(task: "b", attempts: 1, durationMilliseconds: 2, reason: "exited with status 1", exitCode: 1))
+        #expect(
+            try log(of: script, githubActions: true) == [
+                "::group::a", "[a] started (shell)", "::stop-commands::tok123", "::endgroup::", "::tok123::", "::endgroup::",
+                "[a] succeeded in 0.0s",
+                "::group::b", "[b] started (shell)", "::stop-commands::t1", "::t1::", "::endgroup::",
+                "[b] failed in 0.0s: exited with status 1", "::error::b failed: exited with status 1", "",
+            ])
+    }
+
+    /// flowrun's own lines quote a task's text (a reason, its output in the failure summary):
+    /// none of it is read as a command, such as GitHub's older `##[error]`, found anywhere in a line.
+    @Test func flowrunsOwnLinesQuotingATaskRunNoCommand() throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "b", attempt: 1, kind: "shell"))
+        script.at(1, .taskOutput(task: "b", stream: .stdout, line: "##[error]in the summary"))
+        script.at(2, .taskFailed(task: "b", attempts: 1, durationMilliseconds: 2, reason: "cannot run '##[error]x'", exitCode: nil))
+        var counts = FinalCounts()
+        counts.failed = 1
+        script.at(3, .workflowFinished(workflow: "ci", status: .failed, durationMilliseconds: 3, counts: counts))
+        #expect(
+            try log(of: script, githubActions: true) == [
+                "::group::b", "[b] started (shell)", "##[error]in the summary", "::endgroup::",
+                "::stop-commands::flowrun-T", "[b] failed in 0.0s: cannot run '##[error]x'", "::flowrun-T::",
+                "::error::b failed: cannot run '##[error]x'",
+                "failed tasks, with the last lines of their output:",
+                "::stop-commands::flowrun-T", "[b] failed in 0.0s: cannot run '##[error]x'", "::flowrun-T::",
+                "::stop-commands::flowrun-T", "[b] | ##[error]in the summary", "::flowrun-T::",
+                "workflow ci failed in 0.0s: 1 failed", "",
+            ])
     }
 }

@@ -41,4 +41,16 @@ import Testing
         let text = "unknown key 'shel' in task 'b\u{E9}' \u{1F600} \\n \u{A0}"
         #expect(VisibleText.escaped(text) == text)
     }
+
+    /// Under GitHub Actions the annotation lands on the file the runner decodes from `file=`, and
+    /// says what the console line says: a `\r` in the path or a quoted value loses nothing.
+    @Test func aGitHubAnnotationDecodesToTheExactPathAndTheConsoleMessage() {
+        let diagnostic = Diagnostic(
+            .init("unknown key 'sh\rell' in task 'a'", hint: "did you mean 'shell'?"),
+            at: SourceLocation(file: "x\ry,z:w%0A::e\nf.yaml", line: 5, column: 5))
+        let lines = DiagnosticPrinter(githubAnnotations: true).render([diagnostic]).split(separator: "\n")
+        #expect(
+            lines.last
+                == #"::error file=x%0Dy%2Cz%3Aw%250A%3A%3Ae%0Af.yaml,line=5,col=5::unknown key 'sh\rell' in task 'a'%0Adid you mean 'shell'?"#)
+    }
 }

@@ -83,4 +83,26 @@ import Testing
         #expect(compact.contains("51 tasks: the failures and the 10 slowest"))
         #expect(rows(of: compact).count == 10)
     }
+
+    /// A 64-character task id on an 80-column terminal: the table still fits, where each of its
+    /// rows was 91 columns and the terminal wrapped every one of them in two.
+    @Test func theTableFitsTheTerminalWhenATaskIdIsLong() {
+        let long = String(repeating: "w", count: 64)
+        var view = LiveView(style: Style(enabled: false))
+        view.record(RunEvent(seq: 1, timeMilliseconds: 0, kind: .workflowStarted(workflow: "flow", file: "f", tasks: 2, concurrency: 2)))
+        for task in ["colour", long] {
+            view.record(RunEvent(seq: 0, timeMilliseconds: 0, kind: .taskStarted(task: task, attempt: 1, kind: "shell")))
+            view.record(RunEvent(seq: 0, timeMilliseconds: 5, kind: .taskSucceeded(task: task, attempts: 1, durationMilliseconds: 5)))
+        }
+        let lines = view.summary(now: 10, columns: 80).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.allSatisfy { $0.count < 80 })
+        let table = lines.drop { !$0.hasPrefix("task") }.prefix(4)
+        #expect(
+            Array(table) == [
+                "task                                              result     duration  attempts",
+                "colour                                            succeeded      0.0s         1",
+                Substring(long),
+                "                                                  succeeded      0.0s         1",
+            ])
+    }
 }

@@ -99,7 +99,10 @@ package final class LiveConsole: EventSink {
     package func finish() {
         queue.sync {
             let now = clock()
-            let (notes, summary, prefixes) = view.withLock { view in (view.takeNotes(), view.summary(now: now), view.prefixes) }
+            let columns = size().columns
+            let (notes, summary, prefixes) = view.withLock { view in
+                (view.takeNotes(), view.summary(now: now, columns: columns), view.prefixes)
+            }
             let text = LiveView.render(notes, style: style, prefixes: prefixes, pauseHint: pauseHint) + summary
             screen.withLock { screen in
                 screen.timer?.cancel()

@@ -19,7 +19,11 @@ extension LiveView {
     /// (`LiveView+CompactSummary`). Cancelled tasks' and allowed failures' reasons (result
     /// `allowed`: `continue_on_error`) are listed with the failures; a skipped task's reason
     /// names the task it needed, which is already in the table.
-    func summary(now: Int64) -> String {
+    ///
+    /// The table fits in `columns`: where the task ids would make it wider, the id column is
+    /// narrowed, and a longer id has a line of its own above its cells, rather than every row
+    /// wrapping on the terminal.
+    func summary(now: Int64, columns: Int = .max) -> String {
         let header = ["task", "result", "duration", "attempts"]
         let listed = listedResults
         let rows = listed.map { result in
@@ -33,6 +37,8 @@ extension LiveView {
         for row in rows {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
+        let rest = widths.dropFirst().reduce(0) { $0 + 2 + $1 }
+        widths[0] = max(header[0].count, min(widths[0], columns - 1 - rest))
         var text = ""
         if !rows.isEmpty {
             text += "\n" + compactSummaryNote + style.bold(line(header, widths: widths)) + "\n"
@@ -70,7 +76,9 @@ extension LiveView {
             case .skipped: style.dim(result)
             case nil: result
             }
-        return "\(Self.rightPadded(cells[0], widths[0]))  \(coloured)  \(Self.leftPadded(cells[2], widths[2]))  \(Self.leftPadded(cells[3], widths[3]))"
+        // An id wider than its column: on a line of its own, the cells under the column's end.
+        let task = cells[0].count > widths[0] ? cells[0] + "\n" + String(repeating: " ", count: widths[0]) : Self.rightPadded(cells[0], widths[0])
+        return "\(task)  \(coloured)  \(Self.leftPadded(cells[2], widths[2]))  \(Self.leftPadded(cells[3], widths[3]))"
     }
 
     /// The workflow's last line, from `workflow.finished`; from the results so far if the run broke off.

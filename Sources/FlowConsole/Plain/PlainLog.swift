@@ -59,6 +59,8 @@ package final class PlainLog: EventSink {
     private let commands: TaskCommands?
     /// Where spill files are made.
     private let temporaryFolder: String
+    /// flowrun's own `::stop-commands::` token, under GitHub Actions (`GitHubCommandLine`).
+    private let stopToken: String
     private let state = LockedState(State())
 
     private struct State {
@@ -84,6 +86,9 @@ package final class PlainLog: EventSink {
         var spill: SpillFile?
         /// Set when the spill file failed: the group is then written in parts.
         var inParts = false
+        /// The token of the task's own `::stop-commands::`, while the runner reads no commands
+        /// in its output; flowrun resumes them before the group ends.
+        var stoppedBy: String?
     }
 
     /// - Parameter temporaryFolder: where a GitHub Actions group past `groupBufferBytes` waits
@@ -92,8 +97,9 @@ package final class PlainLog: EventSink {
     /// - Parameter flushTimer: when held lines are written (`BatchedWriter`); a timer of its own by default.
     package init(
         writer: DescriptorWriter, githubActions: Bool = false, temporaryFolder: String? = nil, commands: TaskCommands? = nil,
-        flushTimer: (any FlushTimer)? = nil
+        flushTimer: (any FlushTimer)? = nil, stopToken: String? = nil
     ) {
+        self.stopToken = stopToken ?? GitHubCommandLine.freshToken()
         self.output = BatchedWriter(writer, timer: flushTimer)
         self.githubActions = githubActions
         self.commands = commands
@@ -153,10 +159,10 @@ package final class PlainLog: EventSink {
             state.upToDate = max(state.upToDate, counts.upToDate)
             Self.appendDoneBefore(&state, to: &text)
             Self.appendUpToDate(&state.upToDate, to: &text)
-            state.tails.appendSection(to: &text)
+            appendOwn({ state.tails.appendSection(to: &$0) }, to: &text)
         }
         guard githubActions, let task = event.task else {
-            Self.appendLine(for: event, to: &text)
+            appendOwn({ Self.appendLine(for: event, to: &$0) }, to: &text)
             appendCommand(of: event, to: &text)
             return
         }
@@ -327,16 +333,19 @@ package final class PlainLog: EventSink {
             // Taken out and put back, so that the buffer is never shared and never copied.
             var group = groups.removeValue(forKey: task) ?? Group(title: task)
             if case .taskOutput(_, _, let line) = event.kind {
-                Self.appendUnprefixed(line, to: &group.lines)
+                appendUnprefixed(line, to: &group)
             } else {
-                Self.appendLine(for: event, to: &group.lines)
-                appendCommand(of: event, to: &group.lines)
+                appendOwn(
+                    {
+                        Self.appendLine(for: event, to: &$0)
+                        appendCommand(of: event, to: &$0)
+                    }, to: &group.lines)
             }
             if group.lines.count >= Self.groupBufferBytes { spill(&group, task: task, text: &text) }
             groups[task] = group
         case .taskSucceeded, .taskFailed, .taskCancelled, .taskSkipped:
             if var group = groups.removeValue(forKey: task) { appendFold(&group, to: &text) }
-            Self.appendLine(for: event, to: &text)
+            appendOwn({ Self.appendLine(for: event, to: &$0) }, to: &text)
             if case .taskFailed(_, _, _, let reason, _, let allowed) = event.kind {
                 // An allowed failure warns, as a `continue-on-error` step's failure does. The bare
                 // form (`::error::`), with the task in the message, is what the contract names.
@@ -345,16 +354,46 @@ package final class PlainLog: EventSink {
                 text += "::\(command)::\(Self.escapeData(message))\n".utf8
             }
         default:
-            Self.appendLine(for: event, to: &text)
+            appendOwn({ Self.appendLine(for: event, to: &$0) }, to: &text)
         }
+    }
+
+    /// flowrun's own lines, made by `make`: as they are, except that under GitHub Actions a line
+    /// that quotes a task's text (a reason, a command, an output line in the failure summary)
+    /// and so reads as a workflow command (`##[error]`, `::endgroup::`) is written as text.
+    private func appendOwn(_ make: (inout [UInt8]) -> Void, to text: inout [UInt8]) {
+        guard githubActions else { return make(&text) }
+        var lines: [UInt8] = []
+        make(&lines)
+        GitHubCommandLine.appendLinesAsText(lines, token: stopToken, to: &text)
     }
 
     /// A task's output line inside its fold: as the task wrote it (less escape sequences), with
     /// no `[TASK] |`, so that a tool's own workflow commands (`::error file=...::`,
-    /// `::add-mask::`) reach the runner as they would from a step of their own.
-    private static func appendUnprefixed(_ line: String, to text: inout [UInt8]) {
-        text += ConsoleText.sanitized(line).utf8
-        text.append(UInt8(ascii: "\n"))
+    /// `::add-mask::`) reach the runner as they would from a step of their own. Only the
+    /// commands that would break flowrun's fold go out as text: `::group::` and `::endgroup::`
+    /// (folds cannot nest), and a `::stop-commands::` that flowrun could not resume. After a
+    /// task's own `::stop-commands::TOKEN`, its lines are text to the runner until `::TOKEN::`,
+    /// which flowrun writes itself if the task did not (`appendFold`).
+    private func appendUnprefixed(_ line: String, to group: inout Group) {
+        let text = ConsoleText.sanitized(line)
+        if let stoppedBy = group.stoppedBy {
+            if GitHubCommandLine.command(in: text, stopToken: stoppedBy) != nil { group.stoppedBy = nil }
+        } else if let command = GitHubCommandLine.command(in: text) {
+            switch command.name {
+            case "group", "endgroup":
+                return GitHubCommandLine.appendAsText(text.utf8, token: stopToken, to: &group.lines)
+            case "stop-commands":
+                guard GitHubCommandLine.isResumable(command.data) else {
+                    return GitHubCommandLine.appendAsText(text.utf8, token: stopToken, to: &group.lines)
+                }
+                group.stoppedBy = String(command.data)
+            default:
+                break
+            }
+        }
+        group.lines += text.utf8
+        group.lines.append(UInt8(ascii: "\n"))
     }
 
     /// Moves the buffer of a group to its spill file; if the file cannot be written, says so
@@ -373,8 +412,11 @@ package final class PlainLog: EventSink {
                 group.inParts = true
             }
         }
+        let stoppedBy = group.stoppedBy
         appendFold(&group, to: &text)
-        group = Group(title: "\(task) (continued)", inParts: true)
+        group = Group(title: "\(task) (continued)", inParts: true, stoppedBy: stoppedBy)
+        // The task's commands were resumed to end the part: stopped again for the next.
+        if let stoppedBy { group.lines += "::stop-commands::\(stoppedBy)\n".utf8 }
     }
 
     /// Appends the fold of `group` to `text`; the lines in its spill file are written first,
@@ -396,6 +438,7 @@ package final class PlainLog: EventSink {
             group.spill = nil
         }
         text += group.lines
+        if let stoppedBy = group.stoppedBy { text += "::\(stoppedBy)::\n".utf8 }
         text += "::endgroup::\n".utf8
     }
 
@@ -413,8 +456,20 @@ package final class PlainLog: EventSink {
         return escaped
     }
 
-    /// A workflow command's property value: as data, and `:` and `,` too.
+    /// A workflow command's property value (a file's path): `%`, `\r`, `\n`, `:` and `,`
+    /// percent-encoded, and nothing dropped, so that the runner reads back the very path.
     static func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "%": escaped += "%25"
+            case "\r": escaped += "%0D"
+            case "\n": escaped += "%0A"
+            case ":": escaped += "%3A"
+            case ",": escaped += "%2C"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 }

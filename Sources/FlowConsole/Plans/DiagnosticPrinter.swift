@@ -36,7 +36,8 @@ package struct DiagnosticPrinter: Sendable {
         let location = diagnostic.location
         var properties = "file=\(PlainLog.escapeProperty(location.file))"
         if location.line > 0 { properties += ",line=\(location.line),col=\(location.column)" }
-        let message = [diagnostic.message.text, diagnostic.message.hint].compactMap { $0 }.joined(separator: "\n")
+        // The text the console line shows: a value's `\r` quoted as `\r`, not a line restarted.
+        let message = [diagnostic.message.text, diagnostic.message.hint].compactMap { $0.map(VisibleText.escaped) }.joined(separator: "\n")
         return "::\(diagnostic.severity == .error ? "error" : "warning") \(properties)::\(PlainLog.escapeData(message))\n"
     }
 
