@@ -45,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PRIORITIES = ["very-low", "low", "normal", "high", "very-high"]
 RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
+STATS = {"interrupted": 0, "cleanup after a cancel": 0, "retries": 0, "timeouts": 0, "skips": 0}
 FINAL = {"task.succeeded", "task.failed", "task.cancelled", "task.skipped"}
 LONG_TICKS = 400  # 0.05 s each: a task that waits for a cancel or a timeout
 
@@ -77,14 +78,31 @@ def make_case(rng, index):
             task["retries"] = rng.randint(1, 2)
         if rng.random() < 0.12:
             task["allowed"] = True
+        task["child"] = task["timeout"] or rng.random() < 0.3
         if task["needs"] and rng.random() < 0.08:
             # A group task: no action; it succeeds once its `when` is met.
             task.update(group=True, exit=0, timeout=False, retries=0, allowed=False)
             task.pop("signal", None)
         tasks.append(task)
     case = {"index": index, "tasks": tasks, "queues": queues, "jobs": rng.choice([1, 1, 2, 3, 4, 8]),
-            "keep_going": rng.random() < 0.5, "interrupt": None}
-    if rng.random() < 0.2:
+            "keep_going": rng.random() < 0.5, "interrupt": None, "defaults": {},
+            # How -j and --keep-going are given: on the command line, or in the file.
+            "jobs_in_file": rng.random() < 0.3, "keep_going_in_file": rng.random() < 0.3}
+    if rng.random() < 0.3:
+        defaults = case["defaults"]
+        if rng.random() < 0.5:
+            defaults["priority"] = rng.choice(PRIORITIES)
+        if queues and rng.random() < 0.4:
+            defaults["queue"] = rng.choice(sorted(queues))
+        if rng.random() < 0.3:
+            defaults["retries"] = 1
+        # Tasks that set none of these take the default.
+        for task in tasks:
+            for key, value in defaults.items():
+                if rng.random() < 0.6 and not (key == "retries" and task.get("group")):
+                    task[key] = value
+                    task.setdefault("from_defaults", set()).add(key)
+    if rng.random() < 0.35:
         # Interrupt once a plain task (not a cleanup one, which a cancel leaves alone) has started.
         candidates = [t for t in tasks if t["when"] == "success" and not t["timeout"] and not t.get("group")]
         if candidates:
@@ -92,22 +110,33 @@ def make_case(rng, index):
             if rng.random() < 0.3:
                 # Fails at once and waits 30 s to retry: the SIGINT comes during the attempt or
                 # its back-off; either way the task ends cancelled.
-                target.update(exit=rng.randint(1, 255), retries=2, ticks=0, backoff=True, allowed=False)
+                target.update(exit=rng.randint(1, 255), retries=2, ticks=0, backoff=True, allowed=False, signal=None)
             else:
-                target.update(exit=0, ticks=LONG_TICKS)
+                target.update(exit=0, ticks=LONG_TICKS, signal=None)
+            target.get("from_defaults", set()).discard("retries")
             case["interrupt"] = target["id"]
+            case["signal"] = rng.choice(["INT", "INT", "TERM"])
+    if rng.random() < 0.2:
+        # Pause (SIGUSR1) once this task has started, resume (SIGUSR2) once it has ended.
+        candidates = [t for t in tasks if t["id"] != case["interrupt"] and not t.get("group") and not t["timeout"]]
+        if candidates:
+            case["pause"] = rng.choice(candidates)["id"]
     return case
 
 
-def shell_body(task):
+def shell_body(task, need_ids):
     ticks = LONG_TICKS if task["timeout"] else task["ticks"]
-    child = 'sleep 30 & ' if task["timeout"] else ''
-    ending = f"kill -s {task['signal']} $$" if task.get("signal") else f"exit {task['exit']}"
-    trap = ("trap 'printf \"end %s\\n\" \"$FLOWRUN_TASK\" >> \"$SP_DIR/log\"; exit 143' TERM; "
-            if not task.get("signal") else "")
+    # A child left in the task's group, whose pid its dependents check: gone once the task ended.
+    child = 'sleep 30 & echo $! > "$SP_DIR/child.$FLOWRUN_TASK"; ' if task.get("child") else ''
+    alive = "".join(
+        f'f="$SP_DIR/child.{need}"; if [ -e "$f" ]; then p=$(cat "$f"); '
+        f'if [ -e /proc/$p ] && [ "$(cut -d" " -f3 /proc/$p/stat 2>/dev/null)" != Z ]; then '
+        f'printf "alive {need}\\n" >> "$SP_DIR/log"; fi; fi; ' for need in need_ids)
+    ending = f"trap - TERM; kill -s {task['signal']} $$" if task.get("signal") else f"exit {task['exit']}"
+    trap = "trap 'printf \"end %s\\n\" \"$FLOWRUN_TASK\" >> \"$SP_DIR/log\"; exit 143' TERM; "
     if task.get("ignore_term"):
         trap = "trap 'printf \"term %s\\n\" \"$FLOWRUN_TASK\" >> \"$SP_DIR/log\"' TERM; "
-    return (trap +
+    return (trap + alive +
             "printf 'start %s\\n' \"$FLOWRUN_TASK\" >> \"$SP_DIR/log\"; "
             ": > \"$SP_DIR/started.$FLOWRUN_TASK\"; " + child +
             f"i=0; while [ ! -e \"$SP_DIR/go\" ] && [ $i -lt {ticks} ]; do sleep 0.05; i=$((i+1)); done; "
@@ -116,6 +145,14 @@ def shell_body(task):
 
 def write_workflow(case, path):
     lines = ["version: 1", f"name: case{case['index']}"]
+    if case["jobs_in_file"]:
+        lines.append(f"concurrency: {case['jobs']}")
+    if case["keep_going_in_file"]:
+        lines.append(f"fail_fast: {'false' if case['keep_going'] else 'true'}")
+    if case["defaults"]:
+        lines.append("defaults:")
+        for key, value in case["defaults"].items():
+            lines.append(f"  {key}: {value}")
     if case["queues"]:
         lines.append("queues:")
         for name, limit in case["queues"].items():
@@ -124,18 +161,24 @@ def write_workflow(case, path):
     for task in case["tasks"]:
         lines.append(f"  {task['id']}:")
         if not task.get("group"):
-            lines.append("    shell: " + json.dumps(shell_body(task)))
+            lines.append("    shell: " + json.dumps(shell_body(task, [case["tasks"][n]["id"] for n in task["needs"]])))
         if task["needs"]:
             lines.append("    needs: [" + ", ".join(case["tasks"][n]["id"] for n in task["needs"]) + "]")
         if task["when"] != "success":
             lines.append(f"    when: {task['when']}")
-        if task["queue"]:
+        inherited = task.get("from_defaults", set())
+        defaults = case["defaults"]
+        if task["queue"] and "queue" not in inherited:
             lines.append(f"    queue: {task['queue']}")
-        if task["priority"] != "normal":
+        elif task["queue"] is None and "queue" in defaults:
+            task["queue"] = defaults["queue"]  # no way to opt out of a default queue
+        if "priority" not in inherited and (task["priority"] != "normal" or "priority" in defaults):
             lines.append(f"    priority: {task['priority']}")
-        if task["retries"]:
-            lines.append(f"    retries: {task['retries']}")
-            lines.append("    retry_delay: " + ("30s" if task.get("backoff") else "20ms"))
+        if not task.get("group"):
+            if "retries" not in inherited and (task["retries"] or "retries" in defaults):
+                lines.append(f"    retries: {task['retries']}")
+            if task["retries"]:
+                lines.append("    retry_delay: " + ("30s" if task.get("backoff") else "20ms"))
         if task["timeout"]:
             lines.append("    timeout: 300ms")
         if task["allowed"]:
@@ -234,7 +277,7 @@ def keep_going_states(case):
 
 def keep_going_like_all_succeed(case, task_id):
     """Whether the task runs when every task succeeds (not a `when: failure` one left out)."""
-    states = keep_going_states(dict(case, tasks=[dict(t, exit=0, timeout=False) for t in case["tasks"]]))
+    states = keep_going_states(dict(case, tasks=[dict(t, exit=0, timeout=False, signal=None) for t in case["tasks"]]))
     return states[task_id] == "succeeded"
 
 
@@ -285,13 +328,21 @@ def check_case(case, events, log_lines, status, dry_order, problems):
     max_running = 0
     max_queue = {}
     first_failure = None
+    retry_time = {}
+    suspended = False
     for event in events:
         name = event["event"]
         task_id = event.get("task")
         if name == "workflow.cleanup" or name == "task.cancelled":
             model.cancelled = True  # the cancel came before this line
         if name == "workflow.cleanup":
+            suspended = False  # the cancel lifts a suspension, so that cleanup starts
             continue
+        if name in ("queue.suspended", "queue.resumed"):
+            suspended = name == "queue.suspended"
+            continue
+        if name == "task.started" and suspended:
+            problems.append(f"{task_id}: attempt {event['attempt']} started while the queues were suspended")
         if name == "task.failed" and not event["allowed"] and first_failure is None:
             first_failure = event["seq"]
         if task_id is None:
@@ -339,6 +390,10 @@ def check_case(case, events, log_lines, status, dry_order, problems):
                 problems.append(f"{task_id}: attempt {attempt} started in phase {here}")
             elif model.cancelled and task["when"] != "always":
                 problems.append(f"{task_id}: attempt {attempt} started after the run was cancelled")
+            elif stamp(event["time"]) - retry_time[task_id][0] < retry_time[task_id][1] - 2:
+                problems.append(f"{task_id}: attempt {attempt} started "
+                                f"{stamp(event['time']) - retry_time[task_id][0]} ms after its "
+                                f"{retry_time[task_id][1]} ms back-off began")
             elif model.saw_failure and not case["keep_going"] and task["when"] == "success":
                 problems.append(f"{task_id}: attempt {attempt} started after a failure under fail_fast")
             attempts[task_id] = attempt
@@ -355,6 +410,12 @@ def check_case(case, events, log_lines, status, dry_order, problems):
                 problems.append(f"{task_id}: retrying attempt {event['attempt']} in phase {here}")
             if not task["retries"] or attempts[task_id] > task["retries"]:
                 problems.append(f"{task_id}: retrying attempt {event['attempt']} with retries {task['retries']}")
+            first = 30000 if task.get("backoff") else 20
+            nominal = min(first << (event["attempt"] - 1), 60000)
+            if not (int(nominal * 0.75) <= event["delay_ms"] <= min(-(-nominal * 5 // 4), 60000)):
+                problems.append(f"{task_id}: retry delay {event['delay_ms']} ms after attempt {event['attempt']}, "
+                                f"documented {nominal} ms +-25%")
+            retry_time[task_id] = (stamp(event["time"]), event["delay_ms"])
             phase[task_id] = "retrying"
         elif name in FINAL:
             final_event[task_id] = event
@@ -404,6 +465,8 @@ def check_case(case, events, log_lines, status, dry_order, problems):
             queue = by_id[task_id]["queue"]
             if queue and sum(1 for r in running if by_id[r]["queue"] == queue) > case["queues"][queue]:
                 problems.append(f"log: more than {case['queues'][queue]} running in {queue}")
+        elif word == "alive":
+            problems.append(f"{task_id}: its child was still running when a dependent started")
         elif word == "end" or word == "term":  # one that ignores SIGTERM dies of SIGKILL, silently
             running.discard(task_id)
     for task_id in ids:
@@ -461,7 +524,7 @@ def check_case(case, events, log_lines, status, dry_order, problems):
     if got_counts != want:
         problems.append(f"workflow.finished counts {got_counts}, events say {want}")
     if case["interrupt"] is not None:
-        want_status, want_exit = "cancelled", 130
+        want_status, want_exit = "cancelled", 143 if case.get("signal") == "TERM" else 130
     elif want["failed"] > want["allowed"]:
         want_status, want_exit = "failed", 1
     else:
@@ -481,8 +544,15 @@ def check_case(case, events, log_lines, status, dry_order, problems):
             problems.append(f"--dry-run order {listed[:12]}..., model {ran[:12]}...")
         if case["jobs"] == 1 and case["interrupt"] is None and all(v == "succeeded" for v in observed.values()):
             run_order = [e["task"] for e in events if e["event"] == "task.started" and e["attempt"] == 1]
-            if run_order != [i for i in dry_order if observed.get(i) == "succeeded"]:
+            if run_order != [i for i in dry_order if observed.get(i) == "succeeded" and not by_id[i].get("group")]:
                 problems.append("the -j 1 run's start order is not --dry-run's")
+
+
+def stamp(text):
+    """Milliseconds of an event's RFC 3339 time (UTC, with ms)."""
+    import datetime
+    moment = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    return int(moment.timestamp() * 1000 + 0.5)
 
 
 def leftover(mark):
@@ -507,6 +577,30 @@ def describe(pid):
         return str(pid)
 
 
+def drive(proc, case, work):
+    """Sends the case's signals as its go files appear: SIGUSR1 once the pause task has started,
+    SIGUSR2 once its final event is written, SIGINT/SIGTERM once the interrupt task has started.
+    Returns whether the interrupt was sent."""
+    pause_task, target = case.get("pause"), case["interrupt"]
+    paused = resumed = pause_task is None
+    interrupted = target is None
+    final = re.compile(r'"event":"task\.(succeeded|failed|cancelled|skipped)","task":"%s"' % pause_task)
+    while proc.poll() is None and not (paused and resumed and interrupted):
+        if not paused and os.path.exists(os.path.join(work, "started." + pause_task)):
+            proc.send_signal(signal.SIGUSR1)
+            paused = True
+        elif paused and not resumed:
+            with open(os.path.join(work, "events.jsonl")) as stream:
+                if final.search(stream.read()):
+                    proc.send_signal(signal.SIGUSR2)
+                    resumed = True
+        if not interrupted and os.path.exists(os.path.join(work, "started." + target)):
+            proc.send_signal(signal.SIGTERM if case.get("signal") == "TERM" else signal.SIGINT)
+            interrupted = True
+        time.sleep(0.005)  # polling for go files, not synchronising on time
+    return target is not None and interrupted
+
+
 def run_case(flowrun, case, work, schema, verbose):
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, "flow.yaml")
@@ -524,20 +618,19 @@ def run_case(flowrun, case, work, schema, verbose):
     else:
         dry_order = re.findall(r"^\s+\d+\. (\S+)\s", dry.stdout, re.M)
 
-    args = [flowrun, "run", "--events", "jsonl", "--no-record", "--grace", "2", "-j", str(case["jobs"])]
-    if case["keep_going"]:
+    args = [flowrun, "run", "--events", "jsonl", "--no-record", "--grace", "2"]
+    if not case["jobs_in_file"]:
+        args += ["-j", str(case["jobs"])]
+    if case["keep_going"] and not case["keep_going_in_file"]:
         args.append("--keep-going")
     args.append(path)
     with open(os.path.join(work, "events.jsonl"), "wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=env)
-        if case["interrupt"]:
-            flag = os.path.join(work, "started." + case["interrupt"])
-            while not os.path.exists(flag) and proc.poll() is None:
-                time.sleep(0.005)  # polling for the go file, not synchronising on time
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-            else:
-                case["interrupt"] = None  # it never started (an earlier failure): no cancel
+        # SIGINT at its default: a shell gives a background job (`schedpeer.py &`) SIGINT ignored,
+        # and flowrun keeps an ignored SIGINT ignored, as make does.
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=env,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        if not drive(proc, case, work):
+            case["interrupt"] = None  # it never started (an earlier failure): no cancel
         _, err = proc.communicate(timeout=300)
     status = proc.returncode
     events = []
@@ -556,6 +649,17 @@ def run_case(flowrun, case, work, schema, verbose):
     log_lines = open(log_path).read().splitlines() if os.path.exists(log_path) else []
     if events:
         check_case(case, events, log_lines, status, dry_order, problems)
+        if case["interrupt"]:
+            STATS["interrupted"] += 1
+            cleanup_started = any(e["event"] == "workflow.cleanup" for e in events)
+            STATS["cleanup after a cancel"] += cleanup_started
+        for e in events:
+            if e["event"] == "task.retrying":
+                STATS["retries"] += 1
+            elif e["event"] == "task.failed" and e["reason"].startswith("timed out"):
+                STATS["timeouts"] += 1
+            elif e["event"] == "task.skipped":
+                STATS["skips"] += 1
     left = leftover(mark)
     deadline = time.monotonic() + 2
     while left and time.monotonic() < deadline:  # the watchdog exits once it reads flowrun's end
@@ -608,7 +712,7 @@ def main():
             differences += len(problems)
             print(f"case {index} (seed {opts.seed}, {len(case['tasks'])} tasks, -j {case['jobs']}, "
                   f"{'keep-going' if case['keep_going'] else 'fail-fast'}"
-                  f"{', SIGINT at ' + case['interrupt'] if case['interrupt'] else ''}):")
+                  f"{', SIG' + case['signal'] + ' at ' + case['interrupt'] if case['interrupt'] else ''}):")
             for problem in problems[:12]:
                 print("  " + problem)
             if len(problems) > 12:
@@ -616,6 +720,7 @@ def main():
     ran = opts.cases if opts.case is None else 1
     print(f"schedpeer: {ran} cases, {total_tasks} tasks, {failing_cases} cases with differences, "
           f"{differences} differences")
+    print("schedpeer: seen " + ", ".join(f"{k} {v}" for k, v in STATS.items()))
     if opts.keep:
         print(f"kept: {root}")
     else:
