@@ -523,3 +523,11 @@ int flowrun_epoll_wait(int epoll, uint64_t *ready, uint8_t *ended, int capacity,
     }
     return count;
 }
+
+pid_t flowrun_exited_child(void) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    while (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+        if (errno != EINTR) return 0;
+    return info.si_pid;
+}

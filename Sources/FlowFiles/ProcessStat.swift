@@ -1,11 +1,12 @@
 import Glibc
 
-/// What flowrun reads of a process's `/proc/PID/stat` line: its parent, and whether it has ended
-/// (a zombie). One `read(2)` into a caller's buffer, so that a walk over every process of the
+/// What flowrun reads of a process's `/proc/PID/stat` line: its parent, its process group, and
+/// whether it has ended (a zombie). One `read(2)` into a caller's buffer, so that a walk over every process of the
 /// machine allocates once.
 package struct ProcessStat: Sendable {
     package var pid: pid_t
     package var parent: pid_t
+    package var group: pid_t
     package var isZombie: Bool
 
     /// Longer than any /proc/PID/stat line (52 numbers and a name of at most 64 bytes).
@@ -26,8 +27,10 @@ package struct ProcessStat: Sendable {
         let line = buffer[..<count]
         guard let nameEnd = line.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = line[(nameEnd + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 3)
-        guard fields.count >= 2, let state = fields[0].first, let parent = number(fields[1]) else { return nil }
-        return ProcessStat(pid: pid, parent: parent, isZombie: state == UInt8(ascii: "Z") || state == UInt8(ascii: "X"))
+        guard fields.count >= 3, let state = fields[0].first, let parent = number(fields[1]), let group = number(fields[2])
+        else { return nil }
+        return ProcessStat(
+            pid: pid, parent: parent, group: group, isZombie: state == UInt8(ascii: "Z") || state == UInt8(ascii: "X"))
     }
 
     /// A decimal pid (the parent's: 0 for the kernel's own), as `pid_t(String)` reads it.

@@ -83,6 +83,8 @@ int flowrun_stdout_failed(void);
 /// one poll loop can wait for output and exits together. -1 with errno (ENOSYS) where missing.
 /// Swift cannot call the variadic syscall(2) itself.
 int flowrun_pidfd_open(pid_t pid);
+/// The pid of a child of flowrun that has exited, left unreaped (waitid WNOWAIT); 0 when none has.
+pid_t flowrun_exited_child(void);
 
 /// epoll(7) for the output loop, which Swift's Glibc module does not show; `struct epoll_event`
 /// is packed on x86_64, so Swift sees only the 64-bit tag each descriptor is added with.

@@ -118,10 +118,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private func reapExited() {
         let done: AttemptResult? = lock.withLock {
             Glibc.kill(-pid, SIGKILL)
-            TaskGroups.shared.removing(pid)
-            var status: Int32 = 0
-            var reapedPid: pid_t
-            repeat { reapedPid = waitpid(pid, &status, WNOHANG) } while reapedPid == -1 && errno == EINTR
+            let (reapedPid, status) = TaskGroups.shared.reap(pid)
             // ECHILD: something else reaped it (SIGCHLD ignored, say); its status is lost.
             exitResult =
                 reapedPid == pid

@@ -15,7 +15,8 @@ package enum LeftoverProcesses {
 
     /// Makes flowrun the subreaper of what its tasks leave behind. Call before the first task starts.
     package static func adopt() {
-        _ = flowrun_become_subreaper()
+        guard flowrun_become_subreaper() == 0 else { return }
+        TaskGroups.shared.adoptOrphans()
     }
 
     /// Ends every process below flowrun but `sparing`: SIGTERM (and SIGCONT, for a stopped

@@ -1,4 +1,5 @@
 import CLinux
+import FlowFiles
 import Foundation
 import Glibc
 
@@ -11,7 +12,7 @@ import Glibc
 /// so a signal to the group cannot reach a stranger. The child tells the watchdog of its group
 /// itself, before it execs (`flowrun_spawn`).
 ///
-/// - Warning: `leaders`, `spawns` and `stopping` are guarded by `lock`.
+/// - Warning: `leaders`, `spawns`, `stopping` and `adopting` are guarded by `lock`.
 package final class TaskGroups: @unchecked Sendable {
     package static let shared = TaskGroups()
 
@@ -25,6 +26,8 @@ package final class TaskGroups: @unchecked Sendable {
     /// Whether a task's process was ever spawned: until then nothing but the watchdog can be
     /// below flowrun (`LeftoverProcesses.end` has nothing to look for).
     private var spawnedAny = false
+    /// Whether flowrun is the subreaper of its tasks' leftovers (`adoptOrphans`).
+    private var adopting = false
     /// The write end of the watchdog's pipe, -1 without a watchdog.
     private(set) var watchdogDescriptor: Int32 = -1
     /// The watchdog's pid, which is flowrun's child but no task.
@@ -76,11 +79,47 @@ package final class TaskGroups: @unchecked Sendable {
         lock.withLock { spawnedAny }
     }
 
-    /// The leader `pid` is about to be reaped: its group is forgotten while its id is still its own.
-    func removing(_ pid: pid_t) {
+    /// Forgets the group of `leader`, whose process has exited, and reaps it: returns waitpid's
+    /// result and the status. The group is forgotten while its id is still the leader's, so a
+    /// signal to it cannot reach a stranger. Then, once flowrun is the subreaper
+    /// (`adoptOrphans`), reaps the leftovers of tasks that have exited since, so that a run of
+    /// thousands of tasks that each leave a process (`sleep 60 &`, killed with its group) does
+    /// not hold thousands of zombies, and their pids, until it ends.
+    func reap(_ leader: pid_t) -> (pid: pid_t, status: Int32) {
         lock.withLock {
-            leaders.remove(pid)
-            flowrun_watchdog_forget(watchdogDescriptor, pid)
+            leaders.remove(leader)
+            flowrun_watchdog_forget(watchdogDescriptor, leader)
+            var status: Int32 = 0
+            var reaped: pid_t
+            repeat { reaped = waitpid(leader, &status, WNOHANG) } while reaped == -1 && errno == EINTR
+            // With a spawn under way, a child that has exited may be a task's leader not yet in
+            // `leaders`: the next reap looks again.
+            if adopting && spawns == 0 { reapExitedLeftovers() }
+            return (reaped, status)
+        }
+    }
+
+    /// flowrun is the subreaper of what its tasks leave (`LeftoverProcesses.adopt`): from now
+    /// on, `reap` also reaps those leftovers once they have exited.
+    func adoptOrphans() {
+        lock.withLock { adopting = true }
+    }
+
+    /// Reaps the exited children that are leftovers of tasks: each is in a task's group or a
+    /// group of its own, never in flowrun's. Stops at the first exited child that is not one:
+    /// a task's leader, reaped by its `ChildProcess`; a child in flowrun's own group, which
+    /// whoever started it waits for (the watchdog, a program libarchive runs for a filter).
+    /// waitid names the same child first until it is reaped, so the next `reap` goes on.
+    private func reapExitedLeftovers() {
+        let ownGroup = getpgrp()
+        var buffer: [UInt8] = []
+        while true {
+            let pid = flowrun_exited_child()
+            guard pid > 0, !leaders.contains(pid) else { return }
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: ProcessStat.bufferSize) }
+            guard let process = ProcessStat.read(pid, into: &buffer), process.group != ownGroup else { return }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return }
         }
     }
 
