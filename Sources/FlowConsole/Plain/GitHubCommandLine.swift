@@ -76,6 +76,15 @@ package enum GitHubCommandLine {
         text += "\n::\(token)::\n".utf8
     }
 
+    /// flowrun's own `text` (whole lines) for a step's output: each line the runner would read
+    /// as a command written as text, between `::stop-commands::` of a fresh token and its resume.
+    package static func asText(_ text: String) -> String {
+        guard mayBeCommand(text.utf8) else { return text }
+        var shown: [UInt8] = []
+        appendLinesAsText(Array(text.utf8), token: freshToken(), to: &shown)
+        return String(decoding: shown, as: UTF8.self)
+    }
+
     /// Appends each of flowrun's own `lines` (each ending in a newline) as `appendAsText` does.
     static func appendLinesAsText(_ lines: [UInt8], token: String, to text: inout [UInt8]) {
         guard mayBeCommand(lines) else {
