@@ -68,7 +68,9 @@ package final class AtomicFile {
         guard rename(temporaryPath, destination) == 0 else {
             let code = errno
             unlink(temporaryPath)
-            throw FileError("rename \(temporaryPath) to", destination, code: code)
+            // `destination` alone (`Is a directory`), as curl names its `-o`: the temporary
+            // file is gone by then.
+            throw FileError("write", destination, code: code)
         }
         Folders.synchronize(Self.split(destination).folder)
     }

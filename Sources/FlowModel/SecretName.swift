@@ -53,7 +53,32 @@ package enum SecretName {
 
     /// `text` with each of `values`, already `ordered`, shown as `***` (a task's output lines are
     /// masked with values ordered once, not again for each line).
+    ///
+    /// By bytes first: `replacingOccurrences` compares Characters, and a value followed in the
+    /// text by a combining mark (`s3cr3t\u{301}`: its last letter and the mark are one Character)
+    /// was not found, and went out in clear. Then as before, for a canonically equivalent
+    /// spelling of the value (`é` written as `e\u{301}`).
     package static func masked(_ text: String, ordered values: [String]) -> String {
-        values.reduce(text) { $0.replacingOccurrences(of: $1, with: mask) }
+        values.reduce(text) { maskedBytes(of: $1, in: $0).replacingOccurrences(of: $1, with: mask) }
+    }
+
+    /// `text` with each occurrence of `value`'s UTF-8 bytes, from the left, as `***`.
+    private static func maskedBytes(of value: String, in text: String) -> String {
+        // Most lines hold no secret: looked for in place, copied only when found.
+        guard !value.isEmpty, text.utf8.firstRange(of: value.utf8) != nil else { return text }
+        let bytes = Array(text.utf8)
+        guard var found = bytes.firstRange(of: value.utf8) else { return text }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var start = 0
+        while true {
+            result += bytes[start..<found.lowerBound]
+            result += mask.utf8
+            start = found.upperBound
+            guard let next = bytes[start...].firstRange(of: value.utf8) else { break }
+            found = next
+        }
+        result += bytes[start...]
+        return String(decoding: result, as: UTF8.self)
     }
 }

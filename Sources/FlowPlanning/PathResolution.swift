@@ -1,31 +1,24 @@
 /// Lexical path arithmetic: never touches the disk, so a dry run cannot either.
 package enum PathResolution {
     /// `path` made absolute against `base` (itself absolute), with `.` and `..` folded away.
+    /// By bytes: to String's `hasPrefix`, `/` and a combining mark after it are one Character,
+    /// not a `/`.
     package static func resolve(_ path: String, against base: String) -> String {
-        normalize(path.hasPrefix("/") ? path : base + "/" + path)
+        normalize(path.utf8.first == UInt8(ascii: "/") ? path : base + "/" + path)
     }
 
+    /// By bytes, whatever the path holds: split by Characters, a part that starts with a
+    /// combining mark stayed joined to the one before it, so that `..` after it took both away
+    /// (`w/\u{301}x/../out` became `/out`). `/` and `.` never occur inside a UTF-8 sequence.
     package static func normalize(_ path: String) -> String {
         var path = path
-        // ASCII (nearly every path) by bytes: `split` by characters cost ~12 K instructions a
-        // path, and a download task resolves a few. Beyond ASCII, by characters, as always.
-        if let folded = path.withUTF8({ asciiNormalized($0) }) { return folded }
-        var parts: [Substring] = []
-        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(part)
-            }
-        }
-        return "/" + parts.joined(separator: "/")
+        return path.withUTF8 { normalized($0) }
     }
 
-    /// `normalize` of an ASCII path, by bytes; nil if `bytes` are not all ASCII.
-    private static func asciiNormalized(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    /// `normalize` of a path's UTF-8 bytes.
+    private static func normalized(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let slash = UInt8(ascii: "/")
         let dot = UInt8(ascii: ".")
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         var folded: [UInt8] = []
         folded.reserveCapacity(bytes.count + 1)
         // Where each part kept so far starts in `folded` (at its slash), for `..`.

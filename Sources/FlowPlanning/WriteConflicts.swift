@@ -29,8 +29,8 @@ enum WriteConflicts {
             // In run order, each writer must wait for the one before it.
             let sorted = tasks.sorted { position[$0.task] < position[$1.task] }
             for (earlier, later) in zip(sorted, sorted.dropFirst()) where !graph.reaches(later.task, earlier.task) {
-                let directory = workflow.directory
-                let shown = PathNesting.isInside(path, folder: directory) ? String(path.dropFirst(directory.count + 1)) : path
+                // By bytes: a name that starts with a combining mark is one Character with its `/`.
+                let shown = PathNesting.relative(path, to: workflow.directory) ?? path
                 let diagnostic = Diagnostic(
                     .unorderedWriters(shown, task: graph.ids[later.task], other: graph.ids[earlier.task]), at: later.location)
                 diagnostics.append((diagnostic, position[later.task], key))

@@ -111,7 +111,9 @@ package enum JobSummary {
     static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
-        let characters = Array(ConsoleText.sanitized(text))
+        // By Unicode scalars, each a Character of its own: Markdown reads `|` and `*` as bytes,
+        // and a combining mark after one made a Character that matched no case below.
+        let characters = ConsoleText.sanitized(text).unicodeScalars.map(Character.init)
         let hexBreaks = breaksInHexWords(characters)
         for (index, character) in characters.enumerated() {
             let next = index + 1 < characters.count ? characters[index + 1] : nil

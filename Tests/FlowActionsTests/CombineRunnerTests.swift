@@ -120,6 +120,22 @@ import Testing
         #expect(Support.failureReason(attempt) == "input pattern './*.txt' matches no file but the task's outputs")
     }
 
+    /// A `to` that is a folder fails naming `to`, as a download's does (and curl's -o): the
+    /// temporary file the reason named was gone by then.
+    @Test(arguments: ["concat", "tar", "zip"])
+    func aToThatIsAFolderFailsNamingIt(format: String) async throws {
+        let folder = try Support.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Support.write("x", to: "\(folder)/a.txt")
+        try FileManager.default.createDirectory(atPath: "\(folder)/out", withIntermediateDirectories: false)
+        let task = try Support.task("inputs: [a.txt]\nto: out\nformat: \(format)", in: folder)
+
+        let attempt = await Support.run(task)
+
+        #expect(Support.failureReason(attempt) == "cannot write \(folder)/out: Is a directory")
+        #expect(Support.contents(of: folder) == ["a.txt", "out"])
+    }
+
     @Test func aMissingInputFailsNamingItAndLeavesTheOldOutputAsItWas() async throws {
         let folder = try Support.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -127,6 +127,26 @@ import Testing
             ])
     }
 
+    /// The runner finds a command's name up to the first space, and `]`, one UTF-16 unit at a
+    /// time: a combining mark after the space or the `]` does not hide the command from it, so
+    /// it does not hide it from flowrun either (a space and a mark are one Character).
+    @Test func aCombiningMarkAfterTheNameDoesNotHideAFoldCommand() throws {
+        var script = EventScript()
+        script.at(0, .taskStarted(task: "a", attempt: 1, kind: "shell"))
+        for line in ["::endgroup \u{301}::", "x ##[group]\u{301} y", "::stop-commands \u{301}::tok1"] {
+            script.at(1, .taskOutput(task: "a", stream: .stdout, line: line))
+        }
+        script.at(2, .taskSucceeded(task: "a", attempts: 1, durationMilliseconds: 2))
+        #expect(
+            try log(of: script, githubActions: true) == [
+                "::group::a", "[a] started (shell)",
+                "::stop-commands::flowrun-T", "::endgroup \u{301}::", "::flowrun-T::",
+                "::stop-commands::flowrun-T", "x ##[group]\u{301} y", "::flowrun-T::",
+                "::stop-commands \u{301}::tok1", "::tok1::",
+                "::endgroup::", "[a] succeeded in 0.0s", "",
+            ])
+    }
+
     /// A tool may stop the runner's commands to print text safely (`::stop-commands::TOKEN`);
     /// if it does not resume them, flowrun does before its `::endgroup::`, which would be text
     /// otherwise, as would every later task's fold and `::error::`.

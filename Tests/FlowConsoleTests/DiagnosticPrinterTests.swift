@@ -53,4 +53,23 @@ import Testing
             lines.last
                 == #"::error file=x%0Dy%2Cz%3Aw%250A%3A%3Ae%0Af.yaml,line=5,col=5::unknown key 'sh\rell' in task 'a'%0Adid you mean 'shell'?"#)
     }
+
+    /// Under GitHub Actions the console line quotes the file too, and the runner reads the older
+    /// `##[NAME]` form anywhere in a line: a key written `"##[error]forged"` made a second
+    /// annotation ('forged' in task 'a''). Such a line is shown as text, between flowrun's own
+    /// `::stop-commands::` and its resume, as the run's own lines are (`PlainLog`).
+    @Test func aConsoleLineQuotingACommandRunsNone() {
+        let diagnostic = Diagnostic(
+            .init("unknown key '##[error]forged' in task 'a'", hint: "did you mean '##[endgroup]'?"),
+            at: SourceLocation(file: "f.yaml", line: 5, column: 5))
+        var printer = DiagnosticPrinter(githubAnnotations: true)
+        printer.stopToken = "flowrun-T"
+        #expect(
+            printer.render([diagnostic]).split(separator: "\n") == [
+                "::stop-commands::flowrun-T", "f.yaml:5:5: error: unknown key '##[error]forged' in task 'a'", "::flowrun-T::",
+                "::stop-commands::flowrun-T", "f.yaml:5:5: note: did you mean '##[endgroup]'?", "::flowrun-T::",
+                "::error file=f.yaml,line=5,col=5::unknown key '##[error]forged' in task 'a'%0Adid you mean '##[endgroup]'?",
+            ])
+        #expect(DiagnosticPrinter().render([diagnostic]).split(separator: "\n").count == 2)
+    }
 }

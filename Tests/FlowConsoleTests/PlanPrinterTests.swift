@@ -59,6 +59,26 @@ import Testing
         #expect(!lines.contains { $0.hasPrefix("second") || $0.hasPrefix("lines") }, "\(lines)")
     }
 
+    /// `--dry-run` under GitHub Actions: a script that prints the runner's commands
+    /// (`echo "##[group]Build"`) is shown, and the runner reads the older `##[NAME]` form
+    /// anywhere in a line: the plan's line opened a fold that never closed. It is written as text.
+    @Test func aScriptQuotingAWorkflowCommandRunsNoneUnderGitHubActions() throws {
+        let text = "version: 1\ntasks:\n  t: {shell: 'echo \"##[group]Build\"'}\n"
+        let loaded = WorkflowLoader.decode(Array(text.utf8), file: "w.yaml", directory: "/work", defaultName: "w")
+        let workflow = try #require(loaded.workflow)
+        let plan = try #require(try Planner.plan(workflow, options: PlanningOptions()).plan)
+        var printer = PlanPrinter(githubActions: true)
+        printer.stopToken = "flowrun-T"
+        var bytes: [UInt8] = []
+        printer.write(plan) { bytes.append(contentsOf: $0) }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let run = try #require(lines.firstIndex { $0.hasSuffix("run: echo \"##[group]Build\"") }, "\(lines)")
+        #expect(lines[run - 1] == "::stop-commands::flowrun-T" && lines[run + 1] == "::flowrun-T::", "\(lines)")
+        #expect(lines.filter { $0.hasPrefix("::") }.count == 2)
+        // Elsewhere, as it was.
+        #expect(written(plan, tasksPerChunk: 1).split(separator: "\n", omittingEmptySubsequences: false) == lines.filter { !$0.hasPrefix("::") })
+    }
+
     @Test func tasksAreNumberedInTheGivenOrder() throws {
         let plan = try plan()
         let order = Array(plan.tasks.indices.reversed())

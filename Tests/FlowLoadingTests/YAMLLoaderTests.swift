@@ -179,6 +179,34 @@ import Testing
         }
     }
 
+    /// A line indented with a tab is said to be, and a key too long, wherever libyaml's marks
+    /// place them: their lines end at every break libyaml reads (CR alone, NEL, LS), their
+    /// columns count characters, and a BOM is not counted. After a BOM, a non-ASCII character or
+    /// in a file with CR line ends, the tab was "found character that cannot start any token"
+    /// and the long key libyaml's own message.
+    @Test func aTabIndentAndALongKeyAreNamedWhateverTheLineEndsAndCharacters() {
+        let tab = "a tab character cannot indent YAML; indent with spaces"
+        let long = String(repeating: "k", count: 1025)
+        let key = "key too long: YAML allows at most 1024 characters in a simple key; use a `? ` explicit key or shorten it"
+        let cases: [([UInt8], String)] = [
+            (Array("version: 1\n# caf\u{E9} \u{E9}\u{E9}\ntasks:\n  a:\n\tshell: echo\n".utf8), "f.yaml:5:1: error: \(tab)"),
+            ([0xEF, 0xBB, 0xBF] + Array("version: 1\ntasks:\n  a:\n\tshell: echo\n".utf8), "f.yaml:4:1: error: \(tab)"),
+            (Array("version: 1\rtasks:\r  a:\r\tshell: echo\r".utf8), "f.yaml:4:1: error: \(tab)"),
+            (Array("# c\u{85}\tshell: x\n".utf8), "f.yaml:2:1: error: \(tab)"),
+            (Array("version: 1\rtasks:\r  \(long):\r    shell: echo\r".utf8), "f.yaml:3:3: error: \(key)"),
+            (Array("# \u{E9}\u{2028}\(long): 1\n".utf8), "f.yaml:2:1: error: \(key)"),
+        ]
+        for (bytes, expected) in cases {
+            #expect {
+                _ = try YAMLLoader.load(bytes, file: "f.yaml")
+            } throws: { error in
+                let text = (error as? YAMLError).map { rendered($0.diagnostic) } ?? ""
+                #expect(text == expected)
+                return true
+            }
+        }
+    }
+
     /// A Latin-1 `é` (0xE9) in a file saved outside UTF-8: libyaml gave up at the byte after it
     /// (`3:24: invalid trailing UTF-8 octet (byte 0x22)`, the closing quote); the error names
     /// the byte that is not UTF-8, at its own column, counted in characters as every column is.
@@ -206,6 +234,7 @@ import Testing
             ([0xEF, 0xBB, 0xBF] + Array("name: x".utf8) + [0] + Array("\nversion: 1\n".utf8), "f.yaml:1:8"),
             (Array("version: 1\rtasks:\r  t:\r    shell: x".utf8) + [0] + Array("y\r".utf8), "f.yaml:4:13"),
             (Array("version: 1\r\ntasks:\r\n  t:\r\n    shell: x".utf8) + [0xE9] + Array("\r\n".utf8), "f.yaml:4:13"),
+            (Array("# a\u{85}# b\u{2028}name: x".utf8) + [0xE9] + Array("\n".utf8), "f.yaml:3:8"),
         ]
         for (bytes, place) in cases {
             #expect {

@@ -22,6 +22,19 @@ import Testing
         #expect(result.diagnostics.first?.message.hint?.contains("needs: [a]") == true)
     }
 
+    /// The file is named relative to the workflow's folder by bytes: a name that starts with a
+    /// combining mark (one Character with the `/` before it) lost its mark ('x.bin').
+    @Test func aFileWhoseNameStartsWithACombiningMarkIsNamedWhole() throws {
+        let result = try planner.plan(
+            """
+            version: 1
+            tasks:
+              a: {download: {url: "http://127.0.0.1/a", to: "\u{301}x.bin"}}
+              b: {download: {url: "http://127.0.0.1/b", to: "\u{301}x.bin"}}
+            """)
+        #expect(planner.messages(result).first?.contains("task 'b' writes '\u{301}x.bin', as task 'a' does") == true, "\(planner.messages(result))")
+    }
+
     @Test func aMatrixWhoseToNamesNoMatrixValueIsRefused() throws {
         let result = try planner.plan(
             """

@@ -153,6 +153,15 @@ import Testing
         #expect(JobSummary.escaped("a|b`c<d>&\ne") == "a&#124;b&#96;c&lt;d&gt;&amp; e")
     }
 
+    /// GitHub's Markdown finds `|` and `*` as bytes: one with a combining mark after it (one
+    /// Character with it) split the cell ('cannot open input 'x|\u{301}y'' ended at the `|`) and
+    /// made emphasis, so it is escaped too, the mark kept after it.
+    @Test func aMarkAfterAnEscapedCharacterDoesNotHideIt() {
+        let escaped = JobSummary.escaped("x|\u{301}y *\u{301}b*\u{301} <\u{301}")
+        #expect(!escaped.utf8.contains { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "<") }, "\(escaped)")
+        #expect(Array(escaped.unicodeScalars) == Array("x&#124;\u{301}y &#42;\u{301}b&#42;\u{301} &lt;\u{301}".unicodeScalars))
+    }
+
     /// 5,000 failures, each with 10 long lines (about 10 MB of rows): the summary stays under
     /// GitHub's 1 MiB and says how many it left out.
     @Test func staysUnderGitHubsLimitWhateverTheRun() {

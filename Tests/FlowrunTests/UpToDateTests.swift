@@ -338,6 +338,22 @@ import Testing
         #expect(try await reasons() == ["b  would run: missing output b.out"])
     }
 
+    /// Under GitHub Actions the dry run's reasons quote a task's text, and the runner reads the
+    /// older `##[NAME]` form anywhere in a line: a last failure `cannot run '##[error]x'` made
+    /// it add an annotation. Such a line is written as text, in both previews.
+    @Test func aDryRunReasonQuotingAWorkflowCommandRunsNoneUnderGitHubActions() async throws {
+        let project = try Project("version: 1\ntasks:\n  b: {outputs: [o.txt], shell: ['##[error]x']}\n")
+        #expect(try await FlowrunBinary.run(["run", "flow.yaml"], in: project.url).status == 1)
+        for words in [["run", "--dry-run", "flow.yaml"], ["run", "--resume", "--dry-run", "flow.yaml"]] {
+            let dry = try await FlowrunBinary.run(words, in: project.url, environment: ["GITHUB_ACTIONS": "true"])
+            let lines = dry.stdout.split(separator: "\n").map(String.init)
+            let reason = try #require(lines.firstIndex { $0.contains("would run: failed in run") && $0.contains("'##[error]x'") }, "\(dry.stdout)")
+            let stop = lines[reason - 1]
+            #expect(stop.hasPrefix("::stop-commands::flowrun-"), "\(dry.stdout)")
+            #expect(lines[reason + 1] == "::\(stop.dropFirst("::stop-commands::".count))::", "\(dry.stdout)")
+        }
+    }
+
     func runs(_ project: Project) async throws -> [String] {
         let listed = try await FlowrunBinary.run(["runs", "--json", "flow.yaml"], in: project.url)
         let runs = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])

@@ -17,20 +17,25 @@ package enum GitHubCommandLine {
 
     /// The name (lower case) and data of the command the runner reads in `line`, or nil for
     /// text. `stopToken`: the token that resumes stopped commands, then the only command read.
+    ///
+    /// By Unicode scalars, as the runner looks for `' '`, `]` and `::` one UTF-16 unit at a
+    /// time: by Characters, a space or `]` with a combining mark after it is one Character, and
+    /// `::endgroup \u{301}::` went through as text where the runner reads `endgroup`.
     package static func command(in line: String, stopToken: String? = nil) -> (name: String, data: Substring)? {
-        let isCommand: (Substring) -> Bool = { name in
+        let isCommand: (String) -> Bool = { name in
             if let stopToken { return name.lowercased() == stopToken.lowercased() }
             return commands.contains(name.lowercased())
         }
-        let trimmed = line.drop { $0.isWhitespace }
-        if trimmed.hasPrefix("::"), let end = trimmed.dropFirst(2).range(of: "::") {
-            let info = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 2)..<end.lowerBound]
-            let name = info.prefix { $0 != " " }
-            if isCommand(name) { return (name.lowercased(), trimmed[end.upperBound...]) }
+        let scalars = line.unicodeScalars
+        let colons = "::".unicodeScalars
+        let trimmed = scalars.drop { $0.properties.isWhitespace }
+        if trimmed.starts(with: colons), let end = trimmed.dropFirst(2).firstRange(of: colons) {
+            let name = String(Substring(trimmed[scalars.index(trimmed.startIndex, offsetBy: 2)..<end.lowerBound].prefix { $0 != " " }))
+            if isCommand(name) { return (name.lowercased(), Substring(scalars[end.upperBound...])) }
         }
-        if let start = line.range(of: "##["), let close = line[start.upperBound...].firstIndex(of: "]") {
-            let name = line[start.upperBound..<close].prefix { $0 != " " }
-            if isCommand(name) { return (name.lowercased(), line[line.index(after: close)...]) }
+        if let start = scalars.firstRange(of: "##[".unicodeScalars), let close = scalars[start.upperBound...].firstIndex(of: "]") {
+            let name = String(Substring(scalars[start.upperBound..<close].prefix { $0 != " " }))
+            if isCommand(name) { return (name.lowercased(), Substring(scalars[scalars.index(after: close)...])) }
         }
         return nil
     }
@@ -69,6 +74,15 @@ package enum GitHubCommandLine {
         text += "::stop-commands::\(token)\n".utf8
         text += line
         text += "\n::\(token)::\n".utf8
+    }
+
+    /// flowrun's own `text` (whole lines) for a step's output: each line the runner would read
+    /// as a command written as text, between `::stop-commands::` of a fresh token and its resume.
+    package static func asText(_ text: String) -> String {
+        guard mayBeCommand(text.utf8) else { return text }
+        var shown: [UInt8] = []
+        appendLinesAsText(Array(text.utf8), token: freshToken(), to: &shown)
+        return String(decoding: shown, as: UTF8.self)
     }
 
     /// Appends each of flowrun's own `lines` (each ending in a newline) as `appendAsText` does.

@@ -7,10 +7,13 @@ import FlowModel
 /// `VisibleText`, so that none of them can write a terminal escape or start a line of its own.
 ///
 /// Under GitHub Actions each one is also a workflow command (`::error file=F,line=L,col=C::...`),
-/// so that it shows as an annotation on the file's line, as a linter's errors do.
+/// so that it shows as an annotation on the file's line, as a linter's errors do; a console
+/// line that quotes one (`unknown key '##[error]x'`) is written as text (`GitHubCommandLine`).
 package struct DiagnosticPrinter: Sendable {
     package var style: Style
     package var githubAnnotations: Bool
+    /// The `::stop-commands::` token around a console line the runner would read as a command.
+    package var stopToken = GitHubCommandLine.freshToken()
     package init(style: Style = Style(enabled: false), githubAnnotations: Bool = false) {
         self.style = style
         self.githubAnnotations = githubAnnotations
@@ -22,11 +25,18 @@ package struct DiagnosticPrinter: Sendable {
         for diagnostic in diagnostics.sortedByPosition() {
             let place = VisibleText.escaped(position(diagnostic.location))
             let severity = diagnostic.severity == .error ? style.red("error:") : style.yellow("warning:")
-            output += "\(style.bold(place)): \(severity) \(VisibleText.escaped(diagnostic.message.text))\n"
+            var lines = "\(style.bold(place)): \(severity) \(VisibleText.escaped(diagnostic.message.text))\n"
             if let hint = diagnostic.message.hint {
-                output += "\(style.bold(place)): \(style.cyan("note:")) \(VisibleText.escaped(hint))\n"
+                lines += "\(style.bold(place)): \(style.cyan("note:")) \(VisibleText.escaped(hint))\n"
             }
-            if githubAnnotations { output += annotation(diagnostic) }
+            guard githubAnnotations else {
+                output += lines
+                continue
+            }
+            // The runner reads every line of the step's output, stderr too, for its commands.
+            var text: [UInt8] = []
+            GitHubCommandLine.appendLinesAsText(Array(lines.utf8), token: stopToken, to: &text)
+            output += String(decoding: text, as: UTF8.self) + annotation(diagnostic)
         }
         return output
     }

@@ -9,7 +9,14 @@ import Foundation
 /// into one `String`.
 package struct PlanPrinter: Sendable {
     package var style: Style
-    package init(style: Style = Style(enabled: false)) { self.style = style }
+    /// Under GitHub Actions, a line the runner would read as a workflow command (a script's
+    /// `echo "##[group]Build"`) is written as text (`GitHubCommandLine`), as a run's lines are.
+    package var githubActions: Bool
+    package var stopToken = GitHubCommandLine.freshToken()
+    package init(style: Style = Style(enabled: false), githubActions: Bool = false) {
+        self.style = style
+        self.githubActions = githubActions
+    }
 
     /// Writes the plan to `output`, one block per chunk of `tasksPerChunk` tasks (at least 1).
     ///
@@ -22,6 +29,18 @@ package struct PlanPrinter: Sendable {
     package func write(
         _ plan: Plan, order: [Int]? = nil, tasksPerChunk: Int = 1024, to output: (UnsafeRawBufferPointer) -> Void
     ) {
+        guard !githubActions else {
+            // Every block is whole lines.
+            return withoutActuallyEscaping(output) { output in
+                var plain = self
+                plain.githubActions = false
+                plain.write(plan, order: order, tasksPerChunk: tasksPerChunk) { block in
+                    var text: [UInt8] = []
+                    GitHubCommandLine.appendLinesAsText(Array(block), token: stopToken, to: &text)
+                    text.withUnsafeBytes(output)
+                }
+            }
+        }
         precondition(tasksPerChunk > 0, "PlanPrinter.write: tasksPerChunk must be at least 1")
         let listing = order ?? Array(plan.tasks.indices)
         precondition(listing.count == plan.tasks.count, "PlanPrinter.write: the order must hold every task once")

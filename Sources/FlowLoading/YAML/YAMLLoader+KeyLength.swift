@@ -10,14 +10,10 @@ extension YAMLLoader {
     /// more than 1024 characters after the start of the line's key. Nil for a `:` inside a
     /// plain value (`echo lint: 3`), the usual cause of the first message.
     static func tooLongKey(endingAt mark: yaml_mark_t, in bytes: UnsafeBufferPointer<UInt8>) -> (column: Int, length: Int)? {
-        var start = textStart(in: bytes)
-        for _ in 0..<mark.line {
-            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-            start = newline + 1
-        }
-        let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        // The line by every break libyaml reads (a file with CR line ends has no `\n`).
+        guard let range = lineBytes(Int(mark.line), in: bytes) else { return nil }
         // Columns count characters, as libyaml's marks do.
-        let line = Array(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self).unicodeScalars)
+        let line = Array(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self).unicodeScalars)
         let colon = Int(mark.column)
         guard colon < line.count, line[colon] == ":" else { return nil }
         func isBlank(_ index: Int) -> Bool { line[index] == " " || line[index] == "\t" }

@@ -78,7 +78,7 @@ package enum YAMLLoader {
         }
         let problemMark = parser.problem_mark
         let problemAt = SourceLocation(file: file, line: Int(problemMark.line) + 1, column: Int(problemMark.column) + 1)
-        if isIndentingTab(at: problemMark.index, in: bytes) {
+        if isIndentingTab(at: problemMark, in: bytes) {
             return Diagnostic(.tabIndentation, at: problemAt)
         }
         if let key = tooLongKey(endingAt: problemMark, in: bytes) {
@@ -97,12 +97,13 @@ package enum YAMLLoader {
     }
 
     /// A tab with only blanks before it on its line: libyaml's "cannot start any token" there
-    /// means the line is indented with a tab.
-    static func isIndentingTab(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\t") else { return false }
-        var start = index
-        while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
-        return bytes[start..<index].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    /// means the line is indented with a tab. Found by the mark's line and column, which count
+    /// as `lineBytes` does: its `index` counts characters, not bytes.
+    static func isIndentingTab(at mark: yaml_mark_t, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let line = lineBytes(Int(mark.line), in: bytes), Int(mark.column) < line.count else { return false }
+        let tab = line.lowerBound + Int(mark.column)
+        // Only blanks before it: one byte each, so the column is the byte's place.
+        return bytes[tab] == UInt8(ascii: "\t") && bytes[line.lowerBound..<tab].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
     /// The offset of the first byte that starts no valid UTF-8 character. libyaml stops at the
@@ -127,25 +128,57 @@ package enum YAMLLoader {
     }
 
     /// Line and column of a byte offset, counted as libyaml counts its marks: in characters, a
-    /// leading BOM not counted, and a CR alone ending a line as CRLF and LF do.
+    /// leading BOM not counted, and a line ended by any break libyaml reads (`lineBreakLength`).
     static func position(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>, file: String) -> SourceLocation {
         let end = min(offset, bytes.count)
         var index = min(textStart(in: bytes), end)
         var line = 1
         var column = 1
         while index < end {
-            let byte = bytes[index]
-            let endsLine =
-                byte == UInt8(ascii: "\n")
-                || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n")))
-            if endsLine {
+            let breakLength = lineBreakLength(at: index, in: bytes)
+            if breakLength > 0 {
                 line += 1
                 column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
+                index += breakLength
+                continue
             }
+            if bytes[index] & 0xC0 != 0x80 { column += 1 }
             index += 1
         }
         return SourceLocation(file: file, line: line, column: column)
+    }
+
+    /// The length of the line break at `index` as libyaml reads one: LF, CRLF, a CR alone, NEL,
+    /// LS or PS; 0 for none.
+    static func lineBreakLength(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let next = { (ahead: Int) in index + ahead < bytes.count ? bytes[index + ahead] : 0 }
+        switch bytes[index] {
+        case 0x0A: return 1
+        case 0x0D: return next(1) == 0x0A ? 2 : 1
+        case 0xC2 where next(1) == 0x85: return 2
+        case 0xE2 where next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9): return 3
+        default: return 0
+        }
+    }
+
+    /// The bytes of line `line` (0-based, as libyaml's marks count lines), without its break;
+    /// nil past the file's end. By every break libyaml reads: a file with CR line ends has no
+    /// `\n` at all.
+    static func lineBytes(_ line: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var index = textStart(in: bytes)
+        var start = index
+        var number = 0
+        while index < bytes.count {
+            let breakLength = lineBreakLength(at: index, in: bytes)
+            guard breakLength > 0 else {
+                index += 1
+                continue
+            }
+            if number == line { return start..<index }
+            number += 1
+            index += breakLength
+            start = index
+        }
+        return number == line ? start..<bytes.count : nil
     }
 }

@@ -169,20 +169,26 @@ struct RunCommand: ParsableCommand {
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             // Before the plan: with no such run, nothing is printed but the error.
             let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
-            PlanPrinter(style: style).write(plan, order: Scheduler.startOrder(of: plan)) { standardOutput.write($0) }
+            PlanPrinter(style: style, githubActions: PlainLog.isGitHubActions(environment)).write(plan, order: Scheduler.startOrder(of: plan)) {
+                standardOutput.write($0)
+            }
             let secrets = EnvironmentSecrets(secretOverrides: plan.secretOverrides, processEnvironment: environment)
+            // A reason quotes a task's text (`cannot run '##[error]x'`): under GitHub Actions, as text.
+            let github = PlainLog.isGitHubActions(environment)
+            let shown: (String) -> String = { text in github ? GitHubCommandLine.asText(text) : text }
             if !engineOnly, let resumed {
                 // As the run: the up-to-date check is asked first, when some task can be up to date.
                 let upToDate = UpToDateRun.isNeeded(for: plan) ? try UpToDateRun.check(for: plan, environment: environment, force: force) : nil
                 let check = ResumeCheck(plan: plan, inner: upToDate, resumed: resumed)
-                standardOutput.write(ResumeRun.preview(check, upToDate: upToDate, of: plan, secrets: secrets))
+                standardOutput.write(shown(ResumeRun.preview(check, upToDate: upToDate, of: plan, secrets: secrets)))
             } else if !engineOnly, let check = try UpToDateRun.check(for: plan, environment: environment, force: force),
                 UpToDateRun.isWorthShowing(check, of: plan)
             {
                 standardOutput.write(
-                    UpToDateRun.preview(check, of: plan, secrets: secrets, verbose: verbose) {
-                        UpToDateRun.lastRuns(of: file, wanted: $0, environment: environment)
-                    })
+                    shown(
+                        UpToDateRun.preview(check, of: plan, secrets: secrets, verbose: verbose) {
+                            UpToDateRun.lastRuns(of: file, wanted: $0, environment: environment)
+                        }))
             }
             if let failure = standardOutput.failure { throw CommandFailure("\(failure)", status: ExitStatus.forCommandWriteFailure(failure)) }
             return
