@@ -471,13 +471,13 @@ def check_case(case, events, log_lines, status, dry_order, problems):
         elif word == "alive":
             problems.append(f"{task_id}: its child was still running when a dependent started")
         elif word == "zombie":
-            # Killed with the task's group, adopted by flowrun (a child subreaper), not reaped.
+            # Killed with the task's group, adopted by flowrun (a child subreaper), not reaped yet.
             zombies.add(task_id)
         elif word == "end" or word == "term":  # one that ignores SIGTERM dies of SIGKILL, silently
             running.discard(task_id)
     if zombies:
         problems.append(f"children of {sorted(zombies)} left as zombies (<defunct>) of flowrun while "
-                        "a dependent ran: flowrun adopts them and does not reap them until the run ends")
+                        "a dependent ran: flowrun adopts them (a subreaper) and must reap them before the task ends")
     for task_id in ids:
         if by_id[task_id].get("group"):
             continue

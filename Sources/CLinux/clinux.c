@@ -531,3 +531,15 @@ pid_t flowrun_exited_child(void) {
         if (errno != EINTR) return 0;
     return info.si_pid;
 }
+
+int flowrun_reap_group(pid_t group) {
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PGID, (id_t)group, &info, WEXITED | WNOHANG) != 0) {
+            if (errno == EINTR) continue;
+            return 0; /* ECHILD: no child of flowrun is in the group */
+        }
+        if (info.si_pid == 0) return 1;
+    }
+}

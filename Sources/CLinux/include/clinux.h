@@ -85,6 +85,9 @@ int flowrun_stdout_failed(void);
 int flowrun_pidfd_open(pid_t pid);
 /// The pid of a child of flowrun that has exited, left unreaped (waitid WNOWAIT); 0 when none has.
 pid_t flowrun_exited_child(void);
+/// Reaps the exited children of flowrun in process group `group`; 1 if one is still there
+/// (running or stopped), 0 if none is.
+int flowrun_reap_group(pid_t group);
 
 /// epoll(7) for the output loop, which Swift's Glibc module does not show; `struct epoll_event`
 /// is packed on x86_64, so Swift sees only the 64-bit tag each descriptor is added with.

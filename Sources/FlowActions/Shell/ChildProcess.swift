@@ -109,7 +109,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             return (exitResult, outputGraceTimer)
         }
         if let timer { loop.cancel(timer) }
-        if let result { completion(result) }
+        if let result { finish(result) }
     }
 
     /// The child has exited and is a zombie until reaped, so its process group still exists
@@ -128,7 +128,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             return openStreams == 0 ? exitResult : nil
         }
         if let done {
-            completion(done)
+            finish(done)
         } else {
             let owner = owner
             let loop = loop
@@ -136,6 +136,22 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
             lock.withLock { outputGraceTimer = timer }
         }
     }
+
+    /// Hands the result on once the leftovers killed with the group are reaped: those that
+    /// outlived the shell (`cmd &`) are flowrun's, the subreaper's, and die moments after the
+    /// SIGKILL; the dependents that start next find no zombie of them. One that does not die
+    /// (stuck in the kernel) is not waited for past `leftoverWaitMilliseconds`: it is reaped at
+    /// a later task's end, or when the run ends.
+    private func finish(_ result: AttemptResult, waited: Int64 = 0) {
+        guard waited < Self.leftoverWaitMilliseconds, TaskGroups.shared.leftoversRemain(in: pid) else {
+            completion(result)
+            return
+        }
+        let step = max(1, waited)  // 1, 1, 2, 4 ... ms
+        _ = loop.schedule(at: loop.now + step) { [self] in finish(result, waited: waited + step) }
+    }
+
+    static let leftoverWaitMilliseconds = outputGraceMilliseconds
 
     /// Decodes a wait status: an exit code, or the signal that ended the process.
     static func result(of status: Int32) -> AttemptResult {

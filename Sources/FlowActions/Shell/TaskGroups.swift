@@ -99,6 +99,21 @@ package final class TaskGroups: @unchecked Sendable {
         }
     }
 
+    /// Reaps the leftovers in the group `leader` led that have exited (flowrun adopted them as
+    /// the leader exited; `leader` is reaped); whether one is still there. False unless flowrun
+    /// is their subreaper.
+    func leftoversRemain(in leader: pid_t) -> Bool {
+        lock.withLock {
+            guard adopting else { return false }
+            // A spawn under way may be a new task whose group has `leader`'s number (free once
+            // that group was empty): ask again later. A known group of that number is not
+            // this task's any more, and its leader is reaped by its own `ChildProcess`.
+            guard spawns == 0 else { return true }
+            guard !leaders.contains(leader) else { return false }
+            return flowrun_reap_group(leader) == 1
+        }
+    }
+
     /// flowrun is the subreaper of what its tasks leave (`LeftoverProcesses.adopt`): from now
     /// on, `reap` also reaps those leftovers once they have exited.
     func adoptOrphans() {
