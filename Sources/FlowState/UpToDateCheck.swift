@@ -486,7 +486,23 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         if let fingerprint = hashed.fingerprint { remember(fingerprint, of: hashed.index) }
         guard let state = hashed.state else { return }
         build(state.record, at: hashed.index)
-        if !settling.hold(state, at: hashed.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
+        if settling.hold(state, at: hashed.moment) {
+            recordWhenSettled()
+        } else {
+            note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) }
+        }
+    }
+
+    /// A success held until its files settle is recorded once they have, even when no other task
+    /// ends meanwhile: it waited for the next end, so a flowrun killed during a long task lost
+    /// the successes before it, and the next run redid them and their dependents (the journal
+    /// keeps each success as it happens). Called with `lock` held.
+    private func recordWhenSettled() {
+        guard let last = settling.lastSettling else { return }
+        let wait = min(max(last - fileSystem.nowNanoseconds, 0), SettlingStates.longestHold) + 2_000_000
+        successHashing.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [self] in
+            lock.withLock { recordSettled() }
+        }
     }
 
     /// Records the successes held (`settling`) whose files have settled by now; with `waiting`,
