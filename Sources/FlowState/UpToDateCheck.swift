@@ -638,6 +638,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// output changed without it running (edited, or made by other means) runs in the whole run
     /// with that same value: the task made from the changed file must not be found up to date
     /// then. A path kept hidden (`HiddenPath`) cannot be looked at, and gives nil too.
+    /// `keptValue(ofNeedTakenAsDone:)`, for `ResumeCheck`'s fingerprints under `run --only`.
+    package func keptLine(ofNeedTakenAsDone id: TaskID) -> String? {
+        lock.withLock { keptValue(ofNeedTakenAsDone: id) }
+    }
+
     private func keptValue(ofNeedTakenAsDone id: TaskID) -> String? {
         guard let stored = states.stored(at: Int.max, id: id) else { return nil }
         let outputs = stored.files(outputs: true)
