@@ -17,6 +17,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private let plan: Plan
     private let states: TaskStates
     private let fileSystem: any FileSystem
+    /// `fileSystem` without Ctrl-C's stop, for the successes held until their files settle
+    /// (`settling`): they finished before it, and their files (64 KiB at most) are read again in
+    /// a moment. Read with the stop, they were dropped, and ran again next time.
+    private let settlingFileSystem: any FileSystem
     private let force: Bool
     private let lock = NSLock()
     private var current: FingerprintValues
@@ -84,6 +88,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         let stop = SetOnceFlag()
         self.stop = stop
         self.fileSystem = fileSystem ?? LocalFileSystem(stop: stop)
+        settlingFileSystem = fileSystem ?? LocalFileSystem()
         current = FingerprintValues(count: plan.tasks.count)
         needsUnderOnly = NeedOfOnly.needs(in: plan)
         asStored = [Bool](repeating: false, count: plan.tasks.count)
@@ -514,7 +519,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         } else if next >= fileSystem.nowNanoseconds {
             return
         }
-        var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+        var digests = FileDigests(known: [:], fileSystem: settlingFileSystem, run: hashedInRun)
         for (_, state) in settling.takeSettled(digests: &digests) {
             // nil: a file changed after it was hashed; the task runs again next time.
             if let state { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
