@@ -84,6 +84,8 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// As the up-to-date check's: a need without a record gives its dependents a line no
     /// record matches.
     private let unrecordedOutputs = UpToDateCheck.unrecordedMarker()
+    /// Under `run --only`, the needs of each task with a need taken as done, as a whole run has them.
+    private let needsUnderOnly: [Int: [NeedOfOnly]]?
     /// What tasks left, in the order they ended, not yet taken into `fingerprints` and `keys`.
     private var left: [Left] = []
     /// `preview(upToDate:)` is deciding: needs' outputs are taken as the state kept them.
@@ -118,6 +120,7 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
         self.resumed = resumed
         keptDefinitions = definitions.flatMap { $0.count == plan.tasks.count ? $0 : nil }
         keptPlain = inner == nil ? fingerprints.flatMap { $0.count == plan.tasks.count ? $0 : nil } : nil
+        needsUnderOnly = NeedOfOnly.needs(in: plan)
     }
 
     package var resumedRun: String? { resumed?.run }
@@ -357,7 +360,9 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// or outputs and every need's does too (and the need ended kept in this run, by `settle`,
     /// which takes a need's before its dependents'). Called with `lock` held.
     private func dependsOnPlanAlone(_ index: Int, inputs: String, outputs: String?) -> Bool {
-        guard inner == nil, inputs == TaskFingerprint.noInputs, outputs == TaskFingerprint.noInputs else { return false }
+        guard inner == nil, needsUnderOnly?[index] == nil, inputs == TaskFingerprint.noInputs, outputs == TaskFingerprint.noInputs else {
+            return false
+        }
         return plan.tasks.withUnsafeBufferPointer { tasks in
             !TaskDefinition.isTracked(tasks[index]) && tasks[index].needs.allSatisfy { tables.plain[$0] }
         }
@@ -412,6 +417,19 @@ package final class ResumeCheck: TaskGate, @unchecked Sendable {
     /// run. Called with `lock` held.
     private func fingerprint(of index: Int, inputs: String) -> TaskFingerprint {
         // The needs read in place: `plan.tasks[index].needs` would copy the whole task first.
+        if let whole = needsUnderOnly?[index] {
+            // Under `run --only`, as a whole run has the needs (`NeedOfOnly`): a need taken as done
+            // gives the line the up-to-date check kept at its last success, so that `--resume`
+            // of the `--only` run keeps the task when nothing changed (it said "changed since").
+            // A need with no line kept gives one no later run matches: the task runs then.
+            let needValues = whole.map { need -> String? in
+                switch need {
+                case .planned(let position): needLine(of: position)
+                case .takenAsDone(let id): inner?.keptLine(ofNeedTakenAsDone: id) ?? unrecordedOutputs
+                }
+            }
+            return TaskFingerprint.of(definition(of: index), inputs: inputs, needValues: needValues)
+        }
         let needValues = plan.tasks.withUnsafeBufferPointer { tasks in tasks[index].needs.map(needLine(of:)) }
         return TaskFingerprint.of(definition(of: index), inputs: inputs, needValues: needValues)
     }

@@ -17,6 +17,10 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private let plan: Plan
     private let states: TaskStates
     private let fileSystem: any FileSystem
+    /// `fileSystem` without Ctrl-C's stop, for the successes held until their files settle
+    /// (`settling`): they finished before it, and their files (64 KiB at most) are read again in
+    /// a moment. Read with the stop, they were dropped, and ran again next time.
+    private let settlingFileSystem: any FileSystem
     private let force: Bool
     private let lock = NSLock()
     private var current: FingerprintValues
@@ -84,6 +88,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         let stop = SetOnceFlag()
         self.stop = stop
         self.fileSystem = fileSystem ?? LocalFileSystem(stop: stop)
+        settlingFileSystem = fileSystem ?? LocalFileSystem()
         current = FingerprintValues(count: plan.tasks.count)
         needsUnderOnly = NeedOfOnly.needs(in: plan)
         asStored = [Bool](repeating: false, count: plan.tasks.count)
@@ -486,7 +491,23 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         if let fingerprint = hashed.fingerprint { remember(fingerprint, of: hashed.index) }
         guard let state = hashed.state else { return }
         build(state.record, at: hashed.index)
-        if !settling.hold(state, at: hashed.moment) { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
+        if settling.hold(state, at: hashed.moment) {
+            recordWhenSettled()
+        } else {
+            note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) }
+        }
+    }
+
+    /// A success held until its files settle is recorded once they have, even when no other task
+    /// ends meanwhile: it waited for the next end, so a flowrun killed during a long task lost
+    /// the successes before it, and the next run redid them and their dependents (the journal
+    /// keeps each success as it happens). Called with `lock` held.
+    private func recordWhenSettled() {
+        guard let last = settling.lastSettling else { return }
+        let wait = min(max(last - fileSystem.nowNanoseconds, 0), SettlingStates.longestHold) + 2_000_000
+        successHashing.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [self] in
+            lock.withLock { recordSettled() }
+        }
     }
 
     /// Records the successes held (`settling`) whose files have settled by now; with `waiting`,
@@ -498,7 +519,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         } else if next >= fileSystem.nowNanoseconds {
             return
         }
-        var digests = FileDigests(known: [:], fileSystem: fileSystem, run: hashedInRun)
+        var digests = FileDigests(known: [:], fileSystem: settlingFileSystem, run: hashedInRun)
         for (_, state) in settling.takeSettled(digests: &digests) {
             // nil: a file changed after it was hashed; the task runs again next time.
             if let state { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
@@ -622,6 +643,11 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// output changed without it running (edited, or made by other means) runs in the whole run
     /// with that same value: the task made from the changed file must not be found up to date
     /// then. A path kept hidden (`HiddenPath`) cannot be looked at, and gives nil too.
+    /// `keptValue(ofNeedTakenAsDone:)`, for `ResumeCheck`'s fingerprints under `run --only`.
+    package func keptLine(ofNeedTakenAsDone id: TaskID) -> String? {
+        lock.withLock { keptValue(ofNeedTakenAsDone: id) }
+    }
+
     private func keptValue(ofNeedTakenAsDone id: TaskID) -> String? {
         guard let stored = states.stored(at: Int.max, id: id) else { return nil }
         let outputs = stored.files(outputs: true)

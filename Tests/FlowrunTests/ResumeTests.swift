@@ -264,6 +264,27 @@ import Testing
 
         """
 
+    /// `run --only check` (what an exported job runs), then `--resume` of that run: check
+    /// succeeded there and nothing changed, so it is done before. Its key was taken without the
+    /// need `--only` took as done, and the resume said "changed since run" and ran it again.
+    @Test func aTaskRunWithOnlyIsDoneBeforeWhenThatRunIsResumed() async throws {
+        let project = try Project(
+            """
+            version: 1
+            tasks:
+              make: {shell: 'echo made > made.txt', outputs: [made.txt]}
+              check: {needs: make, shell: 'echo checked'}
+
+            """)
+        #expect(try await project.run(["flow.yaml"]).status == 0)
+        #expect(try await project.run(["--only", "check", "flow.yaml"]).ran == ["check"])
+        let onlyRun = try #require(try await project.runIDs().first)
+        let resumed = try await project.run(["--resume", "flow.yaml"])
+        #expect(resumed.status == 0)
+        #expect(resumed.ran.isEmpty)
+        #expect(resumed.doneBefore == ["check": onlyRun])
+    }
+
     @Test func resumeAfterCtrlCRunsWhatWasCancelled() async throws {
         let project = try Project(Self.longWorkflow)
         let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: project.url)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `inputs:` and `outputs:`: a task whose definition, env, inputs and needs are as at its last
@@ -256,6 +257,46 @@ import Testing
         try project.write("ok", "")
         #expect(try await project.run().ran == ["flaky"])
         #expect(try await project.run().ran.isEmpty)
+    }
+
+    /// The journal keeps each success as it happens, as `.ninja_log` does, so that a flowrun
+    /// killed midway keeps what had finished. A success whose files were hashed within their
+    /// stamp's tick was held until the next task ended: killed during a long task, the run lost
+    /// `maker` and `user`, and the next run redid both ("never ran", "changed need").
+    @Test func successesBeforeALongTaskSurviveAKill() async throws {
+        let project = try Project(
+            """
+            version: 1
+            tasks:
+              maker: {inputs: [src.txt], outputs: [made.txt], shell: 'cp src.txt made.txt'}
+              user: {needs: maker, inputs: [made.txt], outputs: [used.txt], shell: 'cp made.txt used.txt'}
+              long: {needs: user, shell: 'echo ready; until [ -e release ]; do sleep 0.05; done'}
+
+            """, files: ["src.txt": "one\n", "release": ""])
+        #expect(try await project.run().ran == ["maker", "user", "long"])
+        try project.write("src.txt", "two\n")
+        try FileManager.default.removeItem(at: project.url.appendingPathComponent("release"))
+        let live = try LiveRun(["run", "--events", "jsonl", "flow.yaml"], in: project.url)
+        #expect(await live.waitFor("\"line\":\"ready\""))
+        // The journal names user's files once its success is in it (a hang guard on the old code).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline, !(try journal(project).contains("used.txt")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        live.send(SIGKILL)
+        _ = await live.wait()
+        try project.write("release", "")
+        let next = try await project.run()
+        #expect(next.upToDate == ["maker", "user"])
+        #expect(next.ran == ["long"])
+    }
+
+    /// The task state's journal, as text (empty when there is none).
+    func journal(_ project: Project) throws -> String {
+        let folder = project.url.appendingPathComponent(".flowrun")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".journal") }
+        return names.map { String(decoding: FileManager.default.contents(atPath: folder.appendingPathComponent($0).path) ?? Data(), as: UTF8.self) }
+            .joined()
     }
 
     /// make, ninja and Bazel build again a target whose input changed while it was built: its

@@ -25,9 +25,10 @@ enum UpToDateRun {
 
     /// Whether a run of `plan` has a task that can be up to date: a workflow that declares no
     /// `inputs` or `outputs` (and has no download, decompress or combine task) reads no state
-    /// and takes no task's fingerprint for it.
+    /// and takes no task's fingerprint for it. Under `run --only`, a need taken as done that tracks
+    /// files counts too: its state gives the tasks run their whole run's fingerprints (`NeedOfOnly`).
     static func isNeeded(for plan: Plan) -> Bool {
-        TaskDefinition.anyTracked(plan.tasks)
+        TaskDefinition.anyTracked(plan.tasks) || TaskDefinition.anyTracked(plan.takenAsDone)
     }
 
     /// Ends the check of a run: writes the task state, and says if a write to it failed.
