@@ -637,17 +637,17 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// A new `unrecordedOutputs` text.
     package static func unrecordedMarker() -> String { "unrecorded " + UUID().uuidString }
 
+    /// `keptValue(ofNeedTakenAsDone:)`, for `ResumeCheck`'s fingerprints under `run --only`.
+    package func keptLine(ofNeedTakenAsDone id: TaskID) -> String? {
+        lock.withLock { keptValue(ofNeedTakenAsDone: id) }
+    }
+
     /// The line (`needLine(of:preview:)`: value and outputs' digest) the state kept at the last
     /// success of `id`, a need `--only` takes as done,
     /// while the output files it kept are still as it left them; nil otherwise. A need whose
     /// output changed without it running (edited, or made by other means) runs in the whole run
     /// with that same value: the task made from the changed file must not be found up to date
     /// then. A path kept hidden (`HiddenPath`) cannot be looked at, and gives nil too.
-    /// `keptValue(ofNeedTakenAsDone:)`, for `ResumeCheck`'s fingerprints under `run --only`.
-    package func keptLine(ofNeedTakenAsDone id: TaskID) -> String? {
-        lock.withLock { keptValue(ofNeedTakenAsDone: id) }
-    }
-
     private func keptValue(ofNeedTakenAsDone id: TaskID) -> String? {
         guard let stored = states.stored(at: Int.max, id: id) else { return nil }
         let outputs = stored.files(outputs: true)
