@@ -77,11 +77,12 @@ package enum GitHubCommandLine {
     }
 
     /// flowrun's own `text` (whole lines) for a step's output: each line the runner would read
-    /// as a command written as text, between `::stop-commands::` of a fresh token and its resume.
-    package static func asText(_ text: String) -> String {
+    /// as a command written as text, between `::stop-commands::TOKEN` (a fresh token unless
+    /// given) and its resume.
+    package static func asText(_ text: String, token: String? = nil) -> String {
         guard mayBeCommand(text.utf8) else { return text }
         var shown: [UInt8] = []
-        appendLinesAsText(Array(text.utf8), token: freshToken(), to: &shown)
+        appendLinesAsText(Array(text.utf8), token: token ?? freshToken(), to: &shown)
         return String(decoding: shown, as: UTF8.self)
     }
 

@@ -444,29 +444,25 @@ package final class PlainLog: EventSink {
 
     /// A workflow command's message: `%`, `\r` and `\n` percent-encoded, as the runner decodes them.
     static func escapeData(_ text: String) -> String {
-        var escaped = ""
-        for scalar in ConsoleText.sanitized(text.replacingOccurrences(of: "\r\n", with: "\n"), newlines: .keep).unicodeScalars {
-            switch scalar {
-            case "%": escaped += "%25"
-            case "\r": escaped += "%0D"
-            case "\n": escaped += "%0A"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        percentEncoded(ConsoleText.sanitized(text.replacingOccurrences(of: "\r\n", with: "\n"), newlines: .keep), property: false)
     }
 
     /// A workflow command's property value (a file's path): `%`, `\r`, `\n`, `:` and `,`
     /// percent-encoded, and nothing dropped, so that the runner reads back the very path.
     static func escapeProperty(_ text: String) -> String {
+        percentEncoded(text, property: true)
+    }
+
+    /// `text` with `%`, `\r` and `\n` percent-encoded, and for a `property` `:` and `,` too.
+    private static func percentEncoded(_ text: String, property: Bool) -> String {
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "%": escaped += "%25"
             case "\r": escaped += "%0D"
             case "\n": escaped += "%0A"
-            case ":": escaped += "%3A"
-            case ",": escaped += "%2C"
+            case ":" where property: escaped += "%3A"
+            case "," where property: escaped += "%2C"
             default: escaped.unicodeScalars.append(scalar)
             }
         }

@@ -34,9 +34,7 @@ package struct DiagnosticPrinter: Sendable {
                 continue
             }
             // The runner reads every line of the step's output, stderr too, for its commands.
-            var text: [UInt8] = []
-            GitHubCommandLine.appendLinesAsText(Array(lines.utf8), token: stopToken, to: &text)
-            output += String(decoding: text, as: UTF8.self) + annotation(diagnostic)
+            output += GitHubCommandLine.asText(lines, token: stopToken) + annotation(diagnostic)
         }
         return output
     }

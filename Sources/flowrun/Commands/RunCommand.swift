@@ -169,12 +169,10 @@ struct RunCommand: ParsableCommand {
             let standardOutput = DescriptorWriter(descriptor: STDOUT_FILENO)
             // Before the plan: with no such run, nothing is printed but the error.
             let resumed = resume || resumeFrom != nil ? try ResumeRun.resumed(run: words.run, file: file, environment: environment) : nil
-            PlanPrinter(style: style, githubActions: PlainLog.isGitHubActions(environment)).write(plan, order: Scheduler.startOrder(of: plan)) {
-                standardOutput.write($0)
-            }
+            let github = PlainLog.isGitHubActions(environment)
+            PlanPrinter(style: style, githubActions: github).write(plan, order: Scheduler.startOrder(of: plan)) { standardOutput.write($0) }
             let secrets = EnvironmentSecrets(secretOverrides: plan.secretOverrides, processEnvironment: environment)
             // A reason quotes a task's text (`cannot run '##[error]x'`): under GitHub Actions, as text.
-            let github = PlainLog.isGitHubActions(environment)
             let shown: (String) -> String = { text in github ? GitHubCommandLine.asText(text) : text }
             if !engineOnly, let resumed {
                 // As the run: the up-to-date check is asked first, when some task can be up to date.
