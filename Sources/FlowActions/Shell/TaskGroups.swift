@@ -82,9 +82,10 @@ package final class TaskGroups: @unchecked Sendable {
     /// Forgets the group of `leader`, whose process has exited, and reaps it: returns waitpid's
     /// result and the status. The group is forgotten while its id is still the leader's, so a
     /// signal to it cannot reach a stranger. Then, once flowrun is the subreaper
-    /// (`adoptOrphans`), reaps the leftovers of tasks that have exited since, so that a run of
-    /// thousands of tasks that each leave a process (`sleep 60 &`, killed with its group) does
-    /// not hold thousands of zombies, and their pids, until it ends.
+    /// (`adoptOrphans`), reaps the exited leftovers that had left their task's group (a
+    /// `setsid` daemon that died), which no task's end waits for; those still in a group are
+    /// reaped before their task ends (`leftoversRemain`). Either way a run of thousands of tasks
+    /// that each leave a process does not hold thousands of zombies, and their pids, to its end.
     func reap(_ leader: pid_t) -> (pid: pid_t, status: Int32) {
         lock.withLock {
             leaders.remove(leader)
