@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "FlowModel"),
-        .target(name: "FlowFiles", dependencies: ["CLinux", "CXXHash"]),
+        .target(name: "FlowFiles", dependencies: ["FlowModel", "CLinux", "CXXHash"]),
         .target(name: "FlowLoading", dependencies: ["FlowModel", "CYAML"]),
         .target(name: "FlowPlanning", dependencies: ["FlowModel", "FlowFiles"]),
         .target(name: "FlowEngine", dependencies: ["FlowModel", "FlowPlanning", "FlowFiles"]),

@@ -90,9 +90,11 @@ package final class AtomicFile {
         try file.commit()
     }
 
+    /// By bytes: to String, a `/` and a combining mark after it are one Character, no `/`, so
+    /// `out/\u{301}x.txt` was the name `out/\u{301}x.txt` in `.`, and a missing `out/` was not made.
     static func split(_ path: String) -> (folder: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let folder = String(path[..<slash])
-        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
+        let folder = String(decoding: path.utf8[..<slash], as: UTF8.self)
+        return (folder.isEmpty ? "/" : folder, String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self))
     }
 }

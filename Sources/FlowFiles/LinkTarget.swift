@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 import Glibc
 
@@ -16,7 +17,8 @@ package enum LinkTarget {
             var status = stat()
             guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
-            current = target.hasPrefix("/") ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+            let folder = current.pathFolder
+            current = target.isAbsolutePath || folder.isEmpty ? target : (folder == "/" ? "/" : folder + "/") + target
         }
         return nil
     }

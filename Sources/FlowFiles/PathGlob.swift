@@ -50,7 +50,9 @@ package enum PathGlob {
         var found = Found(stop: stop, keepsEntries: matches == .outputEntries)
         if isPattern(pattern) {
             // The folders before the first wildcard are walked to at once, not one stat each.
-            let components = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            // By bytes: split by Characters, a folder starting with a combining mark stayed
+            // joined to the one before it, and `w/\u{301}x*` matched no name.
+            let components = pattern.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
             let literal = components.prefix { !isPattern($0) }
             walk("/" + literal.joined(separator: "/"), components[literal.count...], matches, listed: false, into: &found)
         } else {

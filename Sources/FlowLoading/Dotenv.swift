@@ -156,7 +156,7 @@ enum Dotenv {
         for file in files {
             let optional = file.value.hasPrefix("?")
             let path = optional ? String(file.value.dropFirst()) : file.value
-            let absolute = path.hasPrefix("/") ? path : directory + "/" + path
+            let absolute = path.isAbsolutePath ? path : directory + "/" + path
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder) else {
                 if !optional { problems.append(Diagnostic(.dotenvMissing(path), at: file.location)) }
@@ -177,8 +177,8 @@ enum Dotenv {
             sources.append(SourceFile(path: absolute, contents: [UInt8](data)))
             // Problems name the file as the workflow names it, relative to the workflow's file.
             let shown =
-                file.location.file.contains("/") && !path.hasPrefix("/")
-                ? (file.location.file as NSString).deletingLastPathComponent + "/" + path : path
+                file.location.file.utf8.contains(UInt8(ascii: "/")) && !path.isAbsolutePath
+                ? file.location.file.pathFolder + "/" + path : path
             let parsed = parse(text, file: shown, scope: &scope)
             entries += parsed.entries
             problems += parsed.problems

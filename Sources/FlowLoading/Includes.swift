@@ -20,10 +20,11 @@ enum Includes {
     ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for include in workflow.includes {
-            let path = include.path.value.hasPrefix("/") ? include.path.value : workflow.directory + "/" + include.path.value
+            let path = include.path.value.isAbsolutePath ? include.path.value : workflow.directory + "/" + include.path.value
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-            if let start = chain.firstIndex(of: absolute) {
-                let folder = (chain[0] as NSString).deletingLastPathComponent
+            // By bytes: String's == takes `caf\u{E9}.yaml` and `cafe\u{301}.yaml`, two files, for one.
+            if let start = chain.firstIndex(where: { $0.utf8.elementsEqual(absolute.utf8) }) {
+                let folder = chain[0].pathFolder
                 let names = (chain[start...] + [absolute]).map { relative($0, from: folder) }
                 diagnostics.append(Diagnostic(.includeCycle(names), at: include.path.location))
                 continue
@@ -34,8 +35,8 @@ enum Includes {
             }
             // Problems name the file as the including one names it, from the same folder.
             let label =
-                include.path.value.hasPrefix("/") || !workflow.file.contains("/")
-                ? include.path.value : (workflow.file as NSString).deletingLastPathComponent + "/" + include.path.value
+                include.path.value.isAbsolutePath || !workflow.file.utf8.contains(UInt8(ascii: "/"))
+                ? include.path.value : workflow.file.pathFolder + "/" + include.path.value
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder) else {
                 diagnostics.append(Diagnostic(.includeMissing(include.path.value), at: include.path.location))
@@ -60,12 +61,15 @@ enum Includes {
     /// `path` from the root file's folder (`lib/flow.yaml`, `../shared/flowrun.yaml`): the
     /// last component alone cannot tell apart the files of a cycle when, as go-task's
     /// Taskfile.yml, every file has the same name.
+    /// By bytes: split by Characters, a folder starting with a combining mark stayed joined to
+    /// the one before it; and String's == takes the NFC and NFD spellings of a name for one.
     static func relative(_ path: String, from folder: String) -> String {
-        let target = path.split(separator: "/")
-        let base = folder.split(separator: "/")
+        let target = path.utf8.split(separator: UInt8(ascii: "/"))
+        let base = folder.utf8.split(separator: UInt8(ascii: "/"))
         var common = 0
-        while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
-        return (Array(repeating: "..", count: base.count - common) + target[common...].map(String.init)).joined(separator: "/")
+        while common < min(target.count, base.count), target[common].elementsEqual(base[common]) { common += 1 }
+        let parts = Array(repeating: "..", count: base.count - common) + target[common...].map { String(decoding: $0, as: UTF8.self) }
+        return parts.joined(separator: "/")
     }
 
     /// `found` added to `diagnostics`, less those already in it.
@@ -104,7 +108,7 @@ enum Includes {
             }
             let folder = Located(other.directory, at: task.location)
             if let workdir = task.workdir {
-                if !workdir.value.hasPrefix("/"), !workdir.value.hasPrefix("${") {
+                if !workdir.value.isAbsolutePath, !workdir.value.hasPrefix("${") {
                     task.workdir = Located(other.directory + "/" + workdir.value, at: workdir.location)
                 }
             } else {

@@ -3,8 +3,11 @@
 package enum EntryPrefix {
     /// What is wrong with `prefix`, or nil if an archive can take it.
     package static func problem(_ prefix: String) -> String? {
-        if prefix.hasPrefix("/") { return "an entry name must be relative" }
-        if prefix.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+        if prefix.isAbsolutePath { return "an entry name must be relative" }
+        // By bytes: split by Characters, `../\u{301}x` was one part, no `..`, and its entries
+        // landed beside the folder.
+        let parts = prefix.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.elementsEqual("..".utf8) }) {
             return "'..' would put entries outside the folder the archive extracts to"
         }
         if prefix.utf8.contains(0) { return "an entry name cannot hold a NUL character" }

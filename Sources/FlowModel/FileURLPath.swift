@@ -5,18 +5,23 @@
 /// `my project/`): `%20` then named another file.
 package enum FileURLPath {
     /// The path's bytes, or nil when `url` is not a `file:` URL of this machine.
+    /// By bytes, as curl reads it: to String, a `/`, `?` or `#` and a combining mark after it
+    /// are one Character, none of them (`file:///\u{301}x` was no local path, and
+    /// `file:///a?\u{301}` kept its query).
     package static func bytes(of url: String) -> [UInt8]? {
-        guard url.prefix(5).lowercased() == "file:" else { return nil }
-        var rest = url.dropFirst(5)
-        if rest.hasPrefix("//") {
+        let slash = UInt8(ascii: "/")
+        var rest = url.utf8[...]
+        guard String(decoding: rest.prefix(5), as: UTF8.self).lowercased() == "file:" else { return nil }
+        rest = rest.dropFirst(5)
+        if rest.starts(with: [slash, slash]) {
             rest = rest.dropFirst(2)
-            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-            guard ["", "localhost", "127.0.0.1"].contains(rest[..<slash].lowercased()) else { return nil }
-            rest = rest[slash...]
+            let end = rest.firstIndex(of: slash) ?? rest.endIndex
+            guard ["", "localhost", "127.0.0.1"].contains(String(decoding: rest[..<end], as: UTF8.self).lowercased()) else { return nil }
+            rest = rest[end...]
         }
-        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        guard rest.hasPrefix("/") else { return nil }
-        return PercentEncoding.decoded(rest)
+        if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { rest = rest[..<end] }
+        guard rest.first == slash else { return nil }
+        return PercentEncoding.decoded(Substring(rest))
     }
 
     /// The path as a String, or nil when it is not a `file:` URL of this machine or its

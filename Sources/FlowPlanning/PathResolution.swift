@@ -4,7 +4,7 @@ package enum PathResolution {
     /// By bytes: to String's `hasPrefix`, `/` and a combining mark after it are one Character,
     /// not a `/`.
     package static func resolve(_ path: String, against base: String) -> String {
-        normalize(path.utf8.first == UInt8(ascii: "/") ? path : base + "/" + path)
+        normalize(path.isAbsolutePath ? path : base + "/" + path)
     }
 
     /// By bytes, whatever the path holds: split by Characters, a part that starts with a

@@ -14,7 +14,7 @@ package enum ReportFile {
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw WriteFailure(output: path, code: EISDIR) }
         // The folder the file lands in: a link's target's, a dangling one's too.
         guard let target = LinkTarget.end(of: path) else { throw WriteFailure(output: path, code: ELOOP) }
-        let folder = (target as NSString).deletingLastPathComponent
+        let folder = target.pathFolder
         if stat(folder.isEmpty ? "." : folder, &status) != 0 { throw WriteFailure(output: path, code: errno) }
         if status.st_mode & S_IFMT != S_IFDIR { throw WriteFailure(output: path, code: ENOTDIR) }
     }

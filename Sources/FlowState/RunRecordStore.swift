@@ -1,6 +1,7 @@
 import Crypto
 import FlowEvents
 import FlowFiles
+import FlowModel
 import Foundation
 
 /// The run records in a state folder: `runs/NAME-KEY/RUN.jsonl`, one folder per workflow file,
@@ -20,7 +21,7 @@ package struct RunRecordStore: Sendable {
     /// The folder of the records of the workflow file at the absolute path `workflowFile`.
     package func recordsPath(forWorkflow workflowFile: String) -> String {
         let key = SHA256.hash(data: Data(workflowFile.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        let name = (workflowFile as NSString).lastPathComponent
+        let name = workflowFile.pathName
         return (runsPath as NSString).appendingPathComponent("\(name)-\(key)")
     }
 

@@ -1,4 +1,5 @@
 import FlowFiles
+import FlowModel
 import Foundation
 import Glibc
 
@@ -23,9 +24,9 @@ package final class StateLock: Sendable {
         package var description: String {
             switch self {
             case .busy(let path, let holder):
-                "another flowrun\(holder.map { " (pid \($0))" } ?? "") is using the state folder \((path as NSString).deletingLastPathComponent); not waiting for it (--no-wait)"
+                "another flowrun\(holder.map { " (pid \($0))" } ?? "") is using the state folder \(path.pathFolder); not waiting for it (--no-wait)"
             case .heldByAncestor(let path, let holder):
-                "the state folder \((path as NSString).deletingLastPathComponent) is held by the flowrun (pid \(holder)) that started this one, "
+                "the state folder \(path.pathFolder) is held by the flowrun (pid \(holder)) that started this one, "
                     + "and that one waits for this one to end: waiting for it would never end; give this run a state folder of its own "
                     + "(FLOWRUN_STATE_DIR) or --no-record"
             case .unusable(let path, let reason):

@@ -34,7 +34,7 @@ package struct ArchiveExtractor {
     package func run(isCancelled: () -> Bool, progress: (Int64, Int64?) -> Void) throws(ActionFailure) {
         try EmptyArchive.refuse(from, format: format)
         let target = try Self.placement(of: to)
-        let parent = (target as NSString).deletingLastPathComponent
+        let parent = target.pathFolder
         try FileTree.makeFolders(parent.isEmpty ? "." : parent)
         let (stagingFolder, staging) = try makeStaging(beside: target)
         defer {
@@ -81,8 +81,8 @@ package struct ArchiveExtractor {
     /// on one file system; the path is resolved, so that libarchive's check for symlinks sees
     /// none above the archive's own.
     private func makeStaging(beside target: String) throws(ActionFailure) -> (TemporaryFolder, String) {
-        let parent = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
+        let parent = target.pathFolder
+        let name = target.pathName
         let folder: TemporaryFolder
         do {
             folder = try TemporaryFolder(in: parent.isEmpty ? "." : parent, for: name, access: .shared)

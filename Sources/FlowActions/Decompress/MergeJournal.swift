@@ -1,4 +1,5 @@
 import FlowFiles
+import FlowModel
 import Foundation
 
 /// What a merge into an existing `to` has done, so that a failure part-way can be undone: each
@@ -23,7 +24,7 @@ final class MergeJournal {
 
     init(beside staging: String, written: WrittenFiles) throws(ActionFailure) {
         self.written = written
-        let parent = (staging as NSString).deletingLastPathComponent
+        let parent = staging.pathFolder
         do {
             folder = try TemporaryFolder(in: parent, for: "replaced", access: .owner)
         } catch {

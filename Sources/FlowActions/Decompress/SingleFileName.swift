@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 
 /// The name a single compressed file (`app.log.gz`) is written under: the name in its gzip
@@ -11,7 +12,7 @@ import Foundation
 enum SingleFileName {
     static func of(archive path: String, isRegularFile: Bool) -> [UInt8] {
         if isRegularFile, let stored = gzipStoredName(path), let name = usable(stored) { return name }
-        let base = (path as NSString).lastPathComponent
+        let base = path.pathName
         let stem = (base as NSString).deletingPathExtension
         let tar = tarSuffixes.contains((base as NSString).pathExtension) ? ".tar" : ""
         return usable(Array((stem + tar).utf8)) ?? Array("data".utf8)

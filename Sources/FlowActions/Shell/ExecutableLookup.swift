@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 import Glibc
 
@@ -48,8 +49,11 @@ final class ExecutableLookup: @unchecked Sendable {
         }
         if let hit { return .found(hit) }
         var failure = ENOENT
-        for folder in (path ?? Self.defaultPath).split(separator: ":", omittingEmptySubsequences: false) {
-            let base = folder.isEmpty ? workdir : folder.hasPrefix("/") ? String(folder) : "\(workdir)/\(folder)"
+        // By bytes, as the shell splits PATH: to String, a `:` and a combining mark after it are
+        // one Character, no `:`, and the folders on either side were read as one.
+        for bytes in (path ?? Self.defaultPath).utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) {
+            let folder = Substring(bytes)
+            let base = folder.isEmpty ? workdir : folder.isAbsolutePath ? String(folder) : "\(workdir)/\(folder)"
             let candidate = base.hasSuffix("/") ? "\(base)\(name)" : "\(base)/\(name)"
             switch Self.check(candidate) {
             case 0:

@@ -76,7 +76,7 @@ struct ExportCommand: ParsableCommand {
         options.volumeSize = volumeSize
         options.source = source
         var export = to == .github ? GitHubExport.export(plan, options: options) : ArgoExport.export(plan, options: options)
-        if options.workflowPath.hasPrefix("/") {
+        if options.workflowPath.isAbsolutePath {
             export.notCarried.append("\(file) is outside the current folder: the export names it by its absolute path; export from the repository's root")
         }
         for name in workflow.assignments.map(\.entry.name) where SecretName.looksSecret(name) {
@@ -129,7 +129,7 @@ struct ExportCommand: ParsableCommand {
 
     /// `file` as the exported jobs name it: relative to the folder the export is made in.
     static func relative(_ file: String, to root: String) -> String {
-        let absolute = file.hasPrefix("/") ? file : root + "/" + file
+        let absolute = file.isAbsolutePath ? file : root + "/" + file
         let standardized = URL(fileURLWithPath: absolute).standardizedFileURL.path
         return PathNesting.relative(standardized, to: root) ?? standardized
     }

@@ -12,7 +12,7 @@ enum WorkflowCompletion {
     /// bu<TAB>` gives `build` as `task bu<TAB>` does.
     static let fileOrTask = CompletionKind.custom { words, index, prefix in
         let line = CommandLineWords(words, before: index)
-        var candidates = workflowFiles(matching: prefix, in: prefix.hasPrefix("/") ? nil : line.directory)
+        var candidates = workflowFiles(matching: prefix, in: prefix.isAbsolutePath ? nil : line.directory)
         if !prefix.contains("/"), let found = try? WorkflowFinder.find(from: line.directory) {
             candidates += taskIDs(in: found.path).filter { $0.hasPrefix(prefix) }
         }
@@ -24,7 +24,7 @@ enum WorkflowCompletion {
     static let task = CompletionKind.custom { words, index, prefix in
         let line = CommandLineWords(words, before: index)
         guard let first = line.positionals.first else { return [] }
-        let named = line.directory.map { first.hasPrefix("/") ? first : "\($0)/\(first)" } ?? first
+        let named = line.directory.map { first.isAbsolutePath ? first : "\($0)/\(first)" } ?? first
         let isTask = first.isValidTaskReference && !first.hasSuffix(".yaml") && !first.hasSuffix(".yml") && !FileManager.default.fileExists(atPath: named)
         guard let file = isTask ? (try? WorkflowFinder.find(from: line.directory))?.path : named else { return [] }
         let already = Set(line.positionals)
@@ -64,13 +64,15 @@ enum WorkflowCompletion {
     static func workflowFiles(
         matching prefix: String, in directory: String? = nil, shell: CompletionShell? = CompletionShell.requesting
     ) -> [String] {
-        let slash = prefix.lastIndex(of: "/")
-        let folder = slash.map { String(prefix[...$0]) } ?? ""
-        let start = slash.map { String(prefix[prefix.index(after: $0)...]) } ?? prefix
+        // By bytes, as bash matches names: to String, `/` or `e` and a combining mark after it
+        // are one Character, so `sub/\u{301}x` had no folder, and `cafe` was no start of `cafe\u{301}.yaml`.
+        let slash = prefix.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let folder = slash.map { String(decoding: prefix.utf8[...$0], as: UTF8.self) } ?? ""
+        let start = slash.map { String(decoding: prefix.utf8[prefix.utf8.index(after: $0)...], as: UTF8.self) } ?? prefix
         let base = directory.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base + (folder.isEmpty ? "." : folder)) else { return [] }
         return names.sorted().compactMap { name in
-            guard name.hasPrefix(start), !name.hasPrefix(".") || start.hasPrefix(".") else { return nil }
+            guard name.utf8.starts(with: start.utf8), name.utf8.first != UInt8(ascii: ".") || start.utf8.first == UInt8(ascii: ".") else { return nil }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: base + folder + name, isDirectory: &isDirectory) else { return nil }
             guard isDirectory.boolValue else { return name.hasSuffix(".yaml") || name.hasSuffix(".yml") ? folder + name : nil }

@@ -40,7 +40,7 @@ struct WorkflowOptions: ParsableArguments {
 
     /// FILE as given, or read from --dir when it is relative.
     func resolved(_ file: String) -> String {
-        guard let directory, !file.hasPrefix("/") else { return file }
+        guard let directory, !file.isAbsolutePath else { return file }
         return (directory.hasSuffix("/") ? directory : directory + "/") + file
     }
 

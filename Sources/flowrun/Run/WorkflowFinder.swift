@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 
 /// Finds the workflow file when the command line names none: `flowrun.yaml` or `flowrun.yml` in
@@ -36,7 +37,7 @@ enum WorkflowFinder {
                 return Found(path: folder == "/" ? "/\(name)" : "\(folder)/\(name)", isInStartingFolder: false)
             }
             guard folder != "/" else { throw CommandFailure(notFound(searched, stoppedAt: nil)) }
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = folder.pathFolder
         }
     }
 
