@@ -87,7 +87,8 @@ final class PlainHTTPReader: Sendable {
 
         var isCancelled: Bool { state.withLockedValue { $0.cancelled } }
 
-        fileprivate func hold(_ socket: PlainSocket) -> Bool {
+        /// False when cancelled already: the socket is then not to be used.
+        func hold(_ socket: PlainSocket) -> Bool {
             state.withLockedValue { state in
                 guard !state.cancelled else { return false }
                 state.socket = socket
@@ -96,7 +97,7 @@ final class PlainHTTPReader: Sendable {
         }
 
         /// Before the socket is closed or kept: a later `cancel()` must not shut it down.
-        fileprivate func release() {
+        func release() {
             state.withLockedValue { $0.socket = nil }
         }
     }
@@ -160,15 +161,19 @@ final class PlainHTTPReader: Sendable {
         while var part = try codec.readOutbound(as: ByteBuffer.self) { requestBytes.writeBuffer(&part) }
 
         let socket: PlainSocket
-        do {
-            socket = try (fresh ? nil : keptAlive(request.key))
-                ?? PlainSocket.connect(host: request.host, port: request.port, timeout: connectTimeout, readTimeout: readTimeout)
-        } catch is PlainSocket.Unresolved {
-            throw Declined()
-        }
-        guard exchange.hold(socket) else {
-            socket.close()
-            throw HTTPClientError.cancelled
+        if let kept = fresh ? nil : keptAlive(request.key) {
+            guard exchange.hold(kept) else {
+                keep(kept, request.key)
+                throw HTTPClientError.cancelled
+            }
+            socket = kept
+        } else {
+            do {
+                socket = try PlainSocket.connect(
+                    host: request.host, port: request.port, timeout: connectTimeout, readTimeout: readTimeout, for: exchange)
+            } catch is PlainSocket.Unresolved {
+                throw Declined()
+            }
         }
         var keepsConnection = false
         defer {
@@ -181,8 +186,9 @@ final class PlainHTTPReader: Sendable {
         let closeAsked = request.head.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "close" }
         // The head, and any body but the rest of a Content-Length one, through the decoder.
         while true {
-            var buffer = ByteBufferAllocator().buffer(capacity: Self.headReadSize)
-            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.headReadSize) { try socket.read(into: $0) }
+            let size = response.head == nil ? Self.headReadSize : Self.bodyReadSize
+            var buffer = ByteBufferAllocator().buffer(capacity: size)
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { try socket.read(into: $0) }
             var decoderFailure: (any Error)?
             do {
                 if count == 0 {
@@ -212,6 +218,8 @@ final class PlainHTTPReader: Sendable {
 
     /// The first read of a response: enough for most heads, and little of a body to copy.
     private static let headReadSize = 16 * 1024
+    /// The reads of a body the decoder frames (chunked, or up to the close).
+    private static let bodyReadSize = 64 * 1024
 
     /// The body's length when it is framed by a Content-Length alone (no transfer coding, one
     /// length), which is the one framing read without the decoder.

@@ -21,7 +21,11 @@ final class PlainSocket: @unchecked Sendable {
     /// Connects to the first of the host's addresses (`getaddrinfo`'s order) that answers
     /// within `timeout`, with the errors async-http-client gives: `connectTimeout`, or the
     /// `IOError` of the last address tried.
-    static func connect(host: String, port: Int, timeout: TimeAmount, readTimeout: TimeAmount) throws -> PlainSocket {
+    /// The socket is held by `exchange` from before its `connect(2)`, so that a cancel wakes
+    /// a connect that waits for an answer too.
+    static func connect(
+        host: String, port: Int, timeout: TimeAmount, readTimeout: TimeAmount, for exchange: PlainHTTPReader.Exchange
+    ) throws -> PlainSocket {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV
@@ -34,7 +38,7 @@ final class PlainSocket: @unchecked Sendable {
         while let current = address {
             address = current.pointee.ai_next
             do {
-                let socket = try connect(to: current.pointee, until: deadline)
+                let socket = try connect(to: current.pointee, until: deadline, for: exchange)
                 socket.setTimeout(SO_RCVTIMEO, readTimeout)
                 socket.setTimeout(SO_SNDTIMEO, readTimeout)
                 var one: Int32 = 1
@@ -48,10 +52,15 @@ final class PlainSocket: @unchecked Sendable {
         throw failure
     }
 
-    private static func connect(to address: addrinfo, until deadline: NIODeadline) throws -> PlainSocket {
-        let descriptor = Glibc.socket(address.ai_family, address.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), address.ai_protocol)
+    private static func connect(to address: addrinfo, until deadline: NIODeadline, for exchange: PlainHTTPReader.Exchange) throws -> PlainSocket {
+        let descriptor = Glibc.socket(
+            address.ai_family, address.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), address.ai_protocol)
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
         let socket = PlainSocket(descriptor: descriptor)
+        guard exchange.hold(socket) else {
+            socket.close()
+            throw HTTPClientError.cancelled
+        }
         do {
             if Glibc.connect(descriptor, address.ai_addr, address.ai_addrlen) != 0 {
                 guard errno == EINPROGRESS else { throw IOError(errnoCode: errno, reason: "connect") }
@@ -73,6 +82,7 @@ final class PlainSocket: @unchecked Sendable {
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
             return socket
         } catch {
+            exchange.release()
             socket.close()
             throw error
         }
