@@ -22,7 +22,8 @@ where without it they swing by 2x; the other work waits meanwhile.
 `--prototype BINARY` adds bench/dlproto (a stand-alone plain-http reader with flowrun's write path:
 bench/README.md, "s41-dl") to the turns: `swift build -c release --package-path bench/dlproto`,
 then `--prototype bench/dlproto/.build/release/dlproto`. `--no-sha` leaves out flowrun+sha;
-`--file-urls` adds flowrun-file and curl-file, the same transfers with `file://` URLs (each tool
+`--baseline BINARY` adds `flowrun-base`, another flowrun binary (main's, say) on the same workflow,
+to the turns. `--file-urls` adds flowrun-file and curl-file, the same transfers with `file://` URLs (each tool
 without its HTTP reader, and without nginx's CPU beside it).
 
 Needs nginx and curl: `apt-get install nginx-light curl`; aria2c is measured when installed.
@@ -111,7 +112,7 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None):
+def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None, baseline=None):
     """The command of each tool for one shape, writing into dest."""
     work = OUT / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -125,6 +126,8 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
             lines.append(f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'{sha}}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
+        if baseline and not pinned:
+            tools["flowrun-base"] = [str(baseline), "run", "--events", "plain", str(flow)]
     if local_files:
         # The same workflow with file:// URLs of the served files: flowrun's engine and write path
         # (PartialFile: blocks, XXH3, O_DIRECT, fdatasync, rename) with no HTTP reader at all.
@@ -176,6 +179,7 @@ def main():
     parser.add_argument("--file-urls", action="store_true", help="also flowrun and curl with file:// URLs of the served files")
     parser.add_argument("--no-sha", action="store_true", help="leave out flowrun+sha")
     parser.add_argument("--realtime", action="store_true", help="nginx and the tools under chrt -r 50 (root)")
+    parser.add_argument("--baseline", help="another flowrun binary (say main's), measured in the same turns as flowrun-base")
     args = parser.parse_args()
     if not shutil.which("curl") or not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         sys.exit("needs nginx and curl: apt-get install nginx-light curl")
@@ -203,7 +207,7 @@ def main():
         for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
             tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype,
-                             files if args.file_urls else None)
+                             files if args.file_urls else None, args.baseline)
             if args.no_sha:
                 del tools["flowrun+sha"]
             runs = {tool: [] for tool in tools}

@@ -52,6 +52,8 @@ package final class Downloader: Sendable {
     static let connectionsPerHost = 64
 
     private let clients = NIOLockedValueBox(Clients())
+    /// Plain `http://` with no proxy: read by flowrun itself, straight into the file's blocks.
+    private let reader: PlainHTTPReader
     private let proxies: ProxyRules
     private let settings: Settings
     private let certificateFile: String?
@@ -60,6 +62,7 @@ package final class Downloader: Sendable {
         proxies = ProxyRules(environment: environment)
         self.settings = settings
         certificateFile = environment["SSL_CERT_FILE"]
+        reader = PlainHTTPReader(connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
     }
 
     /// The system's trust roots, plus those of `SSL_CERT_FILE` when set.
@@ -81,6 +84,7 @@ package final class Downloader: Sendable {
             return (Array(clients.byKind.values), clients.group)
         }
         for client in all { try? client.syncShutdown() }
+        reader.shutdown()
         try? group?.syncShutdownGracefully()
     }
 
@@ -157,6 +161,9 @@ package final class Downloader: Sendable {
         var restartedFromZero = false
         /// This request is the retry of one whose kept-alive connection died.
         var onFreshConnection = false
+        /// `PlainHTTPReader` declined this request (its host did not resolve), so
+        /// async-http-client makes it, and words the failure as ever.
+        var onClient = false
     }
 
     /// One request of the attempt, on the file's queue; a redirect makes the next one here,
@@ -196,6 +203,10 @@ package final class Downloader: Sendable {
                 // Plain http through an http proxy goes to it as `GET http://host/path`, as curl.
                 guard attempt.started(cancel: { forwarded.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
                 response = forwarded.start(on: eventLoopGroup(), into: transfer)
+            } else if proxy == nil, !secure, !detours.onClient, let plain = PlainHTTPReader.Request(request) {
+                let exchange = PlainHTTPReader.Exchange()
+                guard attempt.started(cancel: { exchange.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
+                response = reader.start(plain, fresh: detours.onFreshConnection, exchange: exchange, into: transfer, on: eventLoopGroup().next())
             } else {
                 let task = try client(for: proxy, fresh: detours.onFreshConnection, secure: secure).execute(request: request, delegate: transfer)
                 guard attempt.started(cancel: { task.cancel() }) else {
@@ -212,6 +223,10 @@ package final class Downloader: Sendable {
                         self.request(target, chain: chain, into: file, attempt: attempt, detours: detours, progress: progress, completion: completion)
                     }
                     switch result {
+                    case .failure(is PlainHTTPReader.Declined):
+                        var onClient = detours
+                        onClient.onClient = true
+                        again(target, chain, onClient)
                     case .failure(let redirect as HTTPTransfer.Redirect):
                         switch chain.following(redirect.location, from: parsed) {
                         case .success(let (next, nextChain)): again(next, nextChain, Detours(restartedFromZero: detours.restartedFromZero))
@@ -311,7 +326,7 @@ package final class Downloader: Sendable {
     }
 }
 
-/// One running HTTP request (async-http-client's task or a `ForwardedRequest`), which `cancel()` stops (and which the caller then cleans up after).
+/// One running HTTP request (async-http-client's task, a `ForwardedRequest` or a `PlainHTTPReader` exchange), which `cancel()` stops (and which the caller then cleans up after).
 package final class HTTPAttempt: Sendable {
     private enum State { case starting, running(cancel: @Sendable () -> Void), cancelled }
     private let state = NIOLockedValueBox(State.starting)

@@ -242,6 +242,42 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         return wait?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     }
 
+    /// The `PlainHTTPReader`'s body bytes: `read` fills the free space of the block being
+    /// filled straight from the socket, and returns how many it put there. Returns that count,
+    /// and a future to wait for before the next read when too many bytes wait for the disk or
+    /// the hash (nil when the next read may come at once).
+    func receivedDirect(
+        on eventLoop: any EventLoop, _ read: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) throws -> (Int, EventLoopFuture<Void>?) {
+        if let failure = writeFailure { throw failure }
+        let block = staging.withLockedValue { $0.block.take() } ?? StagedBlock()
+        let count: Int
+        do {
+            count = try block.fill(reading: read)
+        } catch {
+            staging.withLockedValue { $0.block = block }  // what came before stays for the file
+            throw error
+        }
+        let received: Int64 = staging.withLockedValue { staging in
+            staging.received += Int64(count)
+            if block.isFull {
+                handOff(block, hashingInline: staging.hashesInline, after: staging.headBookkeeping.take())
+            } else {
+                staging.block = block
+            }
+            return staging.received
+        }
+        let (start, total) = expectedLength.withLockedValue { ($0.start, $0.total) }
+        progress(start + received, total)
+        let wait: EventLoopPromise<Void>? = writes.withLockedValue { writes in
+            guard writes.failure == nil, max(writes.unwritten, writes.unhashed) > Self.writeBehindLimit else { return nil }
+            let promise = eventLoop.makePromise(of: Void.self)
+            writes.waiter = promise
+            return promise
+        }
+        return (count, wait?.futureResult)
+    }
+
     /// Hands the block being filled to the file's queues: once the response ended, whichever
     /// way, before the file is settled, so that the file holds every byte received.
     func handOffStagedBytes() {

@@ -33,4 +33,12 @@ final class StagedBlock: @unchecked Sendable {
         count += taken
         return taken
     }
+
+    /// Lets `read` fill the block's free space (from a socket, with no copy); returns how many
+    /// bytes it put there.
+    func fill(reading read: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
+        let taken = try read(UnsafeMutableRawBufferPointer(rebasing: memory[count...]))
+        count += taken
+        return taken
+    }
 }
