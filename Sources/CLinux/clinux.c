@@ -532,6 +532,43 @@ pid_t flowrun_exited_child(void) {
     return info.si_pid;
 }
 
+/* A wait status as waitpid(2) gives it, from waitid's report of an exit. */
+static int wait_status_of(const siginfo_t *info) {
+    switch (info->si_code) {
+    case CLD_EXITED: return (info->si_status & 0xff) << 8;
+    case CLD_DUMPED: return (info->si_status & 0x7f) | 0x80;
+    default: return info->si_status & 0x7f; /* CLD_KILLED */
+    }
+}
+
+pid_t flowrun_reap_leader(pid_t leader, int *status, int *found, int *remaining) {
+    pid_t reaped = 0;
+    *found = 0;
+    *remaining = 0;
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PGID, (id_t)leader, &info, WEXITED | WNOHANG) != 0) {
+            if (errno == EINTR) continue;
+            break; /* ECHILD: no child of flowrun is left in the group */
+        }
+        if (info.si_pid == 0) {
+            *remaining = 1;
+            break;
+        }
+        if (info.si_pid == leader) {
+            reaped = leader;
+            *status = wait_status_of(&info);
+        } else {
+            *found += 1;
+        }
+    }
+    if (reaped) return reaped;
+    /* The leader moved to another group (setpgid): reaped by its pid. */
+    do reaped = waitpid(leader, status, WNOHANG); while (reaped == -1 && errno == EINTR);
+    return reaped;
+}
+
 int flowrun_reap_group(pid_t group) {
     for (;;) {
         siginfo_t info;

@@ -314,6 +314,24 @@ import Testing
         #expect(try processesMatching("sleep \(marker)").isEmpty)
     }
 
+    @Test func aTaskThatMovedToAnotherProcessGroupStillEndsWithItsExitStatus() async throws {
+        // Its leader is reaped through its group with what it left there; one that moved into
+        // flowrun's own group (the same session, so allowed) is in none of its own, and is
+        // reaped by its pid: its status is kept, its dependent runs.
+        let (result, events, _) = try await run(
+            """
+            version: 1
+            tasks:
+              moves: {shell: "exec python3 -c 'import os, sys; os.setpgid(0, os.getpgid(os.getppid())); sys.exit(3)'"}
+              after: {needs: moves, when: always, shell: "true"}
+            """)
+        #expect(result.status == 1)
+        #expect(events.finals == ["moves": "task.failed", "after": "task.succeeded"])
+        let failed = try #require(events.named("task.failed").first)
+        #expect(failed["reason"] as? String == "exited with status 3")
+        #expect(failed["exit_code"] as? Int == 3)
+    }
+
     @Test func outputStreamsLineByLineWithoutLosingTheLastLineOrBreakingOnBinary() async throws {
         let (result, events, _) = try await run(
             #"""

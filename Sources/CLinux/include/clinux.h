@@ -85,6 +85,14 @@ int flowrun_stdout_failed(void);
 int flowrun_pidfd_open(pid_t pid);
 /// The pid of a child of flowrun that has exited, left unreaped (waitid WNOWAIT); 0 when none has.
 pid_t flowrun_exited_child(void);
+/// Reaps `leader`, an exited child of flowrun that leads its own process group, and with it the
+/// exited children of flowrun left in that group (leftovers adopted as their subreaper): one
+/// waitid(P_PGID) a child, and one more that tells whether a child of flowrun is still in the
+/// group. Sets `*status` to the leader's wait status (as waitpid gives it), `*found` to how many
+/// other children of flowrun were in the group, `*remaining` to 1 if one still is (running).
+/// Returns the leader's pid, 0 if it has not exited, -1 with errno (ECHILD: already reaped).
+/// Only with no spawn under way: once the leader is reaped, a new child may take its group's id.
+pid_t flowrun_reap_leader(pid_t leader, int *status, int *found, int *remaining);
 /// Reaps the exited children of flowrun in process group `group`; 1 if one is still there
 /// (running or stopped), 0 if none is.
 int flowrun_reap_group(pid_t group);

@@ -9,7 +9,7 @@ import Glibc
 /// its whole process group when it ends, so a `sleep 1000 &` left behind by a script dies too.
 ///
 /// - Warning: `openStreams`, `exitStatus`, `reaped` and `outputGraceTimer` are guarded by `lock`;
-///   each stream's line splitter is only touched on the output loop's queue.
+///   each stream's line splitter and `leftoversMayRemain` are only touched on the output loop's queue.
 final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// Longest line passed on whole; longer ones arrive in pieces of this size.
     static let maxLineBytes = 64 * 1024
@@ -33,6 +33,9 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private var openStreams = 2
     private var exitResult: AttemptResult?
     private var reaped = false
+    /// Whether a leftover of the task may still be in its group once the child is reaped
+    /// (`TaskGroups.reap`): only then does `finish` wait for it.
+    private var leftoversMayRemain = true
     private var outputGraceTimer: LoopTimer?
 
     init(
@@ -118,7 +121,8 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     private func reapExited() {
         let done: AttemptResult? = lock.withLock {
             Glibc.kill(-pid, SIGKILL)
-            let (reapedPid, status) = TaskGroups.shared.reap(pid)
+            let (reapedPid, status, mayRemain) = TaskGroups.shared.reap(pid)
+            leftoversMayRemain = mayRemain
             // ECHILD: something else reaped it (SIGCHLD ignored, say); its status is lost.
             exitResult =
                 reapedPid == pid
@@ -143,7 +147,7 @@ final class ChildProcess: RunningAttempt, @unchecked Sendable {
     /// (stuck in the kernel) is not waited for past `leftoverWaitMilliseconds`: it is reaped at
     /// a later task's end, or when the run ends.
     private func finish(_ result: AttemptResult, waited: Int64 = 0) {
-        guard waited < Self.leftoverWaitMilliseconds, TaskGroups.shared.leftoversRemain(in: pid) else {
+        guard waited < Self.leftoverWaitMilliseconds, leftoversMayRemain, TaskGroups.shared.leftoversRemain(in: pid) else {
             completion(result)
             return
         }

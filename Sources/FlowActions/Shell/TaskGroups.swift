@@ -12,7 +12,7 @@ import Glibc
 /// so a signal to the group cannot reach a stranger. The child tells the watchdog of its group
 /// itself, before it execs (`flowrun_spawn`).
 ///
-/// - Warning: `leaders`, `spawns`, `stopping` and `adopting` are guarded by `lock`.
+/// - Warning: `leaders`, `spawns`, `stopping`, `adopting` and `reapsSinceSweep` are guarded by `lock`.
 package final class TaskGroups: @unchecked Sendable {
     package static let shared = TaskGroups()
 
@@ -80,25 +80,44 @@ package final class TaskGroups: @unchecked Sendable {
     }
 
     /// Forgets the group of `leader`, whose process has exited, and reaps it: returns waitpid's
-    /// result and the status. The group is forgotten while its id is still the leader's, so a
-    /// signal to it cannot reach a stranger. Then, once flowrun is the subreaper
-    /// (`adoptOrphans`), reaps the exited leftovers that had left their task's group (a
-    /// `setsid` daemon that died), which no task's end waits for; those still in a group are
-    /// reaped before their task ends (`leftoversRemain`). Either way a run of thousands of tasks
-    /// that each leave a process does not hold thousands of zombies, and their pids, to its end.
-    func reap(_ leader: pid_t) -> (pid: pid_t, status: Int32) {
+    /// result, the status, and whether a leftover of the task may still be in its group (for
+    /// `leftoversRemain`). The group is forgotten while its id is still the leader's, so a
+    /// signal to it cannot reach a stranger. Once flowrun is the subreaper (`adoptOrphans`),
+    /// the leftovers in the group that have exited are reaped with the leader (one `waitid`
+    /// more tells whether any is left: most often none, and the task ends at once), and now
+    /// and then the exited leftovers that had left their task's group (a `setsid` daemon that
+    /// died), which no task's end waits for. Either way a run of thousands of tasks that each
+    /// leave a process does not hold thousands of zombies, and their pids, to its end.
+    func reap(_ leader: pid_t) -> (pid: pid_t, status: Int32, leftoversMayRemain: Bool) {
         lock.withLock {
             leaders.remove(leader)
             flowrun_watchdog_forget(watchdogDescriptor, leader)
             var status: Int32 = 0
-            var reaped: pid_t
-            repeat { reaped = waitpid(leader, &status, WNOHANG) } while reaped == -1 && errno == EINTR
             // With a spawn under way, a child that has exited may be a task's leader not yet in
-            // `leaders`: the next reap looks again.
-            if adopting && spawns == 0 { reapExitedLeftovers() }
-            return (reaped, status)
+            // `leaders`, and a new group may take `leader`'s id once it is reaped: the leader
+            // alone is reaped, and `leftoversRemain` looks at its group later.
+            guard adopting && spawns == 0 else {
+                var reaped: pid_t
+                repeat { reaped = waitpid(leader, &status, WNOHANG) } while reaped == -1 && errno == EINTR
+                return (reaped, status, adopting)
+            }
+            var found: Int32 = 0
+            var remaining: Int32 = 0
+            let reaped = flowrun_reap_leader(leader, &status, &found, &remaining)
+            reapsSinceSweep += 1
+            if found > 0 || reapsSinceSweep >= Self.reapsBetweenSweeps {
+                reapsSinceSweep = 0
+                reapExitedLeftovers()
+            }
+            return (reaped, status, remaining != 0)
         }
     }
+
+    /// How many leaders are reaped between two looks for the exited leftovers outside any task's
+    /// group (`reapExitedLeftovers`): a task that leaves none (most) costs no system call for
+    /// them, and a run whose tasks each leave one that dies holds a few dozen zombies at most.
+    static let reapsBetweenSweeps = 32
+    private var reapsSinceSweep = 0
 
     /// Reaps the leftovers in the group `leader` led that have exited (flowrun adopted them as
     /// the leader exited; `leader` is reaped); whether one is still there. False unless flowrun
@@ -125,15 +144,14 @@ package final class TaskGroups: @unchecked Sendable {
     /// group of its own, never in flowrun's. Stops at the first exited child that is not one:
     /// a task's leader, reaped by its `ChildProcess`; a child in flowrun's own group, which
     /// whoever started it waits for (the watchdog, a program libarchive runs for a filter).
-    /// waitid names the same child first until it is reaped, so the next `reap` goes on.
+    /// waitid names the same child first until it is reaped, so a later `reap` goes on.
     private func reapExitedLeftovers() {
-        let ownGroup = getpgrp()
         var buffer: [UInt8] = []
         while true {
             let pid = flowrun_exited_child()
             guard pid > 0, !leaders.contains(pid) else { return }
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: ProcessStat.bufferSize) }
-            guard let process = ProcessStat.read(pid, into: &buffer), process.group != ownGroup else { return }
+            guard let process = ProcessStat.read(pid, into: &buffer), process.group != getpgrp() else { return }
             var status: Int32 = 0
             guard waitpid(pid, &status, WNOHANG) == pid else { return }
         }
