@@ -491,11 +491,19 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         if let fingerprint = hashed.fingerprint { remember(fingerprint, of: hashed.index) }
         guard let state = hashed.state else { return }
         build(state.record, at: hashed.index)
-        if settling.hold(state, at: hashed.moment) {
+        if settling.hold(state, of: hashed.index, at: hashed.moment) {
             recordWhenSettled()
         } else {
-            note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) }
+            recordSuccess(state, at: hashed.index)
         }
+    }
+
+    /// Keeps a success in the state, with its fingerprint's whole value from this check's table
+    /// (`current`), where the task's resume key and its dependents' lines take it too: hashed
+    /// once a task, not again for the state. Called with `lock` held.
+    private func recordSuccess(_ state: TaskState, at index: Int) {
+        let value = current[index] == state.record.fingerprint ? current.value(of: index) : nil
+        note { () throws(TaskStatesError) in try states.recordSuccess(kept(state), value: value) }
     }
 
     /// A success held until its files settle is recorded once they have, even when no other task
@@ -520,9 +528,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             return
         }
         var digests = FileDigests(known: [:], fileSystem: settlingFileSystem, run: hashedInRun)
-        for (_, state) in settling.takeSettled(digests: &digests) {
+        for (index, state) in settling.takeSettled(digests: &digests) {
             // nil: a file changed after it was hashed; the task runs again next time.
-            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
+            if let state { recordSuccess(state, at: index) }
         }
     }
 
