@@ -183,7 +183,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let pending = PendingCheck(
                 index: index, id: id, task: task, fingerprint: fingerprint, stored: stored, inputs: Array(inputs), outputs: outputs.map(Array.init))
             // A file whose stamp does not stand is hashed: off the loop when the engine can wait.
-            if later, outputs.map({ !stored.stands(for: $0, outputs: true) }) ?? true {
+            // Not when there is none to read (`readsNothing`): decided here, the task starts
+            // without two hops between threads (a download whose file was removed).
+            if later, outputs.map({ !stored.stands(for: $0, outputs: true) }) ?? true, !Self.readsNothing(task, outputs: outputs) {
                 pendingChecks[index] = pending
                 return .later
             }
@@ -193,6 +195,14 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         // Taken before the task starts: an input it changes makes it run again next time.
         let atStart = InputsAtStart(of: task, digests: &digests)
         return .now(runs(index, id: id, fingerprint: fingerprint, atStart: atStart))
+    }
+
+    /// Whether `examine` would read no file of the task: it has no inputs (nothing to hash or
+    /// walk again for `InputsAtStart`), and no output of it is there to hash (`outputs`: each
+    /// file its patterns name, as found).
+    private static func readsNothing(_ task: TaskFiles, outputs: ArraySlice<FoundFile>?) -> Bool {
+        guard let outputs, outputs.allSatisfy({ $0.status == nil }) else { return false }
+        return TaskDefinition.inputs(of: task).isEmpty
     }
 
     /// Hashes what a check needs of the task's files whose stamps do not stand: its inputs, and
