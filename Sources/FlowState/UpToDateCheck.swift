@@ -429,14 +429,22 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// engine's loop: a multi-GB output no longer holds up the other tasks' ends, starts and
     /// events. `recorded` is called from there once its state is kept (or found not to be);
     /// false if there was nothing to hash (an untracked task), and `recorded` is not called.
+    /// One whose every file the action hashed as it wrote it (`readsNoFile`) is recorded here,
+    /// also returning false: a hop to the hashing queue and back to the loop would cost more than
+    /// its stats (each of 200 downloads waited for two thread wake-ups before its slot was free).
     package func taskSucceeded(_ index: Int, recorded: @escaping @Sendable () -> Void) -> Bool {
-        let queued: Bool = lock.withLock {
+        let (success, queued): (SucceededTask?, Bool) = lock.withLock {
             guard let success = takeSuccess(index) else {
                 recordSettled()
-                return false
+                return (nil, false)
             }
+            if readsNoFile(success) { return (success, false) }
             hashingNext[index] = success
-            return true
+            return (nil, true)
+        }
+        if let success {
+            let hashed = hash(success)
+            lock.withLock { record(hashed) }
         }
         guard queued else { return false }
         successHashing.async { [self] in
@@ -448,6 +456,21 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             recorded()
         }
         return true
+    }
+
+    /// Whether hashing `success` reads no file: its task has no inputs (nothing to walk or hash
+    /// again), and each of its outputs names one regular file whose digest its action noted as
+    /// it wrote it (`FileSystem.hasStreamedDigest`: a download's `to`), so only stats are left.
+    /// Called with `lock` held.
+    private func readsNoFile(_ success: SucceededTask) -> Bool {
+        plan.tasks.withUnsafeBufferPointer { tasks in
+            let task = TaskFiles(in: tasks, at: success.index)
+            guard TaskDefinition.inputs(of: task).isEmpty else { return false }
+            return TaskDefinition.outputs(of: task).allSatisfy { output in
+                guard !PathGlob.isPattern(output), let status = fileSystem.regularFileStatus(of: output) else { return false }
+                return fileSystem.hasStreamedDigest(for: status)
+            }
+        }
     }
 
     /// Returns once the successes handed to `successHashing` so far are recorded.
