@@ -111,7 +111,7 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None):
+def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None, base=None):
     """The command of each tool for one shape, writing into dest."""
     work = OUT / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -125,6 +125,11 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
             lines.append(f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'{sha}}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
+        if base and not pinned:
+            # A file of its own: the state and the compiled plan are kept per workflow file.
+            base_flow = work / f"{shape}-base.flow.yaml"
+            base_flow.write_text(flow.read_text())
+            tools["flowrun-base"] = [str(base), "run", "--events", "plain", str(base_flow)]
     if local_files:
         # The same workflow with file:// URLs of the served files: flowrun's engine and write path
         # (PartialFile: blocks, XXH3, O_DIRECT, fdatasync, rename) with no HTTP reader at all.
@@ -134,6 +139,10 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
             lines.append(f"  d{i}: {{download: {{url: 'file://{path}', to: '{dest}/{name}'}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools["flowrun-file"] = [str(flowrun), "run", "--events", "plain", str(flow)]
+        if base:
+            base_flow = work / f"{shape}-base-file.flow.yaml"
+            base_flow.write_text(flow.read_text())
+            tools["flowrun-base-file"] = [str(base), "run", "--events", "plain", str(base_flow)]
         curl_files = work / f"{shape}-file.curl"
         curl_files.write_text("".join(f'url = "file://{path}"\noutput = "{dest}/{name}"\n' for path, name in zip(local_files, names)))
         tools["curl-file"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_files)]
@@ -172,6 +181,7 @@ def main():
     parser.add_argument("--big-mib", type=int, default=1024)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", choices=["small", "big"], help="one shape only")
+    parser.add_argument("--base", help="another flowrun binary measured in the same turns (flowrun-base)")
     parser.add_argument("--prototype", help="also measure bench/dlproto's binary (a plain-http reader's floor)")
     parser.add_argument("--file-urls", action="store_true", help="also flowrun and curl with file:// URLs of the served files")
     parser.add_argument("--no-sha", action="store_true", help="leave out flowrun+sha")
@@ -203,7 +213,7 @@ def main():
         for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
             tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype,
-                             files if args.file_urls else None)
+                             files if args.file_urls else None, Path(args.base).resolve() if args.base else None)
             if args.no_sha:
                 del tools["flowrun+sha"]
             runs = {tool: [] for tool in tools}

@@ -202,7 +202,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// file its patterns name, as found).
     private static func readsNothing(_ task: TaskFiles, outputs: ArraySlice<FoundFile>?) -> Bool {
         guard let outputs, outputs.allSatisfy({ $0.status == nil }) else { return false }
-        return TaskDefinition.inputs(of: task).isEmpty
+        return TaskDefinition.hasNoInputs(task)
     }
 
     /// Hashes what a check needs of the task's files whose stamps do not stand: its inputs, and
@@ -465,7 +465,7 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     private func readsNoFile(_ success: SucceededTask) -> Bool {
         plan.tasks.withUnsafeBufferPointer { tasks in
             let task = TaskFiles(in: tasks, at: success.index)
-            guard TaskDefinition.inputs(of: task).isEmpty else { return false }
+            guard TaskDefinition.hasNoInputs(task) else { return false }
             return TaskDefinition.outputs(of: task).allSatisfy { output in
                 guard !PathGlob.isPattern(output), let status = fileSystem.regularFileStatus(of: output) else { return false }
                 return fileSystem.hasStreamedDigest(for: status)

@@ -65,6 +65,28 @@ import Testing
         #expect(third.skipReason(for: 1) == nil)
         third.finish()
     }
+
+    /// `hasNoInputs`, which the checks ask instead of making `inputs(of:)` (a `file:` URL's
+    /// path decoded by Character), never says none when there is one.
+    @Test func aTaskHasNoInputsOnlyWhenItsInputsAreEmpty() throws {
+        let plan = try PlannedTasks.plan(
+            """
+            version: 1
+            tasks:
+              web: {download: {url: 'http://127.0.0.1:9/x', to: /w/web}}
+              upper: {download: {url: 'FILE:///w/source', to: /w/upper}}
+              local: {download: {url: 'file://localhost/w/source', to: /w/local}}
+              declared: {download: {url: 'https://127.0.0.1:9/x', to: /w/declared}, inputs: [/w/list]}
+              shell: {outputs: [/w/made], shell: 'make'}
+            """, directory: base)
+        var none: [String] = []
+        for task in plan.tasks {
+            let files = TaskFiles(task)
+            if TaskDefinition.hasNoInputs(files) { none.append(task.id) }
+            #expect(!TaskDefinition.hasNoInputs(files) || TaskDefinition.inputs(of: task).isEmpty, "\(task.id) has inputs")
+        }
+        #expect(none == ["web", "shell"])
+    }
 }
 
 /// A value shared with a callback on another thread.
