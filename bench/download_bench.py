@@ -127,7 +127,10 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
         flow.write_text("\n".join(lines) + "\n")
         tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
         if baseline and not pinned:
-            tools["flowrun-base"] = [str(baseline), "run", "--events", "plain", str(flow)]
+            # A file of its own: the state and the compiled plan are kept per workflow file.
+            base_flow = work / f"{shape}-base.flow.yaml"
+            base_flow.write_text(flow.read_text())
+            tools["flowrun-base"] = [str(baseline), "run", "--events", "plain", str(base_flow)]
     if local_files:
         # The same workflow with file:// URLs of the served files: flowrun's engine and write path
         # (PartialFile: blocks, XXH3, O_DIRECT, fdatasync, rename) with no HTTP reader at all.
@@ -137,6 +140,10 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
             lines.append(f"  d{i}: {{download: {{url: 'file://{path}', to: '{dest}/{name}'}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools["flowrun-file"] = [str(flowrun), "run", "--events", "plain", str(flow)]
+        if baseline:
+            base_flow = work / f"{shape}-base-file.flow.yaml"
+            base_flow.write_text(flow.read_text())
+            tools["flowrun-base-file"] = [str(baseline), "run", "--events", "plain", str(base_flow)]
         curl_files = work / f"{shape}-file.curl"
         curl_files.write_text("".join(f'url = "file://{path}"\noutput = "{dest}/{name}"\n' for path, name in zip(local_files, names)))
         tools["curl-file"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_files)]
@@ -207,7 +214,7 @@ def main():
         for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
             tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype,
-                             files if args.file_urls else None, args.baseline)
+                             files if args.file_urls else None, Path(args.baseline).resolve() if args.baseline else None)
             if args.no_sha:
                 del tools["flowrun+sha"]
             runs = {tool: [] for tool in tools}

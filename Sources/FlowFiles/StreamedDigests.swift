@@ -78,6 +78,11 @@ package final class StreamedDigests: @unchecked Sendable {
         lock.withLock { digests.removeValue(forKey: status)?.noted }
     }
 
+    /// Whether a digest is noted for `status`, left for `take`.
+    package func has(_ status: FileStatus) -> Bool {
+        lock.withLock { digests[status] != nil }
+    }
+
     /// How many digests wait to be taken.
     package var count: Int { lock.withLock { digests.count } }
 }

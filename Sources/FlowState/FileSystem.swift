@@ -25,10 +25,14 @@ package protocol FileSystem: Sendable {
     /// The digest an action computed of the file with this status while it wrote or read it
     /// (`StreamedDigests`), and when; handed out once; nil if there is none.
     func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted?
+    /// Whether `streamedDigest(for:)` has one for this status, left for it to hand out.
+    func hasStreamedDigest(for status: FileStatus) -> Bool
 }
 
 extension FileSystem {
     package func outputFiles(matching pattern: String) -> [String] { files(matching: pattern) }
+    /// None by default: the twins in tests hand out none.
+    package func hasStreamedDigest(for status: FileStatus) -> Bool { false }
 }
 
 /// The real disk.
@@ -72,6 +76,10 @@ package struct LocalFileSystem: FileSystem {
 
     package func streamedDigest(for status: FileStatus) -> StreamedDigests.Noted? {
         StreamedDigests.shared.take(status)
+    }
+
+    package func hasStreamedDigest(for status: FileStatus) -> Bool {
+        StreamedDigests.shared.has(status)
     }
 
     /// The kernel's coarse clock, the one it stamps files with: a change after this moment is

@@ -14,6 +14,8 @@ struct SettlingStates {
 
     private struct Held {
         var state: TaskState
+        /// The task's plan index.
+        var index: Int
         /// The moment after which every racy file of it has settled.
         var settlesAfter: Int64
     }
@@ -31,26 +33,26 @@ struct SettlingStates {
     /// The moment after which every state held has settled; nil if none is held.
     var lastSettling: Int64? { held[first...].map(\.settlesAfter).max() }
 
-    /// Holds `state` if some file of it is racy and settles within `longestHold` of `moment`;
-    /// false if it is to be recorded now.
-    mutating func hold(_ state: TaskState, at moment: Int64) -> Bool {
+    /// Holds `state`, of the task at plan `index`, if some file of it is racy and settles within
+    /// `longestHold` of `moment`; false if it is to be recorded now.
+    mutating func hold(_ state: TaskState, of index: Int, at moment: Int64) -> Bool {
         var settlesAfter: Int64?
         for file in state.inputs + state.outputs where Self.isHeld(file.record) {
             settlesAfter = max(settlesAfter ?? .min, file.record.status.racyUntil)
         }
         guard let settlesAfter, settlesAfter - moment <= Self.longestHold else { return false }
-        held.append(Held(state: state, settlesAfter: settlesAfter))
+        held.append(Held(state: state, index: index, settlesAfter: settlesAfter))
         return true
     }
 
     /// Takes the states held whose files have settled at `digests.moment`, oldest first, each
     /// with its racy files hashed again; nil in place of one whose racy file changed since it was
     /// hashed (its status or its contents).
-    mutating func takeSettled(digests: inout FileDigests) -> [(id: String, state: TaskState?)] {
-        var settled: [(id: String, state: TaskState?)] = []
+    mutating func takeSettled(digests: inout FileDigests) -> [(index: Int, state: TaskState?)] {
+        var settled: [(index: Int, state: TaskState?)] = []
         while first < held.count, held[first].settlesAfter < digests.moment {
             let state = held[first].state
-            settled.append((state.id, Self.settle(state, digests: &digests)))
+            settled.append((held[first].index, Self.settle(state, digests: &digests)))
             first += 1
         }
         if first > 64, first * 2 > held.count {

@@ -22,18 +22,20 @@ enum TaskStateBytes {
     /// A file's bytes after its path.
     static let fileTail = 5 * 8 + fileDigestSize
 
-    /// Appends `state`'s bytes to `bytes`.
-    static func append(_ state: TaskState, to bytes: inout [UInt8]) {
+    /// Appends `state`'s bytes to `bytes`; `value`, when known, is its fingerprint's whole value
+    /// (taken here otherwise: a SHA-256 of the four parts).
+    static func append(_ state: TaskState, value: String? = nil, to bytes: inout [UInt8]) {
+        assert(value == nil || value == state.record.fingerprint.value, "the value given is not the fingerprint's")
         appendText(state.id, to: &bytes)
         let fingerprint = state.record.fingerprint
-        // One by one, not from an array of the six: a task's state is appended twice a run
-        // (the journal, then the compacted file), for every tracked task that succeeded.
+        // One by one, not from an array of the six: a task's state is appended for every
+        // tracked task that succeeded (the compacted file copies the journal's bytes).
         _ = appendDigest(fingerprint.definition, to: &bytes)
         _ = appendDigest(fingerprint.environment, to: &bytes)
         _ = appendDigest(fingerprint.inputs, to: &bytes)
         _ = appendDigest(fingerprint.needs, to: &bytes)
         _ = appendDigest(state.record.outputs, to: &bytes)
-        _ = appendDigest(fingerprint.value, to: &bytes)
+        _ = appendDigest(value ?? fingerprint.value, to: &bytes)
         appendInteger(UInt32(state.inputs.count), to: &bytes)
         appendInteger(UInt32(state.outputs.count), to: &bytes)
         for file in state.inputs { append(file, to: &bytes) }

@@ -65,8 +65,9 @@ package final class TaskStates: @unchecked Sendable {
     private var journalWholeLength: Int?
     /// Where an append that failed began, until the journal is cut back there.
     private var failedAppendStart: off_t?
-    /// What this run changed, by id (nil: forgotten), written at `compact`.
-    private var changes: [String: TaskState?] = [:]
+    /// What this run changed, by id, as the file keeps each task (`TaskStateBytes`; nil:
+    /// forgotten), written at `compact`: encoded once, when the journal took it, not again there.
+    private var changes: [String: [UInt8]?] = [:]
 
     /// The state of `workflowFile` (absolute) in `folder`, read if it is there.
     package init(folder: StateFolder, workflowFile: String) {
@@ -306,11 +307,13 @@ package final class TaskStates: @unchecked Sendable {
 
     // MARK: Changes
 
-    /// Remembers a task's success, appended to the journal at once.
-    package func recordSuccess(_ state: TaskState) throws(TaskStatesError) {
+    /// Remembers a task's success, appended to the journal at once. `value`, when the caller
+    /// knows it already, is the fingerprint's whole value (`TaskFingerprint.value`): it spares
+    /// hashing the four parts again.
+    package func recordSuccess(_ state: TaskState, value: String? = nil) throws(TaskStatesError) {
         var payload: [UInt8] = [UInt8(ascii: "T")]
-        TaskStateBytes.append(state, to: &payload)
-        changes[state.id] = .some(state)
+        TaskStateBytes.append(state, value: value, to: &payload)
+        changes[state.id] = .some(Array(payload[1...]))
         try appendToJournal(payload)
     }
 
@@ -329,7 +332,9 @@ package final class TaskStates: @unchecked Sendable {
     /// Keeps new stamps of an up-to-date task's files (hashed again with the same contents), so
     /// that they are not hashed next time; written at `compact` only.
     package func refresh(_ state: TaskState) {
-        changes[state.id] = .some(state)
+        var bytes: [UInt8] = []
+        TaskStateBytes.append(state, to: &bytes)
+        changes[state.id] = .some(bytes)
     }
 
     private func appendToJournal(_ payload: [UInt8]) throws(TaskStatesError) {
@@ -430,7 +435,7 @@ package final class TaskStates: @unchecked Sendable {
         for id in journaled.keys.sorted() + changes.keys.sorted() where seen.insert(id).inserted { order.append(id) }
 
         // Each task's bytes: a change made now, else the journal's, else the file's, copied.
-        var pieces: [(state: TaskState?, bytes: UnsafeRawBufferPointer?)] = []
+        var pieces: [(change: [UInt8]?, stored: UnsafeRawBufferPointer?)] = []
         for (index, id) in order.enumerated() {
             if let change = changes[id] {
                 if let change { pieces.append((change, nil)) }
@@ -454,8 +459,8 @@ package final class TaskStates: @unchecked Sendable {
             buffer.removeAll(keepingCapacity: true)
         }
         for piece in pieces {
-            if let state = piece.state { TaskStateBytes.append(state, to: &buffer) }
-            if let bytes = piece.bytes { buffer += bytes }
+            if let change = piece.change { buffer += change }
+            if let stored = piece.stored { buffer += stored }
             try flush(atLeast: Self.writePiece)
         }
         try flush(atLeast: 0)

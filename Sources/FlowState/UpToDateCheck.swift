@@ -183,7 +183,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             let pending = PendingCheck(
                 index: index, id: id, task: task, fingerprint: fingerprint, stored: stored, inputs: Array(inputs), outputs: outputs.map(Array.init))
             // A file whose stamp does not stand is hashed: off the loop when the engine can wait.
-            if later, outputs.map({ !stored.stands(for: $0, outputs: true) }) ?? true {
+            // Not when there is none to read (`readsNothing`): decided here, the task starts
+            // without two hops between threads (a download whose file was removed).
+            if later, outputs.map({ !stored.stands(for: $0, outputs: true) }) ?? true, !Self.readsNothing(task, outputs: outputs) {
                 pendingChecks[index] = pending
                 return .later
             }
@@ -193,6 +195,14 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         // Taken before the task starts: an input it changes makes it run again next time.
         let atStart = InputsAtStart(of: task, digests: &digests)
         return .now(runs(index, id: id, fingerprint: fingerprint, atStart: atStart))
+    }
+
+    /// Whether `examine` would read no file of the task: it has no inputs (nothing to hash or
+    /// walk again for `InputsAtStart`), and no output of it is there to hash (`outputs`: each
+    /// file its patterns name, as found).
+    private static func readsNothing(_ task: TaskFiles, outputs: ArraySlice<FoundFile>?) -> Bool {
+        guard let outputs, outputs.allSatisfy({ $0.status == nil }) else { return false }
+        return TaskDefinition.hasNoInputs(task)
     }
 
     /// Hashes what a check needs of the task's files whose stamps do not stand: its inputs, and
@@ -419,14 +429,22 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
     /// engine's loop: a multi-GB output no longer holds up the other tasks' ends, starts and
     /// events. `recorded` is called from there once its state is kept (or found not to be);
     /// false if there was nothing to hash (an untracked task), and `recorded` is not called.
+    /// One whose every file the action hashed as it wrote it (`readsNoFile`) is recorded here,
+    /// also returning false: a hop to the hashing queue and back to the loop would cost more than
+    /// its stats (each of 200 downloads waited for two thread wake-ups before its slot was free).
     package func taskSucceeded(_ index: Int, recorded: @escaping @Sendable () -> Void) -> Bool {
-        let queued: Bool = lock.withLock {
+        let (success, queued): (SucceededTask?, Bool) = lock.withLock {
             guard let success = takeSuccess(index) else {
                 recordSettled()
-                return false
+                return (nil, false)
             }
+            if readsNoFile(success) { return (success, false) }
             hashingNext[index] = success
-            return true
+            return (nil, true)
+        }
+        if let success {
+            let hashed = hash(success)
+            lock.withLock { record(hashed) }
         }
         guard queued else { return false }
         successHashing.async { [self] in
@@ -438,6 +456,21 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             recorded()
         }
         return true
+    }
+
+    /// Whether hashing `success` reads no file: its task has no inputs (nothing to walk or hash
+    /// again), and each of its outputs names one regular file whose digest its action noted as
+    /// it wrote it (`FileSystem.hasStreamedDigest`: a download's `to`), so only stats are left.
+    /// Called with `lock` held.
+    private func readsNoFile(_ success: SucceededTask) -> Bool {
+        plan.tasks.withUnsafeBufferPointer { tasks in
+            let task = TaskFiles(in: tasks, at: success.index)
+            guard TaskDefinition.hasNoInputs(task) else { return false }
+            return TaskDefinition.outputs(of: task).allSatisfy { output in
+                guard !PathGlob.isPattern(output), let status = fileSystem.regularFileStatus(of: output) else { return false }
+                return fileSystem.hasStreamedDigest(for: status)
+            }
+        }
     }
 
     /// Returns once the successes handed to `successHashing` so far are recorded.
@@ -491,11 +524,19 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
         if let fingerprint = hashed.fingerprint { remember(fingerprint, of: hashed.index) }
         guard let state = hashed.state else { return }
         build(state.record, at: hashed.index)
-        if settling.hold(state, at: hashed.moment) {
+        if settling.hold(state, of: hashed.index, at: hashed.moment) {
             recordWhenSettled()
         } else {
-            note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) }
+            recordSuccess(state, at: hashed.index)
         }
+    }
+
+    /// Keeps a success in the state, with its fingerprint's whole value from this check's table
+    /// (`current`), where the task's resume key and its dependents' lines take it too: hashed
+    /// once a task, not again for the state. Called with `lock` held.
+    private func recordSuccess(_ state: TaskState, at index: Int) {
+        let value = current[index] == state.record.fingerprint ? current.value(of: index) : nil
+        note { () throws(TaskStatesError) in try states.recordSuccess(kept(state), value: value) }
     }
 
     /// A success held until its files settle is recorded once they have, even when no other task
@@ -520,9 +561,9 @@ package final class UpToDateCheck: TaskGate, @unchecked Sendable {
             return
         }
         var digests = FileDigests(known: [:], fileSystem: settlingFileSystem, run: hashedInRun)
-        for (_, state) in settling.takeSettled(digests: &digests) {
+        for (index, state) in settling.takeSettled(digests: &digests) {
             // nil: a file changed after it was hashed; the task runs again next time.
-            if let state { note { () throws(TaskStatesError) in try states.recordSuccess(kept(state)) } }
+            if let state { recordSuccess(state, at: index) }
         }
     }
 
