@@ -231,6 +231,12 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             staging.received += Int64(buffer.readableBytes)
             return staging.received
         }
+        return reported(received, on: eventLoop) ?? eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Reports progress at `received` body bytes, and returns a future to wait for before the
+    /// next read when too many bytes wait for the disk or the hash (nil when it may come at once).
+    private func reported(_ received: Int64, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         let (start, total) = expectedLength.withLockedValue { ($0.start, $0.total) }
         progress(start + received, total)
         let wait: EventLoopPromise<Void>? = writes.withLockedValue { writes in
@@ -239,7 +245,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             writes.waiter = promise
             return promise
         }
-        return wait?.futureResult ?? eventLoop.makeSucceededVoidFuture()
+        return wait?.futureResult
     }
 
     /// The `PlainHTTPReader`'s body bytes: `read` fills the free space of the block being
@@ -267,15 +273,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             }
             return staging.received
         }
-        let (start, total) = expectedLength.withLockedValue { ($0.start, $0.total) }
-        progress(start + received, total)
-        let wait: EventLoopPromise<Void>? = writes.withLockedValue { writes in
-            guard writes.failure == nil, max(writes.unwritten, writes.unhashed) > Self.writeBehindLimit else { return nil }
-            let promise = eventLoop.makePromise(of: Void.self)
-            writes.waiter = promise
-            return promise
-        }
-        return (count, wait?.futureResult)
+        return (count, reported(received, on: eventLoop))
     }
 
     /// Hands the block being filled to the file's queues: once the response ended, whichever
