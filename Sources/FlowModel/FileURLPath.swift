@@ -11,7 +11,7 @@ package enum FileURLPath {
     package static func bytes(of url: String) -> [UInt8]? {
         let slash = UInt8(ascii: "/")
         var rest = url.utf8[...]
-        guard String(decoding: rest.prefix(5), as: UTF8.self).lowercased() == "file:" else { return nil }
+        guard hasFileScheme(url) else { return nil }
         rest = rest.dropFirst(5)
         if rest.starts(with: [slash, slash]) {
             rest = rest.dropFirst(2)
@@ -22,6 +22,15 @@ package enum FileURLPath {
         if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { rest = rest[..<end] }
         guard rest.first == slash else { return nil }
         return PercentEncoding.decoded(Substring(rest))
+    }
+
+    /// Whether `url` starts with `file:` in any case of its letters: what `bytes(of:)` reads
+    /// first, and all a caller needs to know that `url` names no local file (ASCII only: no other
+    /// letter lowercases to one of these).
+    package static func hasFileScheme(_ url: String) -> Bool {
+        let scheme = url.utf8.prefix(5)
+        // ASCII letters lowercased; ":" is not a letter and stays.
+        return scheme.lazy.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }.elementsEqual("file:".utf8)
     }
 
     /// The path as a String, or nil when it is not a `file:` URL of this machine or its

@@ -64,23 +64,15 @@ package enum TaskDefinition {
     }
 
     /// Whether `inputs(of:)` is surely empty, told without making it: a download's URL that may
-    /// be a `file:` one counts as an input (`localSource` decodes the path, by Character; the
-    /// checks ask this for every task that ends or starts).
+    /// be a `file:` one counts as an input (`localSource` decodes the whole path; the checks ask
+    /// this for every task that ends or starts).
     static func hasNoInputs(_ task: TaskFiles) -> Bool {
         guard task.inputs.isEmpty else { return false }
         switch task.action {
         case .shell, .group: return true
-        case .download(let download): return task.tookSecret || !mayBeFileURL(download.url.value)
+        case .download(let download): return task.tookSecret || !FileURLPath.hasFileScheme(download.url.value)
         case .decompress, .combine: return false
         }
-    }
-
-    /// Whether `url` starts with `file:` in any case (what `FileURLPath` reads first).
-    private static func mayBeFileURL(_ url: String) -> Bool {
-        let scheme = Array(url.utf8.prefix(5))
-        // ASCII letters lowercased; ":" is not a letter and stays.
-        let lowered = scheme.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
-        return lowered.elementsEqual("file:".utf8)
     }
 
     /// How many of `inputs(of:)`, from the first, name one file each, never a folder's files: a
