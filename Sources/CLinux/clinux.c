@@ -541,22 +541,29 @@ static int wait_status_of(const siginfo_t *info) {
     }
 }
 
+/* Reaps one exited child of flowrun in process group `group` into *info: its pid; 0 when the
+ * group still holds a child of flowrun that has not exited; -1 when it holds none (ECHILD). */
+static pid_t reap_one_in_group(pid_t group, siginfo_t *info) {
+    for (;;) {
+        memset(info, 0, sizeof *info);
+        if (waitid(P_PGID, (id_t)group, info, WEXITED | WNOHANG) == 0) return info->si_pid;
+        if (errno != EINTR) return -1;
+    }
+}
+
 pid_t flowrun_reap_leader(pid_t leader, int *status, int *found, int *remaining) {
     pid_t reaped = 0;
     *found = 0;
     *remaining = 0;
     for (;;) {
         siginfo_t info;
-        memset(&info, 0, sizeof info);
-        if (waitid(P_PGID, (id_t)leader, &info, WEXITED | WNOHANG) != 0) {
-            if (errno == EINTR) continue;
-            break; /* ECHILD: no child of flowrun is left in the group */
-        }
-        if (info.si_pid == 0) {
+        pid_t pid = reap_one_in_group(leader, &info);
+        if (pid < 0) break; /* no child of flowrun is left in the group */
+        if (pid == 0) {
             *remaining = 1;
             break;
         }
-        if (info.si_pid == leader) {
+        if (pid == leader) {
             reaped = leader;
             *status = wait_status_of(&info);
         } else {
@@ -570,13 +577,8 @@ pid_t flowrun_reap_leader(pid_t leader, int *status, int *found, int *remaining)
 }
 
 int flowrun_reap_group(pid_t group) {
-    for (;;) {
-        siginfo_t info;
-        memset(&info, 0, sizeof info);
-        if (waitid(P_PGID, (id_t)group, &info, WEXITED | WNOHANG) != 0) {
-            if (errno == EINTR) continue;
-            return 0; /* ECHILD: no child of flowrun is in the group */
-        }
-        if (info.si_pid == 0) return 1;
-    }
+    siginfo_t info;
+    pid_t pid;
+    while ((pid = reap_one_in_group(group, &info)) > 0) continue;
+    return pid == 0;
 }
