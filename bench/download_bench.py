@@ -22,8 +22,10 @@ where without it they swing by 2x; the other work waits meanwhile.
 `--prototype BINARY` adds bench/dlproto (a stand-alone plain-http reader with flowrun's write path:
 bench/README.md, "s41-dl") to the turns: `swift build -c release --package-path bench/dlproto`,
 then `--prototype bench/dlproto/.build/release/dlproto`. `--no-sha` leaves out flowrun+sha;
-`--baseline BINARY` adds `flowrun-base`, another flowrun binary (main's, say) on the same workflow,
-to the turns. `--file-urls` adds flowrun-file and curl-file, the same transfers with `file://` URLs (each tool
+`--baseline BINARY` adds `flowrun-base` (and `flowrun-base+sha`), another flowrun binary (main's,
+say) on the same workflows, to the turns. `--pipes` adds, for the 1 GiB file, `curl -s URL | tee FILE
+| openssl dgst -sha256` and the same with coreutils' `sha256sum`: a peer hashing the body as it is
+written (not durable, not checked). `--file-urls` adds flowrun-file and curl-file, the same transfers with `file://` URLs (each tool
 without its HTTP reader, and without nginx's CPU beside it).
 
 Needs nginx and curl: `apt-get install nginx-light curl`; aria2c is measured when installed.
@@ -112,7 +114,7 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None, baseline=None):
+def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=None, baseline=None, pipes=False):
     """The command of each tool for one shape, writing into dest."""
     work = OUT / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -126,11 +128,12 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
             lines.append(f"  d{i}: {{download: {{url: '{url}', to: '{dest}/{name}'{sha}}}}}")
         flow.write_text("\n".join(lines) + "\n")
         tools[label] = [str(flowrun), "run", "--events", "plain", str(flow)]
-        if baseline and not pinned:
+        if baseline:
             # A file of its own: the state and the compiled plan are kept per workflow file.
-            base_flow = work / f"{shape}-base.flow.yaml"
+            suffix = "+sha" if pinned else ""
+            base_flow = work / f"{shape}-base{'-sha' if pinned else ''}.flow.yaml"
             base_flow.write_text(flow.read_text())
-            tools["flowrun-base"] = [str(baseline), "run", "--events", "plain", str(base_flow)]
+            tools["flowrun-base" + suffix] = [str(baseline), "run", "--events", "plain", str(base_flow)]
     if local_files:
         # The same workflow with file:// URLs of the served files: flowrun's engine and write path
         # (PartialFile: blocks, XXH3, O_DIRECT, fdatasync, rename) with no HTTP reader at all.
@@ -150,6 +153,12 @@ def commands(shape, urls, digests, dest, flowrun, prototype=None, local_files=No
     curl_config = work / f"{shape}.curl"
     curl_config.write_text("".join(f'url = "{url}"\noutput = "{dest}/{name}"\n' for url, name in zip(urls, names)))
     tools["curl"] = ["curl", "--parallel", "--parallel-max", "8", "-s", "-K", str(curl_config)]
+    if pipes and shape == "big":
+        # A peer doing flowrun+sha's work: the body written and its SHA-256 computed at once, by
+        # curl, tee and a hasher in one pipeline (neither checks the digest nor makes the file
+        # durable). coreutils' sha256sum has no SHA-NI here; openssl's does.
+        for label, hasher in (("curl|tee|openssl", "openssl dgst -sha256"), ("curl|tee|sha256sum", "sha256sum")):
+            tools[label] = ["bash", "-c", f"set -o pipefail; curl -s '{urls[0]}' | tee '{dest}/{names[0]}' | {hasher} >/dev/null"]
     if prototype:
         listing = work / f"{shape}.list"
         listing.write_text("".join(f"{url}\t{dest}/{name}\n" for url, name in zip(urls, names)))
@@ -187,6 +196,8 @@ def main():
     parser.add_argument("--no-sha", action="store_true", help="leave out flowrun+sha")
     parser.add_argument("--realtime", action="store_true", help="nginx and the tools under chrt -r 50 (root)")
     parser.add_argument("--baseline", help="another flowrun binary (say main's), measured in the same turns as flowrun-base")
+    parser.add_argument("--pipes", action="store_true",
+                        help="1 GiB: also curl | tee FILE | openssl dgst -sha256 (and | sha256sum), a peer hashing as it writes")
     args = parser.parse_args()
     if not shutil.which("curl") or not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         sys.exit("needs nginx and curl: apt-get install nginx-light curl")
@@ -214,9 +225,11 @@ def main():
         for shape, (urls, files, total, _) in shapes.items():
             dest = OUT / "dest"
             tools = commands(shape, urls, [sha256(f) for f in files], dest, flowrun, args.prototype,
-                             files if args.file_urls else None, Path(args.baseline).resolve() if args.baseline else None)
+                             files if args.file_urls else None, Path(args.baseline).resolve() if args.baseline else None,
+                             args.pipes)
             if args.no_sha:
-                del tools["flowrun+sha"]
+                for tool in ("flowrun+sha", "flowrun-base+sha"):
+                    tools.pop(tool, None)
             runs = {tool: [] for tool in tools}
             order = list(tools)
             for round_index in range(args.repeat):

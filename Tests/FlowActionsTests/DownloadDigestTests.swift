@@ -61,8 +61,8 @@ import Testing
         #expect(Self.noted(folder + "/big.bin") == DownloadRunnerTests.xxh128(body))
     }
 
-    /// With a sha256 to check, a long body's SHA-256 takes the hashing queue and its XXH3-128
-    /// the write queue; a resumed rest short enough is hashed inline, both at once. The digest
+    /// With a sha256 to check, a long body's SHA-256 takes the hashing queue and its XXH3-128 is
+    /// fed as the bytes are received; a resumed rest short enough is hashed inline, both at once. The digest
     /// noted is still that of the whole file, in order, and so is the SHA-256 checked.
     @Test func aTransferWithASHA256NotesTheDigestOfTheWholeFileHashedOnTwoThreads() async throws {
         let folder = try ShellRunnerTests.makeFolder()
@@ -100,6 +100,27 @@ import Testing
             #expect(Self.noted(folder + "/" + name) == DownloadRunnerTests.xxh128(bytes), "\(name)")
         }
         #expect(server.requestCount("/whole") == 1)
+    }
+
+    /// Through a proxy the body comes by AsyncHTTPClient's parts (copied into blocks), not the
+    /// plain reader's reads: a long body with a sha256 still notes the XXH3-128 of the whole
+    /// file, fed from each part as it came while the SHA-256 took the hashing queue.
+    @Test func aProxiedTransferWithASHA256NotesTheDigestOfTheWholeFile() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let proxy = try TestHTTPServer()
+        defer { proxy.shutdown() }
+        let body = DownloadRunnerTests.bytes(Int(HTTPTransfer.inlineHashLimit) + 2 * DirectWrites.blockSize + 4_321, seed: 47)
+        #expect(!HTTPTransfer.hashesInline(bodyLength: Int64(body.count)))
+        proxy.route("/long") { _ in .init(body: body) }
+        let tasks = try DownloadRunnerTests.tasks(
+            [("get", "{download: {url: 'http://downloads.example/long', to: long.bin, sha256: \(DownloadRunnerTests.sha256(body))}}")], in: folder)
+        let runner = DownloadRunnerTests.runner(in: folder, ["http_proxy": "127.0.0.1:\(proxy.port)"])
+        defer { runner.finishRun() }
+        #expect(await DownloadRunnerTests.run(tasks[0], runner: runner).result == .succeeded)
+        #expect(proxy.requests.map(\.target) == ["http://downloads.example/long"])
+        #expect(DownloadRunnerTests.contents(folder + "/long.bin") == body)
+        #expect(Self.noted(folder + "/long.bin") == DownloadRunnerTests.xxh128(body))
     }
 
     @Test func aFileURLACacheHitAndAFinishedSharedTransferEachNoteTheirTo() async throws {

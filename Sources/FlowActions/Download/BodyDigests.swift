@@ -15,8 +15,8 @@ package struct BodyDigests: Sendable, Equatable {
 /// is in cache, or (`updateSHA256`, with the XXH3-128 fed to `content` elsewhere) each digest on
 /// a thread of its own. Copies share the XXH3 state (a class): make a new one to start over.
 struct BodyHasher {
-    /// The XXH3-128's state, which a file whose SHA-256 takes the hashing queue feeds on its
-    /// write queue instead (`PartialFile.hashContent`).
+    /// The XXH3-128's state, which a file whose SHA-256 takes the hashing queue feeds from the
+    /// network thread instead (`PartialFile.hashContent`).
     let content: XXH128Hasher
     private var sha256: SHA256?
 

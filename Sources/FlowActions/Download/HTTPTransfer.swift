@@ -10,7 +10,9 @@ import NIOHTTP1
 /// body part returns completes only once both have caught up, so memory stays bounded whatever
 /// the file's size. The network thread copies the parts into whole blocks (`StagedBlock`);
 /// writes happen on the file's queue and hashing on its hashing queue, a block at a time, each
-/// in the order the bytes arrived.
+/// in the order the bytes arrived. A body with a SHA-256 to compute has only that on the hashing
+/// queue; its XXH3-128 is fed by the network thread as the bytes reach the block
+/// (`Staging.hashesContent`).
 final class HTTPTransfer: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -85,7 +87,10 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             ?? head.headers.first(name: "Last-Modified")
         let failure = Self.failure(of: head, url: url)
         let inline = Self.hashesInline(bodyLength: contentLength)
-        staging.withLockedValue { $0.hashesInline = inline }
+        staging.withLockedValue { staging in
+            staging.hashesInline = inline
+            staging.hashesContent = !inline && file.withSHA256
+        }
         // A 206 to a plain GET is the body only when its range is the whole file, and its body
         // that long: the range's length is then the file's, so a shorter body (its
         // Content-Length, or a chunked body's end) is not taken for the file.
@@ -190,6 +195,12 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         var block: StagedBlock?
         var received: Int64 = 0
         var hashesInline = false
+        /// Whether the XXH3-128 is fed here, on the network thread, from the bytes just received
+        /// (still in this core's cache), while the SHA-256 alone takes the hashing queue: a body
+        /// with a `sha256:` not hashed inline. On the write queue, after each block's write, the
+        /// XXH3 lengthened the chain of blocking writes that paces the transfer, and read the
+        /// block from the other core's cache (bench/README.md, s43-sha).
+        var hashesContent = false
         /// The head's work on the file's queue, done there just before the first block's.
         var headBookkeeping: (@Sendable () -> Void)?
     }
@@ -220,6 +231,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
         if let failure = writeFailure { return eventLoop.makeFailedFuture(failure) }
         let received: Int64 = staging.withLockedValue { staging in
             buffer.withUnsafeReadableBytes { part in
+                if staging.hashesContent { file.hashContent(part) }
                 var rest = part
                 while !rest.isEmpty {
                     let block = staging.block ?? StagedBlock()
@@ -265,6 +277,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             throw error
         }
         let received: Int64 = staging.withLockedValue { staging in
+            if staging.hashesContent { file.hashContent(UnsafeRawBufferPointer(rebasing: block.bytes[(block.count - count)...])) }
             staging.received += Int64(count)
             if block.isFull {
                 handOff(block, hashingInline: staging.hashesInline, after: staging.headBookkeeping.take())
@@ -293,8 +306,8 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// Hashes the block on the file's hashing queue, or with `hashingInline` on its write
     /// queue just before the write, and appends it on its write queue; the block's memory
     /// returns to the pool once both are done with it. A file with a SHA-256 to compute has
-    /// only that on the hashing queue (not inline), and its XXH3-128 on the write queue.
-    /// `head`, the head's bookkeeping, runs on the write queue first.
+    /// only that on the hashing queue (not inline): its XXH3-128 was fed as the bytes came
+    /// (`Staging.hashesContent`). `head`, the head's bookkeeping, runs on the write queue first.
     private func handOff(_ block: StagedBlock, hashingInline: Bool, after head: (@Sendable () -> Void)? = nil) {
         let count = block.count, file = file, writes = writes
         let splitsDigests = !hashingInline && file.withSHA256
@@ -319,7 +332,6 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             if failure == nil {
                 do throws(ActionFailure) {
                     try file.appendPrehashed(block.bytes)
-                    if splitsDigests { file.hashContent(block.bytes) }
                 } catch {
                     failure = error
                 }
