@@ -196,60 +196,77 @@ package final class Downloader: Sendable {
                 throw ActionFailure("\(url): \(error)", retryable: false)
             }
             let transfer = HTTPTransfer(file: file, url: url, resuming: file.size > 0, progress: progress)
-            let response: EventLoopFuture<Void>
+            // `blocking`: called on a thread that may wait (the plain reader's), which then does
+            // the file's work itself, `sync` on its idle queue running here: the end of a small
+            // download wakes no other thread before the engine's (bench/README.md, s43-small).
+            let ended = { @Sendable (blocking: Bool) -> @Sendable (Result<Void, any Error>) -> Void in
+                { result in
+                    // The last, partial block goes to the file before the outcome is looked at.
+                    transfer.handOffStagedBytes(blocking: blocking)
+                    let settle: @Sendable () -> Void = {
+                        self.responseEnded(
+                            result, target: target, parsed: parsed, url: url, chain: chain, transfer: transfer, into: file, attempt: attempt,
+                            detours: detours, progress: progress, completion: completion)
+                    }
+                    if blocking { file.queue.sync(execute: settle) } else { file.queue.async(execute: settle) }
+                }
+            }
             if let proxy, proxy.kind == .http, !secure,
                 let forwarded = ForwardedRequest(request, proxy: proxy, connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
             {
                 // Plain http through an http proxy goes to it as `GET http://host/path`, as curl.
                 guard attempt.started(cancel: { forwarded.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
-                response = forwarded.start(on: eventLoopGroup(), into: transfer)
+                forwarded.start(on: eventLoopGroup(), into: transfer).whenComplete(ended(false))
             } else if proxy == nil, !secure, !detours.onClient, let plain = PlainHTTPReader.Request(request) {
                 let exchange = PlainHTTPReader.Exchange()
                 guard attempt.started(cancel: { exchange.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
-                response = reader.start(plain, fresh: detours.onFreshConnection, exchange: exchange, into: transfer, on: eventLoopGroup().next())
+                reader.start(plain, fresh: detours.onFreshConnection, exchange: exchange, into: transfer, on: eventLoopGroup().next(), ended: ended(true))
             } else {
                 let task = try client(for: proxy, fresh: detours.onFreshConnection, secure: secure).execute(request: request, delegate: transfer)
                 guard attempt.started(cancel: { task.cancel() }) else {
                     task.cancel()
                     throw ActionFailure("cancelled", retryable: false)
                 }
-                response = task.futureResult
-            }
-            response.whenComplete { result in
-                // The last, partial block goes to the file before the outcome is looked at.
-                transfer.handOffStagedBytes()
-                file.queue.async {
-                    func again(_ target: String, _ chain: RedirectChain, _ detours: Detours) {
-                        self.request(target, chain: chain, into: file, attempt: attempt, detours: detours, progress: progress, completion: completion)
-                    }
-                    switch result {
-                    case .failure(is PlainHTTPReader.Declined):
-                        var onClient = detours
-                        onClient.onClient = true
-                        again(target, chain, onClient)
-                    case .failure(let redirect as HTTPTransfer.Redirect):
-                        switch chain.following(redirect.location, from: parsed) {
-                        case .success(let (next, nextChain)): again(next, nextChain, Detours(restartedFromZero: detours.restartedFromZero))
-                        case .failure(let failure): completion(.failure(failure))
-                        }
-                    case .failure(let refused as HTTPTransfer.RangeRefused):
-                        // Once: a server that never continues a file fails rather than loops.
-                        guard !detours.restartedFromZero else {
-                            return completion(.failure(ActionFailure("\(url): \(refused.problem)", retryable: true)))
-                        }
-                        again(chain.original, chain.restarted(), Detours(restartedFromZero: true))
-                    case .failure(let error)
-                    where !detours.onFreshConnection && !transfer.receivedHead && !attempt.isCancelled && Self.connectionDied(error):
-                        // As curl: the server closed a kept-alive connection as the request went
-                        // out, which is no fault of the file's; whatever the task's retries.
-                        again(target, chain, Detours(restartedFromZero: detours.restartedFromZero, onFreshConnection: true))
-                    default:
-                        completion(Self.outcome(result, transfer: transfer, file: file, url: url))
-                    }
-                }
+                task.futureResult.whenComplete(ended(false))
             }
         } catch {
             completion(.failure(error))
+        }
+    }
+
+    /// On the file's queue, once a request's response ended: the attempt's next request (a
+    /// redirect, the whole file after a refused range, a retry on a fresh connection), or its outcome.
+    private func responseEnded(
+        _ result: Result<Void, any Error>, target: String, parsed: URL, url: String, chain: RedirectChain, transfer: HTTPTransfer,
+        into file: PartialFile, attempt: HTTPAttempt, detours: Detours, progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        completion: @escaping @Sendable (Result<Void, ActionFailure>) -> Void
+    ) {
+        func again(_ target: String, _ chain: RedirectChain, _ detours: Detours) {
+            request(target, chain: chain, into: file, attempt: attempt, detours: detours, progress: progress, completion: completion)
+        }
+        switch result {
+        case .failure(is PlainHTTPReader.Declined):
+            var onClient = detours
+            onClient.onClient = true
+            again(target, chain, onClient)
+        case .failure(let redirect as HTTPTransfer.Redirect):
+            switch chain.following(redirect.location, from: parsed) {
+            case .success(let (next, nextChain)): again(next, nextChain, Detours(restartedFromZero: detours.restartedFromZero))
+            case .failure(let failure): completion(.failure(failure))
+            }
+        case .failure(let refused as HTTPTransfer.RangeRefused):
+            // Once: a server that never continues a file fails rather than loops.
+            guard !detours.restartedFromZero else {
+                return completion(.failure(ActionFailure("\(url): \(refused.problem)", retryable: true)))
+            }
+            again(chain.original, chain.restarted(), Detours(restartedFromZero: true))
+        case .failure(let error)
+        where !detours.onFreshConnection && !transfer.receivedHead && !attempt.isCancelled && Self.connectionDied(error):
+            // As curl: the server closed a kept-alive connection as the request went
+            // out, which is no fault of the file's; whatever the task's retries.
+            again(target, chain, Detours(restartedFromZero: detours.restartedFromZero, onFreshConnection: true))
+        default:
+            completion(Self.outcome(result, transfer: transfer, file: file, url: url))
         }
     }
 

@@ -171,8 +171,8 @@ private final class ForwardedResponseHandler: ChannelInboundHandler {
         while !busy, !finished, !waiting.isEmpty {
             let future: EventLoopFuture<Void>
             switch waiting.removeFirst() {
-            case .head(let head): future = transfer.received(head, on: context.eventLoop)
-            case .body(let part): future = transfer.received(part, on: context.eventLoop)
+            case .head(let head): future = transfer.received(head, on: context.eventLoop) ?? context.eventLoop.makeSucceededVoidFuture()
+            case .body(let part): future = transfer.received(part, on: context.eventLoop) ?? context.eventLoop.makeSucceededVoidFuture()
             case .end:
                 return finish(.success(()), context: context)
             }

@@ -69,12 +69,14 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     var receivedHead: Bool { headSeen.withLockedValue { $0 } }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        received(head, on: task.eventLoop)
+        received(head, on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
     }
 
-    /// The response's head, from async-http-client or a `ForwardedRequest`: the future says
-    /// when the body may come (or fails the request).
-    func received(_ head: HTTPResponseHead, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// The response's head, from async-http-client, a `ForwardedRequest` or a `PlainHTTPReader`:
+    /// nil when the body may come at once, else a future that says when (or fails the request).
+    /// Nil rather than a future made succeeded: the plain reader would wait for that one
+    /// through the event loop's thread, a round trip of two thread wake-ups.
+    func received(_ head: HTTPResponseHead, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         headSeen.withLockedValue { $0 = true }
         // The statuses `curl -L` follows: a 300's Location is the server's preferred choice.
         if [300, 301, 302, 303, 307, 308].contains(head.status.code), let location = head.headers.first(name: "Location") {
@@ -113,7 +115,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
                     file.keepResumeRecord()
                 }
             }
-            return eventLoop.makeSucceededVoidFuture()
+            return nil
         }
         if resuming, head.status == .partialContent, failure == nil,
             ResumedRange.problem(of: head, keptBytes: kept.size, validator: kept.validator, knownTotal: kept.expectedSize) == nil
@@ -125,7 +127,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             expectedLength.withLockedValue { $0 = (total, kept.size) }
             progress(kept.size, total)
             file.queue.async { file.expectedSize = total }
-            return eventLoop.makeSucceededVoidFuture()
+            return nil
         }
         let promise = eventLoop.makePromise(of: Void.self)
         file.queue.async {
@@ -224,10 +226,11 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// hashing and write queues, in arrival order (`StagedBlock`); returns at once unless too
     /// many bytes wait for either. The network thread only receives and copies.
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        received(buffer, on: task.eventLoop)
+        received(buffer, on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
     }
 
-    func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// Nil when the next part may come at once (as `received(_:on:)` for the head).
+    func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         if let failure = writeFailure { return eventLoop.makeFailedFuture(failure) }
         let received: Int64 = staging.withLockedValue { staging in
             buffer.withUnsafeReadableBytes { part in
@@ -243,7 +246,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             staging.received += Int64(buffer.readableBytes)
             return staging.received
         }
-        return reported(received, on: eventLoop) ?? eventLoop.makeSucceededVoidFuture()
+        return reported(received, on: eventLoop)
     }
 
     /// Reports progress at `received` body bytes, and returns a future to wait for before the
@@ -276,30 +279,33 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             staging.withLockedValue { $0.block = block }  // what came before stays for the file
             throw error
         }
-        let received: Int64 = staging.withLockedValue { staging in
+        let (received, full) = staging.withLockedValue { staging in
             if staging.hashesContent { file.hashContent(UnsafeRawBufferPointer(rebasing: block.bytes[(block.count - count)...])) }
             staging.received += Int64(count)
-            if block.isFull {
-                handOff(block, hashingInline: staging.hashesInline, after: staging.headBookkeeping.take())
-            } else {
+            guard block.isFull else {
                 staging.block = block
+                return (staging.received, nil as (hashesInline: Bool, head: (@Sendable () -> Void)?)?)
             }
-            return staging.received
+            return (staging.received, (staging.hashesInline, staging.headBookkeeping.take()))
         }
+        // The reader's thread may wait: a small body's block is hashed and written on it.
+        if let full { handOff(block, hashingInline: full.hashesInline, after: full.head, here: full.hashesInline) }
         return (count, reported(received, on: eventLoop))
     }
 
     /// Hands the block being filled to the file's queues: once the response ended, whichever
-    /// way, before the file is settled, so that the file holds every byte received.
-    func handOffStagedBytes() {
-        staging.withLockedValue { staging in
-            let head = staging.headBookkeeping.take()
-            if let block = staging.block, block.count > 0 {
-                handOff(block, hashingInline: staging.hashesInline, after: head)
-            } else if let head {
-                file.queue.async(execute: head)
-            }
-            staging.block = nil
+    /// way, before the file is settled, so that the file holds every byte received. `blocking`:
+    /// on a thread that may wait (the plain reader's), where a small body's last block is
+    /// hashed and written.
+    func handOffStagedBytes(blocking: Bool = false) {
+        let (block, hashesInline, head) = staging.withLockedValue { staging in
+            defer { staging.block = nil }
+            return (staging.block, staging.hashesInline, staging.headBookkeeping.take())
+        }
+        if let block, block.count > 0 {
+            handOff(block, hashingInline: hashesInline, after: head, here: blocking && hashesInline)
+        } else if let head {
+            if blocking { file.queue.sync(execute: head) } else { file.queue.async(execute: head) }
         }
     }
 
@@ -308,7 +314,9 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
     /// returns to the pool once both are done with it. A file with a SHA-256 to compute has
     /// only that on the hashing queue (not inline): its XXH3-128 was fed as the bytes came
     /// (`Staging.hashesContent`). `head`, the head's bookkeeping, runs on the write queue first.
-    private func handOff(_ block: StagedBlock, hashingInline: Bool, after head: (@Sendable () -> Void)? = nil) {
+    /// `here`: the write queue's turn runs on this thread (`sync`), which waits for it, rather
+    /// than waking another.
+    private func handOff(_ block: StagedBlock, hashingInline: Bool, after head: (@Sendable () -> Void)? = nil, here: Bool = false) {
         let count = block.count, file = file, writes = writes
         let splitsDigests = !hashingInline && file.withSHA256
         writes.withLockedValue { writes in
@@ -324,7 +332,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             waiter?.succeed()
         }
         if !hashingInline { file.hashing.async(execute: hash) }
-        file.queue.async {
+        let write: @Sendable () -> Void = {
             head?()
             // `sync` on the idle hashing queue runs here, on this thread: no wake-up.
             if hashingInline { file.hashing.sync(execute: hash) }
@@ -343,6 +351,7 @@ final class HTTPTransfer: HTTPClientResponseDelegate {
             }
             if let failure { waiter?.fail(failure) } else { waiter?.succeed() }
         }
+        if here { file.queue.sync(execute: write) } else { file.queue.async(execute: write) }
     }
 
     /// A write that failed after its part was taken: the transfer fails with it.

@@ -106,19 +106,21 @@ final class PlainHTTPReader: Sendable {
     /// it through async-http-client, whose failure words it as before.
     struct Declined: Error {}
 
-    /// Makes the request on a worker thread; the future ends with the response's end, or fails
-    /// with the error async-http-client would give. `fresh`: not on a kept-alive connection.
-    func start(_ request: Request, fresh: Bool, exchange: Exchange, into transfer: HTTPTransfer, on loop: any EventLoop) -> EventLoopFuture<Void> {
-        let promise = loop.makePromise(of: Void.self)
+    /// Makes the request on a worker thread, and calls `ended` there (it may block) with the
+    /// response's end, or the error async-http-client would give. `fresh`: not on a kept-alive
+    /// connection.
+    func start(
+        _ request: Request, fresh: Bool, exchange: Exchange, into transfer: HTTPTransfer, on loop: any EventLoop,
+        ended: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
         workers.run {
             do {
                 try self.run(request, fresh: fresh, exchange: exchange, into: transfer, on: loop)
-                promise.succeed()
+                ended(.success(()))
             } catch {
-                promise.fail(exchange.isCancelled && !(error is Declined) ? HTTPClientError.cancelled : error)
+                ended(.failure(exchange.isCancelled && !(error is Declined) ? HTTPClientError.cancelled : error))
             }
         }
-        return promise.futureResult
     }
 
     /// Closes the kept-alive connections and lets the threads end: at the end of the run.
@@ -244,11 +246,11 @@ final class PlainHTTPReader: Sendable {
             case .head(let head):
                 guard self.head == nil, head.status.code >= 200 || head.status == .switchingProtocols else { return }
                 self.head = head
-                try transfer.received(head, on: loop).wait()
+                try transfer.received(head, on: loop)?.wait()
             case .body(let part):
                 guard head != nil, !ended else { return }
                 bodyBytes += Int64(part.readableBytes)
-                try transfer.received(part, on: loop).wait()
+                try transfer.received(part, on: loop)?.wait()
             case .end:
                 if head != nil { ended = true }
             }
