@@ -21,14 +21,18 @@ import Testing
         private let beginning: AsyncStream<Void>.Continuation
         private let gate = DispatchSemaphore(value: 0)
         private let released = LockedBox(false)
+        private let whenAsked: @Sendable () -> Void
 
-        init() {
+        /// `whenAsked` runs on the reader's thread as a lookup begins.
+        init(whenAsked: @escaping @Sendable () -> Void = {}) {
             (began, beginning) = AsyncStream<Void>.makeStream()
+            self.whenAsked = whenAsked
         }
 
         var resolver: HostResolver {
             HostResolver { [self] _, port in
                 beginning.yield()
+                whenAsked()
                 _ = gate.wait(timeout: .now() + .seconds(60))
                 released.update { $0 = true }
                 return [try SocketAddress(ipAddress: "127.0.0.1", port: port)]
@@ -53,58 +57,75 @@ import Testing
         return DownloadRunner(environment: environment, loop: SerialQueueLoop(), settings: settings)
     }
 
-    /// Starts `task`; its result comes from the stream.
-    static func start(_ task: PlannedTask, runner: DownloadRunner) -> (any RunningAttempt, AsyncStream<AttemptResult>) {
-        let (results, result) = AsyncStream<AttemptResult>.makeStream()
-        let running = runner.startAttempt(of: task, attempt: 1, events: AttemptEvents(output: { _, _ in }, progress: { _, _, _ in })) { ended in
-            result.yield(ended)
-            result.finish()
+    /// The running attempt, for a stop sent from the reader's thread (a hook, a resolver),
+    /// which may ask before `startAttempt` returned it. Not from the test's async steps: they
+    /// share the cooperative threads (one per core) with every other test, which under load
+    /// held them for minutes in a whole-suite run (the stop came after the connect had failed
+    /// by itself, "Connection timed out", or after the lookup's hang guard).
+    final class StopHandle: Sendable {
+        private let attempt = LockedBox<(any RunningAttempt)?>(nil)
+        private let known = DispatchSemaphore(value: 0)
+
+        func set(_ running: any RunningAttempt) {
+            attempt.update { $0 = running }
+            known.signal()
         }
-        return (running, results)
+
+        func terminate() {
+            known.wait()
+            known.signal()
+            attempt.value?.terminate()
+        }
     }
 
-    static func first(_ results: AsyncStream<AttemptResult>) async -> AttemptResult? {
-        var results = results.makeAsyncIterator()
-        return await results.next()
+    /// Runs `task` to its end; `probe` is asked as it ends (on the thread that ends it).
+    static func run<Probe: Sendable>(
+        _ task: PlannedTask, runner: DownloadRunner, stop: StopHandle, probe: @escaping @Sendable () -> Probe
+    ) async -> (AttemptResult, Probe) {
+        await withCheckedContinuation { done in
+            let events = AttemptEvents(output: { _, _ in }, progress: { _, _, _ in })
+            stop.set(runner.startAttempt(of: task, attempt: 1, events: events) { ended in done.resume(returning: (ended, probe())) })
+        }
     }
 
-    /// `body` runs the download task of `url` (`http://held.test:PORT/f`, a test server's),
-    /// whose lookup `lookup` holds; after it, the attempt must have ended with the lookup still
-    /// held, and with no request made and nothing left in the folder.
-    static func withHeldLookup(
-        connectTimeout: TimeAmount = .seconds(600), _ body: (PlannedTask, DownloadRunner, HeldLookup, String) async throws -> Void
-    ) async throws {
+    /// The download task of `http://held.test:PORT/f` (a test server's), its lookup held by a
+    /// resolver that stops the attempt as it is asked when `stopsAtLookup`: the result, and
+    /// whether the lookup still hung when the attempt ended. No request may have been made, and
+    /// nothing be left in the folder.
+    static func heldLookupAttempt(
+        connectTimeout: TimeAmount = .seconds(600), stopsAtLookup: Bool
+    ) async throws -> (
+        result: AttemptResult, lookupHung: Bool, url: String
+    ) {
         let folder = try ShellRunnerTests.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try TestHTTPServer()
         defer { server.shutdown() }
         server.route("/f") { _ in .init(body: Runner.bytes(1000)) }
-        let lookup = HeldLookup()
+        let stop = StopHandle()
+        let lookup = HeldLookup(whenAsked: { if stopsAtLookup { stop.terminate() } })
         defer { lookup.release() }
         let runner = Self.runner(in: folder, resolver: lookup.resolver, connectTimeout: connectTimeout)
         defer { runner.finishRun() }
         let url = "http://held.test:\(server.port)/f"
         let tasks = try Runner.tasks([("get", "{download: {url: '\(url)', to: f.bin}, retries: 0}")], in: folder)
-        try await body(tasks[0], runner, lookup, url)
-        #expect(!lookup.isReleased, "the attempt ended while its lookup still hung")
+        let (result, lookupHung) = await Self.run(tasks[0], runner: runner, stop: stop) { !lookup.isReleased }
         #expect(server.requests.isEmpty)
         #expect(Runner.folderContents(folder) == [])
+        return (result, lookupHung, url)
     }
 
     @Test func aStopDuringTheNameLookupEndsTheAttemptCancelledWithoutWaitingForIt() async throws {
-        try await Self.withHeldLookup { task, runner, lookup, _ in
-            let (running, results) = Self.start(task, runner: runner)
-            await lookup.firstLookup()
-            running.terminate()
-            #expect(await Self.first(results) == .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil))
-        }
+        let attempt = try await Self.heldLookupAttempt(stopsAtLookup: true)
+        #expect(attempt.lookupHung, "the attempt ended while its lookup still hung")
+        #expect(attempt.result == .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil))
     }
 
     @Test func theConnectTimeoutCountsTheNameLookup() async throws {
         // The lookup hangs until the hang guard: only the connect timeout can end the attempt.
-        try await Self.withHeldLookup(connectTimeout: .milliseconds(200)) { task, runner, _, url in
-            #expect(await Runner.run(task, runner: runner).result == .failed(reason: "\(url): timed out connecting", exitCode: nil))
-        }
+        let attempt = try await Self.heldLookupAttempt(connectTimeout: .milliseconds(200), stopsAtLookup: false)
+        #expect(attempt.lookupHung, "the attempt ended while its lookup still hung")
+        #expect(attempt.result == .failed(reason: "\(attempt.url): timed out connecting", exitCode: nil))
     }
 
     @Test func aNameThatDoesNotResolveFailsOnceSayingSo() async throws {

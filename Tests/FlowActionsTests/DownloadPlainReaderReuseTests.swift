@@ -96,25 +96,23 @@ import Testing
             close(filler)
             close(listener)
         }
-        // The reader says when its connect waits, and in which TCP state its socket is then.
-        let (waits, waiting) = AsyncStream<UInt8>.makeStream()
+        // The reader says when its connect waits: the stop goes then, from the reader's thread
+        // (`StopHandle`), and the socket's TCP state is noted.
+        let stop = DownloadPlainReaderLookupTests.StopHandle()
+        let state = LockedBox<UInt8?>(nil)
         var settings = Downloader.Settings()
         settings.connectTimeout = .seconds(600)
         settings.connectWaits = { descriptor in
-            waiting.yield(Self.tcpState(descriptor))
-            waiting.finish()
+            state.update { $0 = Self.tcpState(descriptor) }
+            stop.terminate()
         }
         var environment = ["FLOWRUN_CACHE_DIR": folder + "/cache"]
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         let runner = DownloadRunner(environment: environment, loop: SerialQueueLoop(), settings: settings)
         defer { runner.finishRun() }
         let tasks = try Runner.tasks([("get", "{download: {url: 'http://127.0.0.1:\(port)/f', to: f.bin}, retries: 0}")], in: folder)
-        let (running, results) = DownloadPlainReaderLookupTests.start(tasks[0], runner: runner)
-        var states = waits.makeAsyncIterator()
-        let state = await states.next()
-        running.terminate()
-        let result = await DownloadPlainReaderLookupTests.first(results)
-        #expect(state == UInt8(TCP_SYN_SENT), "the stop came while the SYN waited for its answer")
+        let (result, _) = await DownloadPlainReaderLookupTests.run(tasks[0], runner: runner, stop: stop) { () }
+        #expect(state.value == UInt8(TCP_SYN_SENT), "the stop came while the SYN waited for its answer")
         #expect(result == .failedAdvising(reason: "cancelled", retryable: false, notBeforeMilliseconds: nil))
         #expect(Runner.folderContents(folder) == [])
     }
