@@ -1,5 +1,6 @@
 import FlowTestServer
 import Foundation
+import Glibc
 import Testing
 
 @testable import FlowActions
@@ -140,5 +141,79 @@ import Testing
         let tasks = try Runner.tasks([("get", "{download: {url: '\(server.baseURL)/cut', to: c.bin}, retries: 0}")], in: folder)
         let result = await Runner.run(tasks[0], runner: runner).result
         #expect(result == .failed(reason: "\(server.baseURL)/cut: the connection closed after 600000 of 900000 bytes", exitCode: nil))
+    }
+
+    /// A stop's `shutdown()` ends a body that runs to the close as the close would: the
+    /// download must still end "cancelled", not whole with the bytes that came (a `timeout:`
+    /// then keeps them for the retry to resume, as for a cut body).
+    @Test func aStopDuringABodyThatRunsToTheCloseEndsItCancelledNotWhole() async throws {
+        let folder = try ShellRunnerTests.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // An HTTP/1.0 answer with no length: 1000 bytes, then nothing while the test runs.
+        let server = try StalledServer(answer: Array("HTTP/1.0 200 OK\r\nETag: \"c\"\r\n\r\n".utf8) + Runner.bytes(1000))
+        defer { server.stop() }
+        let downloader = Downloader(environment: [:])
+        defer { downloader.shutdown() }
+        let file = try PartialFile(destination: folder + "/c.bin", withSHA256: false)
+        defer { file.queue.sync { file.remove() } }
+        // Stopped from the progress report of the first bytes, on the reader's side: the test's
+        // async steps may wait minutes for a cooperative thread under load (StopHandle).
+        let attempt = LockedBox<HTTPAttempt?>(nil)
+        let known = DispatchSemaphore(value: 0)
+        let result: Result<Void, ActionFailure> = await withCheckedContinuation { done in
+            let progress: @Sendable (Int64, Int64?) -> Void = { count, _ in
+                guard count > 0 else { return }
+                known.wait()
+                known.signal()
+                attempt.value?.cancel()
+            }
+            attempt.update {
+                $0 = downloader.fetch("http://127.0.0.1:\(server.port)/c", headers: [], into: file, progress: progress) { done.resume(returning: $0) }
+            }
+            known.signal()
+        }
+        #expect(throws: ActionFailure.self) { try result.get() }
+        if case .failure(let failure) = result { #expect(failure.reason.hasSuffix("cancelled")) }
+    }
+
+    /// One connection's listener on 127.0.0.1 that sends `answer` once the request came, then
+    /// holds the connection open until `stop()`.
+    final class StalledServer: Sendable {
+        let port: Int
+        private let listener: Int32
+        private let stopped = DispatchSemaphore(value: 0)
+        private let ended = DispatchSemaphore(value: 0)
+
+        init(answer: [UInt8]) throws {
+            listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let listener = listener
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+            }
+            try #require(bound && listen(listener, 1) == 0)
+            port = Int(UInt16(bigEndian: address.sin_port))
+            let (stopped, ended) = (stopped, ended)
+            Thread.detachNewThread {
+                let connection = accept(listener, nil, nil)
+                var request = [UInt8](repeating: 0, count: 4096)
+                if connection >= 0, recv(connection, &request, request.count, 0) > 0 {
+                    _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    stopped.wait()
+                }
+                if connection >= 0 { close(connection) }
+                ended.signal()
+            }
+        }
+
+        func stop() {
+            stopped.signal()
+            Glibc.shutdown(listener, Int32(SHUT_RDWR))  // wakes an accept still waiting
+            ended.wait()
+            close(listener)
+        }
     }
 }

@@ -13,8 +13,14 @@ package final class Downloader: Sendable {
     package struct Settings: Sendable {
         /// How long a connection may go without a byte before the attempt fails (retryable).
         package var readTimeout: TimeAmount = .seconds(30)
+        /// How long a connection may take to be made, the name's lookup included (as curl's).
         package var connectTimeout: TimeAmount = .seconds(30)
         package var maximumRedirects = 10
+        /// How plain http downloads look a host name up (a test's holds the lookup).
+        package var resolver = HostResolver.system
+        /// Told when a plain http download's connect waits for the server's answer: a test
+        /// stops the download then.
+        package var connectWaits: (@Sendable (_ descriptor: Int32) -> Void)?
         package init() {}
     }
 
@@ -62,7 +68,7 @@ package final class Downloader: Sendable {
         proxies = ProxyRules(environment: environment)
         self.settings = settings
         certificateFile = environment["SSL_CERT_FILE"]
-        reader = PlainHTTPReader(connectTimeout: settings.connectTimeout, readTimeout: settings.readTimeout)
+        reader = PlainHTTPReader(settings: settings)
     }
 
     /// The system's trust roots, plus those of `SSL_CERT_FILE` when set.
@@ -161,9 +167,6 @@ package final class Downloader: Sendable {
         var restartedFromZero = false
         /// This request is the retry of one whose kept-alive connection died.
         var onFreshConnection = false
-        /// `PlainHTTPReader` declined this request (its host did not resolve), so
-        /// async-http-client makes it, and words the failure as ever.
-        var onClient = false
     }
 
     /// One request of the attempt, on the file's queue; a redirect makes the next one here,
@@ -217,7 +220,7 @@ package final class Downloader: Sendable {
                 // Plain http through an http proxy goes to it as `GET http://host/path`, as curl.
                 guard attempt.started(cancel: { forwarded.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
                 forwarded.start(on: eventLoopGroup(), into: transfer).whenComplete(ended(false))
-            } else if proxy == nil, !secure, !detours.onClient, let plain = PlainHTTPReader.Request(request) {
+            } else if proxy == nil, !secure, let plain = PlainHTTPReader.Request(request) {
                 let exchange = PlainHTTPReader.Exchange()
                 guard attempt.started(cancel: { exchange.cancel() }) else { throw ActionFailure("cancelled", retryable: false) }
                 reader.start(plain, fresh: detours.onFreshConnection, exchange: exchange, into: transfer, on: eventLoopGroup().next(), ended: ended(true))
@@ -245,10 +248,6 @@ package final class Downloader: Sendable {
             request(target, chain: chain, into: file, attempt: attempt, detours: detours, progress: progress, completion: completion)
         }
         switch result {
-        case .failure(is PlainHTTPReader.Declined):
-            var onClient = detours
-            onClient.onClient = true
-            again(target, chain, onClient)
         case .failure(let redirect as HTTPTransfer.Redirect):
             switch chain.following(redirect.location, from: parsed) {
             case .success(let (next, nextChain)): again(next, nextChain, Detours(restartedFromZero: detours.restartedFromZero))
@@ -329,6 +328,10 @@ package final class Downloader: Sendable {
         }
         if let error = error as? IOError {
             return ActionFailure("\(url): \(String(cString: strerror(error.errnoCode)))", retryable: true)
+        }
+        if let error = error as? NIOConnectionError, let unknown = (error.dnsAError ?? error.dnsAAAAError) as? SocketAddressError.UnknownHost {
+            // In the words of `PlainHTTPReader`'s lookup (https and proxies come here).
+            return failure(of: HostResolver.Unresolved(host: unknown.host, problem: unknown.errorDescription), url: url)
         }
         if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
             return failure(of: first.error, url: url)

@@ -20,13 +20,19 @@ import NIOHTTP1
 /// connections are kept alive per host and port and reused, as async-http-client's pool did.
 final class PlainHTTPReader: Sendable {
     private let workers = BlockingWorkers()
-    private let idle = NIOLockedValueBox<[String: [PlainSocket]]>([:])
+    /// The kept-alive connections by host and port; nil once shut down, when a request that
+    /// ends later closes its connection.
+    private let idle = NIOLockedValueBox<[String: [PlainSocket]]?>([:])
     private let connectTimeout: TimeAmount
     private let readTimeout: TimeAmount
+    private let resolver: HostResolver
+    private let connectWaits: PlainSocket.ConnectWaits?
 
-    init(connectTimeout: TimeAmount, readTimeout: TimeAmount) {
-        self.connectTimeout = connectTimeout
-        self.readTimeout = readTimeout
+    init(settings: Downloader.Settings) {
+        connectTimeout = settings.connectTimeout
+        readTimeout = settings.readTimeout
+        resolver = settings.resolver
+        connectWaits = settings.connectWaits
     }
 
     /// The request as async-http-client would send it.
@@ -73,53 +79,145 @@ final class PlainHTTPReader: Sendable {
         }
     }
 
-    /// One request's hold on its connection, for `HTTPAttempt.cancel`: `cancel()` shuts the
-    /// socket down, which wakes a read blocked on it.
+    /// One request's hold on its connection, for `HTTPAttempt.cancel`, and the one place its
+    /// outcome is given. A cancel while a socket is held shuts it down, which wakes a connect or
+    /// a read blocked on it, and the worker then ends the request; a cancel while none is held
+    /// (the job queued, the name being looked up, between two addresses) ends it at once, as
+    /// does the connect timeout during the lookup: the worker's later outcome is then dropped,
+    /// and a socket it makes is closed unused.
     final class Exchange: Sendable {
-        private let state = NIOLockedValueBox<(cancelled: Bool, socket: PlainSocket?)>((false, nil))
+        private enum Phase {
+            /// No socket held: the worker may still make one.
+            case open
+            /// The host's name is being looked up, which only a cancel or the timeout cuts short.
+            case lookingUp
+            case holding(PlainSocket)
+            /// The outcome is given.
+            case ended
+        }
+        private struct State {
+            var phase = Phase.open
+            var cancelled = false
+            var ended: Ended?
+        }
+        typealias Ended = @Sendable (Result<Void, any Error>) -> Void
+        private let state = NIOLockedValueBox(State())
+
+        /// Takes the call the outcome goes to; false when cancelled already (it then ended).
+        fileprivate func begin(_ ended: @escaping Ended) -> Bool {
+            let cancelled = state.withLockedValue { state in
+                state.ended = ended
+                return state.cancelled
+            }
+            if cancelled { Self.endElsewhere(ended, HTTPClientError.cancelled) }
+            return !cancelled
+        }
+
+        /// An end that does not come from the worker: on one of Dispatch's threads, which may
+        /// block as `ended` may, and not on the canceller's (the file's queue or the loop).
+        private static func endElsewhere(_ ended: Ended?, _ error: HTTPClientError) {
+            guard let ended else { return }
+            DispatchQueue.global().async { ended(.failure(error)) }
+        }
 
         func cancel() {
-            state.withLockedValue { state in
+            let ended: Ended? = state.withLockedValue { state in
                 state.cancelled = true
-                state.socket?.shutdown()
+                switch state.phase {
+                case .holding(let socket):
+                    socket.shutdown()
+                    return nil
+                case .open, .lookingUp:
+                    return end(&state)
+                case .ended:
+                    return nil
+                }
             }
+            Self.endElsewhere(ended, HTTPClientError.cancelled)
+        }
+
+        /// The connect timeout, come while the name is still being looked up.
+        fileprivate func lookupTimedOut() {
+            let ended: Ended? = state.withLockedValue { state in
+                guard case .lookingUp = state.phase else { return nil }
+                return end(&state)
+            }
+            Self.endElsewhere(ended, HTTPClientError.connectTimeout)
+        }
+
+        /// The worker's outcome, unless one was given already.
+        fileprivate func finish(_ result: Result<Void, any Error>) {
+            let (ended, cancelled): (Ended?, Bool) = state.withLockedValue { state in (end(&state), state.cancelled) }
+            guard let ended else { return }
+            // A cancel ends the request "cancelled" however the worker saw it end: a body that
+            // runs to the close would otherwise end whole when `shutdown()` cut it.
+            ended(cancelled ? .failure(HTTPClientError.cancelled) : result)
+        }
+
+        private func end(_ state: inout State) -> Ended? {
+            if case .ended = state.phase { return nil }
+            state.phase = .ended
+            defer { state.ended = nil }
+            return state.ended
         }
 
         var isCancelled: Bool { state.withLockedValue { $0.cancelled } }
 
-        /// False when cancelled already: the socket is then not to be used.
+        /// Runs the name lookup, during which the connect timeout at `deadline` ends the request
+        /// too; after it, `hold` says whether the request still goes on.
+        fileprivate func lookingUp<Addresses>(
+            timingOutAt deadline: NIODeadline, on loop: any EventLoop, _ lookup: () throws -> Addresses
+        ) throws
+            -> Addresses
+        {
+            let started = state.withLockedValue { state in
+                guard case .open = state.phase, !state.cancelled else { return false }
+                state.phase = .lookingUp
+                return true
+            }
+            guard started else { throw HTTPClientError.cancelled }
+            let timeout = loop.scheduleTask(deadline: deadline) { self.lookupTimedOut() }
+            defer {
+                let goesOn = state.withLockedValue { state in
+                    guard case .lookingUp = state.phase else { return false }
+                    state.phase = .open
+                    return true
+                }
+                // Ended during the lookup, the run may be over and its loop shut down: the
+                // timer is left to fire for nothing, or to go with the loop.
+                if goesOn { timeout.cancel() }
+            }
+            return try lookup()
+        }
+
+        /// False when cancelled or ended already: the socket is then not to be used.
         func hold(_ socket: PlainSocket) -> Bool {
             state.withLockedValue { state in
-                guard !state.cancelled else { return false }
-                state.socket = socket
+                guard case .open = state.phase, !state.cancelled else { return false }
+                state.phase = .holding(socket)
                 return true
             }
         }
 
         /// Before the socket is closed or kept: a later `cancel()` must not shut it down.
         func release() {
-            state.withLockedValue { $0.socket = nil }
+            state.withLockedValue { state in
+                if case .holding = state.phase { state.phase = .open }
+            }
         }
     }
 
-    /// The request did not go out, because its host name does not resolve: `Downloader` makes
-    /// it through async-http-client, whose failure words it as before.
-    struct Declined: Error {}
-
-    /// Makes the request on a worker thread, and calls `ended` there (it may block) with the
-    /// response's end, or the error async-http-client would give. `fresh`: not on a kept-alive
-    /// connection.
+    /// Makes the request on a worker thread, and calls `ended` once, on a thread that may block
+    /// (the worker's, or for a request ended before it held a socket, one of Dispatch's), with
+    /// the response's end or the error async-http-client would give (a name that does not
+    /// resolve: `HostResolver.Unresolved`). `fresh`: not on a kept-alive connection.
     func start(
         _ request: Request, fresh: Bool, exchange: Exchange, into transfer: HTTPTransfer, on loop: any EventLoop,
         ended: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
+        guard exchange.begin(ended) else { return }
         workers.run {
-            do {
-                try self.run(request, fresh: fresh, exchange: exchange, into: transfer, on: loop)
-                ended(.success(()))
-            } catch {
-                ended(.failure(exchange.isCancelled && !(error is Declined) ? HTTPClientError.cancelled : error))
-            }
+            exchange.finish(Result { try self.run(request, fresh: fresh, exchange: exchange, into: transfer, on: loop) })
         }
     }
 
@@ -127,14 +225,14 @@ final class PlainHTTPReader: Sendable {
     func shutdown() {
         workers.stop()
         let sockets = idle.withLockedValue { idle in
-            defer { idle = [:] }
-            return idle.values.flatMap { $0 }
+            defer { idle = nil }
+            return idle?.values.flatMap { $0 } ?? []
         }
         for socket in sockets { socket.close() }
     }
 
     private func keptAlive(_ key: String) -> PlainSocket? {
-        while let socket = idle.withLockedValue({ $0[key]?.popLast() }) {
+        while let socket = idle.withLockedValue({ $0?[key]?.popLast() }) {
             if !socket.isStale { return socket }
             socket.close()
         }
@@ -143,11 +241,20 @@ final class PlainHTTPReader: Sendable {
 
     private func keep(_ socket: PlainSocket, _ key: String) {
         let kept = idle.withLockedValue { idle in
-            guard idle[key, default: []].count < Downloader.connectionsPerHost else { return false }
-            idle[key, default: []].append(socket)
+            guard idle != nil, (idle?[key]?.count ?? 0) < Downloader.connectionsPerHost else { return false }
+            idle?[key, default: []].append(socket)
             return true
         }
         if !kept { socket.close() }
+    }
+
+    /// The host's addresses: an IP address as it is, a name as the resolver says, within the
+    /// connect timeout as curl's `--connect-timeout` (which counts the name's lookup too). A
+    /// lookup cannot be interrupted: a cancel or the timeout ends the request without waiting
+    /// for it (`Exchange`), and this worker drops what it finds.
+    private func addresses(of request: Request, until deadline: NIODeadline, for exchange: Exchange, on loop: any EventLoop) throws -> [SocketAddress] {
+        if let address = try? SocketAddress(ipAddress: request.host, port: request.port) { return [address] }
+        return try exchange.lookingUp(timingOutAt: deadline, on: loop) { try resolver.addresses(request.host, request.port) }
     }
 
     private func run(_ request: Request, fresh: Bool, exchange: Exchange, into transfer: HTTPTransfer, on loop: any EventLoop) throws {
@@ -170,12 +277,9 @@ final class PlainHTTPReader: Sendable {
             }
             socket = kept
         } else {
-            do {
-                socket = try PlainSocket.connect(
-                    host: request.host, port: request.port, timeout: connectTimeout, readTimeout: readTimeout, for: exchange)
-            } catch is PlainSocket.Unresolved {
-                throw Declined()
-            }
+            let deadline = NIODeadline.now() + connectTimeout
+            let addresses = try addresses(of: request, until: deadline, for: exchange, on: loop)
+            socket = try PlainSocket.connect(to: addresses, until: deadline, readTimeout: readTimeout, for: exchange, waits: connectWaits)
         }
         var keepsConnection = false
         defer {

@@ -14,31 +14,21 @@ final class PlainSocket: @unchecked Sendable {
         self.descriptor = descriptor
     }
 
-    /// A host name that does not resolve: `PlainHTTPReader` leaves the request to
-    /// async-http-client, which resolves it again and fails with its own words.
-    struct Unresolved: Error {}
+    /// Told a socket's descriptor once its SYN is out and its connect waits for the answer: a
+    /// test's stop goes then (`Downloader.Settings.connectWaits`).
+    typealias ConnectWaits = @Sendable (_ descriptor: Int32) -> Void
 
-    /// Connects to the first of the host's addresses (`getaddrinfo`'s order) that answers
-    /// within `timeout`, with the errors async-http-client gives: `connectTimeout`, or the
-    /// `IOError` of the last address tried.
-    /// The socket is held by `exchange` from before its `connect(2)`, so that a cancel wakes
-    /// a connect that waits for an answer too.
+    /// Connects to the first of `addresses` that answers by `deadline`, with the errors
+    /// async-http-client gives: `connectTimeout`, or the `IOError` of the last address tried.
+    /// The socket is held by `exchange` while its connect waits, so that a cancel wakes it.
     static func connect(
-        host: String, port: Int, timeout: TimeAmount, readTimeout: TimeAmount, for exchange: PlainHTTPReader.Exchange
+        to addresses: [SocketAddress], until deadline: NIODeadline, readTimeout: TimeAmount, for exchange: PlainHTTPReader.Exchange,
+        waits: ConnectWaits?
     ) throws -> PlainSocket {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { throw Unresolved() }
-        defer { freeaddrinfo(list) }
-        let deadline = NIODeadline.now() + timeout
         var failure: any Error = HTTPClientError.connectTimeout
-        var address: UnsafeMutablePointer<addrinfo>? = first
-        while let current = address {
-            address = current.pointee.ai_next
+        for address in addresses {
             do {
-                let socket = try connect(to: current.pointee, until: deadline, for: exchange)
+                let socket = try connect(to: address, until: deadline, for: exchange, waits: waits)
                 socket.setTimeout(SO_RCVTIMEO, readTimeout)
                 socket.setTimeout(SO_SNDTIMEO, readTimeout)
                 var one: Int32 = 1
@@ -46,24 +36,34 @@ final class PlainSocket: @unchecked Sendable {
                 return socket
             } catch {
                 failure = error
-                if (error as? HTTPClientError) == .connectTimeout { break }
+                if let error = error as? HTTPClientError, error == .connectTimeout || error == .cancelled { break }
             }
         }
         throw failure
     }
 
-    private static func connect(to address: addrinfo, until deadline: NIODeadline, for exchange: PlainHTTPReader.Exchange) throws -> PlainSocket {
+    private static func connect(
+        to address: SocketAddress, until deadline: NIODeadline, for exchange: PlainHTTPReader.Exchange, waits: ConnectWaits?
+    ) throws
+        -> PlainSocket
+    {
         let descriptor = Glibc.socket(
-            address.ai_family, address.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), address.ai_protocol)
+            Int32(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
         let socket = PlainSocket(descriptor: descriptor)
+        let failed = address.withSockAddr { Glibc.connect(descriptor, $0, socklen_t($1)) == 0 ? 0 : errno }
+        // Held once its SYN is out: a cancel before then would shut down a socket not yet
+        // connecting, which does not stop the connect that follows (its poll then says
+        // POLLHUP at once, with SO_ERROR 0); after it, `shutdown()` ends the SYN_SENT and wakes
+        // the poll.
         guard exchange.hold(socket) else {
             socket.close()
             throw HTTPClientError.cancelled
         }
         do {
-            if Glibc.connect(descriptor, address.ai_addr, address.ai_addrlen) != 0 {
-                guard errno == EINPROGRESS else { throw IOError(errnoCode: errno, reason: "connect") }
+            if failed != 0 {
+                guard failed == EINPROGRESS else { throw IOError(errnoCode: failed, reason: "connect") }
+                waits?(descriptor)
                 var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                 while true {
                     let left = (deadline - .now()).nanoseconds / 1_000_000
@@ -72,6 +72,7 @@ final class PlainSocket: @unchecked Sendable {
                     guard polled > 0 else { throw HTTPClientError.connectTimeout }
                     break
                 }
+                if exchange.isCancelled { throw HTTPClientError.cancelled }
                 var code: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length)
