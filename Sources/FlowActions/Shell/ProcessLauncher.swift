@@ -43,38 +43,41 @@ enum ProcessLauncher {
     static func launch(
         _ argv: [String], executable: String, environment: UnsafePointer<UnsafeMutablePointer<CChar>?>, directory: String
     ) throws(LaunchError) -> Launched {
-        var out: [Int32] = [-1, -1]
-        var err: [Int32] = [-1, -1]
-        guard flowrun_pipe_cloexec(&out) == 0 else { throw LaunchError(message: "cannot create a pipe: \(errorText(errno))") }
-        guard flowrun_pipe_cloexec(&err) == 0 else {
-            close(out[0]); close(out[1])
-            throw LaunchError(message: "cannot create a pipe: \(errorText(errno))")
-        }
-        defer {
-            close(out[1])
-            close(err[1])
-        }
-
-        // Its own process group, so that cancelling kills the whole tree; default signal
-        // actions and an empty mask, because flowrun ignores SIGPIPE and blocks SIGINT and
-        // friends, and exec would pass that on.
-        var pid: pid_t = 0
-        var status: Int32 = 0
-        // No chdir into the folder the child starts in anyway (flowrun's own, most often the
-        // workflow's): a path walk per task for nothing.
-        _ = TaskGroups.shared.spawning {
-            status = withCStrings(argv) { cArgv in
-                directory == currentDirectory
-                    ? flowrun_spawn(executable, cArgv, environment, nil, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
-                    : flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
+        // The four pipe ends and the argv pointers on the stack: no array made and freed a task.
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4) { (ends) throws(LaunchError) -> Launched in
+            let out = ends.baseAddress!
+            let err = out + 2
+            guard flowrun_pipe_cloexec(out) == 0 else { throw LaunchError(message: "cannot create a pipe: \(errorText(errno))") }
+            guard flowrun_pipe_cloexec(err) == 0 else {
+                close(out[0]); close(out[1])
+                throw LaunchError(message: "cannot create a pipe: \(errorText(errno))")
             }
-            return status == 0 ? pid : nil
+            defer {
+                close(out[1])
+                close(err[1])
+            }
+
+            // Its own process group, so that cancelling kills the whole tree; default signal
+            // actions and an empty mask, because flowrun ignores SIGPIPE and blocks SIGINT and
+            // friends, and exec would pass that on.
+            var pid: pid_t = 0
+            var status: Int32 = 0
+            // No chdir into the folder the child starts in anyway (flowrun's own, most often the
+            // workflow's): a path walk per task for nothing.
+            _ = TaskGroups.shared.spawning {
+                status = withCStrings(argv) { cArgv in
+                    directory == currentDirectory
+                        ? flowrun_spawn(executable, cArgv, environment, nil, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
+                        : flowrun_spawn(executable, cArgv, environment, directory, devNull, out[1], err[1], TaskGroups.shared.watchdogDescriptor, &pid)
+                }
+                return status == 0 ? pid : nil
+            }
+            guard status == 0 else {
+                close(out[0]); close(err[0])
+                throw LaunchError.unusableWorkdir(directory) ?? .cannotRun(argv[0], code: status)
+            }
+            return Launched(pid: pid, stdout: out[0], stderr: err[0])
         }
-        guard status == 0 else {
-            close(out[0]); close(err[0])
-            throw LaunchError.unusableWorkdir(directory) ?? .cannotRun(argv[0], code: status)
-        }
-        return Launched(pid: pid, stdout: out[0], stderr: err[0])
     }
 
     /// Every child's stdin, opened once rather than in each child (a path lookup per task); -1
@@ -93,14 +96,14 @@ enum ProcessLauncher {
         String(cString: strerror(code))
     }
 
-    /// A NULL-terminated array of C strings that lives for the duration of `body`.
-    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-        // Made whole at once: `map` then `append(nil)` would allocate twice.
-        var pointers: [UnsafeMutablePointer<CChar>?] = []
-        pointers.reserveCapacity(strings.count + 1)
-        for string in strings { pointers.append(strdup(string)) }
-        pointers.append(nil)
-        defer { pointers.forEach { free($0) } }
-        return body(pointers)
+    /// A NULL-terminated array of C strings that lives for the duration of `body`; the array
+    /// itself on the stack when it is small.
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<CChar>?.self, capacity: strings.count + 1) { pointers in
+            for (index, string) in strings.enumerated() { pointers[index] = strdup(string) }
+            pointers[strings.count] = nil
+            defer { for index in 0..<strings.count { free(pointers[index]) } }
+            return body(UnsafePointer(pointers.baseAddress!))
+        }
     }
 }
